@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftagent: per-process file and network accounting through ftrace hooks.
+ *
+ * Module init is a ladder: each step that succeeds is undone by the label
+ * below it if a later step fails, and module exit runs the same undo steps
+ * in the same order, so every path leaves the kernel as it found it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <net/genetlink.h>
+
+#include "ftagent.h"
+
+static enum ftagent_state ftagent_current_state = FTAGENT_STATE_UNSPEC;
+
+enum ftagent_state ftagent_state(void)
+{
+	return READ_ONCE(ftagent_current_state);
+}
+
+static int __init ftagent_init(void)
+{
+	int err;
+
+	err = ftagent_genl_stats_register();
+	if (err)
+		goto err_out;
+
+	err = ftagent_genl_ctl_register();
+	if (err)
+		goto err_stats;
+
+	WRITE_ONCE(ftagent_current_state, FTAGENT_STATE_READY);
+	pr_info("version %s loaded (ABI %u.%u)\n", FTAGENT_MODULE_VERSION,
+		FTAGENT_ABI_MAJOR, FTAGENT_ABI_MINOR);
+	return 0;
+
+err_stats:
+	ftagent_genl_stats_unregister();
+err_out:
+	pr_err("load failed: %d\n", err);
+	return err;
+}
+
+static void __exit ftagent_exit(void)
+{
+	ftagent_genl_ctl_unregister();
+	ftagent_genl_stats_unregister();
+	pr_info("unloaded\n");
+}
+
+module_init(ftagent_init);
+module_exit(ftagent_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_AUTHOR("ftagent developers");
+MODULE_DESCRIPTION("Per-process file and network accounting via ftrace");
+MODULE_VERSION(FTAGENT_MODULE_VERSION);
+MODULE_ALIAS_GENL_FAMILY(FTAGENT_GENL_CTL_NAME);
+MODULE_ALIAS_GENL_FAMILY(FTAGENT_GENL_STATS_NAME);
