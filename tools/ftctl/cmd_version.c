@@ -1,0 +1,54 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftctl version: this client's ABI and the module's, over the stats family
+ * (open to any user), so a mismatch shows before anything else is tried.
+ */
+#include <stdio.h>
+#include <json-c/json.h>
+
+#include "../lib/status.h"
+#include "ftctl.h"
+
+int ftctl_cmd_version(const struct ftctl_opts *opts, int argc, char **argv)
+{
+	struct ftagent_status st;
+	struct ftnl_error err;
+	int compatible;
+
+	(void)argv;
+	if (argc) {
+		fprintf(stderr, "ftctl: version takes no arguments\n");
+		return FTCTL_USAGE;
+	}
+	if (ftagent_query_version(&st, &err) < 0)
+		return ftctl_report_query_error("version", &err);
+	compatible = ftagent_abi_compatible(&st);
+
+	if (opts->json) {
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(
+			o, "client_abi",
+			json_object_new_string(FTAGENT_ABI_STRING));
+		json_object_object_add(
+			o, "module_version",
+			json_object_new_string(st.module_version));
+		json_object_object_add(o, "module_abi_major",
+				       json_object_new_int64(st.abi_major));
+		json_object_object_add(o, "module_abi_minor",
+				       json_object_new_int64(st.abi_minor));
+		json_object_object_add(o, "compatible",
+				       json_object_new_boolean(compatible));
+		puts(json_object_to_json_string_ext(
+			o, JSON_C_TO_STRING_PRETTY |
+				   JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(o);
+	} else {
+		printf("client ABI:      %s\n", FTAGENT_ABI_STRING);
+		printf("module version:  %s\n", st.module_version);
+		printf("module ABI:      %u.%u (%s)\n", st.abi_major,
+		       st.abi_minor,
+		       compatible ? "compatible" : "INCOMPATIBLE");
+	}
+	return compatible ? FTCTL_OK : FTCTL_ABI_MISMATCH;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef FTCTL_H
+#define FTCTL_H
+
+/*
+ * Exit codes, documented in docs/ftctl.md:
+ *   0  success
+ *   1  the request failed (the message says why)
+ *   2  usage error
+ *   3  the module is not loaded
+ *   4  the module speaks an incompatible ABI
+ */
+enum ftctl_exit {
+	FTCTL_OK = 0,
+	FTCTL_FAILED = 1,
+	FTCTL_USAGE = 2,
+	FTCTL_NO_MODULE = 3,
+	FTCTL_ABI_MISMATCH = 4,
+};
+
+struct ftctl_opts {
+	int json;
+};
+
+int ftctl_cmd_stats(const struct ftctl_opts *opts, int argc, char **argv);
+int ftctl_cmd_version(const struct ftctl_opts *opts, int argc, char **argv);
+
+/* Report a failed module query on stderr; returns the exit code to use. */
+struct ftnl_error;
+int ftctl_report_query_error(const char *what, const struct ftnl_error *err);
+
+#endif /* FTCTL_H */

@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink transport: socket set-up, family resolution and one
+ * request/reply exchange with extended ACK decoding.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <linux/genetlink.h>
+
+#include "ftnl.h"
+
+/* Room for the largest message a dump sends (the kernel caps at 32 KiB). */
+#define FTNL_RECV_BUFFER 32768
+
+static void set_errno_error(struct ftnl_error *err, int errnum,
+			    const char *what)
+{
+	memset(err, 0, sizeof(*err));
+	err->err = errnum;
+	if (what)
+		snprintf(err->msg, sizeof(err->msg), "%s", what);
+}
+
+struct nlmsghdr *ftnl_put_request(struct ftnl *nl, void *buf, uint8_t cmd,
+				  uint16_t flags)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *genl;
+
+	nlh->nlmsg_type = nl->family_id;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	nlh->nlmsg_seq = ++nl->seq;
+	genl = mnl_nlmsg_put_extra_header(nlh, sizeof(*genl));
+	genl->cmd = cmd;
+	genl->version = (uint8_t)nl->family_version;
+	return nlh;
+}
+
+struct transact_ctx {
+	struct ftnl_error *err;
+};
+
+static int on_error_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct transact_ctx *ctx = data;
+	int rc = ftnl_parse_error(nlh, ctx->err);
+
+	if (rc == 0)
+		return MNL_CB_STOP; /* the ACK that ends the exchange */
+	errno = ctx->err->err;
+	return MNL_CB_ERROR;
+}
+
+static int on_done_msg(const struct nlmsghdr *nlh, void *data)
+{
+	(void)nlh;
+	(void)data;
+	return MNL_CB_STOP;
+}
+
+struct reply_ctx {
+	mnl_cb_t cb;
+	void *data;
+	struct transact_ctx tctx;
+};
+
+static int on_data_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct reply_ctx *rctx = data;
+
+	return rctx->cb ? rctx->cb(nlh, rctx->data) : MNL_CB_OK;
+}
+
+static int on_ctl_msg(const struct nlmsghdr *nlh, void *data)
+{
+	struct reply_ctx *rctx = data;
+
+	if (nlh->nlmsg_type == NLMSG_ERROR)
+		return on_error_msg(nlh, &rctx->tctx);
+	if (nlh->nlmsg_type == NLMSG_DONE)
+		return on_done_msg(nlh, NULL);
+	return MNL_CB_OK;
+}
+
+int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
+		  void *data, struct ftnl_error *err)
+{
+	static mnl_cb_t ctl[] = {
+		[NLMSG_NOOP] = on_ctl_msg,
+		[NLMSG_ERROR] = on_ctl_msg,
+		[NLMSG_DONE] = on_ctl_msg,
+		[NLMSG_OVERRUN] = on_ctl_msg,
+	};
+	char buf[FTNL_RECV_BUFFER];
+	struct reply_ctx rctx = {cb, data, {err}};
+	ssize_t n;
+	int rc;
+
+	memset(err, 0, sizeof(*err));
+	if (mnl_socket_sendto(nl->sock, req, req->nlmsg_len) < 0) {
+		set_errno_error(err, errno, "cannot send the request");
+		return -1;
+	}
+	do {
+		n = mnl_socket_recvfrom(nl->sock, buf, sizeof(buf));
+		if (n < 0) {
+			set_errno_error(err, errno, "cannot receive the reply");
+			return -1;
+		}
+		errno = 0;
+		rc = mnl_cb_run2(buf, n, req->nlmsg_seq, nl->portid,
+				 on_data_msg, &rctx, ctl, MNL_ARRAY_SIZE(ctl));
+	} while (rc == MNL_CB_OK);
+
+	if (rc == MNL_CB_ERROR) {
+		/* Keep the kernel's message if on_error_msg filled one in. */
+		if (!err->err)
+			set_errno_error(err, errno ? errno : EPROTO,
+					"malformed or unexpected reply");
+		return -1;
+	}
+	return 0;
+}
+
+struct family_ctx {
+	uint16_t id;
+	uint32_t version;
+};
+
+static int family_attr(const struct nlattr *attr, void *data)
+{
+	struct family_ctx *fam = data;
+
+	switch (mnl_attr_get_type(attr)) {
+	case CTRL_ATTR_FAMILY_ID:
+		if (mnl_attr_validate(attr, MNL_TYPE_U16) == 0)
+			fam->id = mnl_attr_get_u16(attr);
+		break;
+	case CTRL_ATTR_VERSION:
+		if (mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+			fam->version = mnl_attr_get_u32(attr);
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+static int family_reply(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_attr,
+			      data);
+}
+
+int ftnl_open(struct ftnl *nl, const char *family, struct ftnl_error *err)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct family_ctx fam = {0};
+	struct nlmsghdr *req;
+	int one = 1;
+
+	memset(nl, 0, sizeof(*nl));
+	nl->sock = mnl_socket_open(NETLINK_GENERIC);
+	if (!nl->sock) {
+		set_errno_error(err, errno, "cannot open a netlink socket");
+		return -1;
+	}
+	if (mnl_socket_bind(nl->sock, 0, MNL_SOCKET_AUTOPID) < 0) {
+		set_errno_error(err, errno, "cannot bind the netlink socket");
+		goto err_close;
+	}
+	/* Ask for the kernel's reasons, and don't echo requests back. */
+	mnl_socket_setsockopt(nl->sock, NETLINK_EXT_ACK, &one, sizeof(one));
+	mnl_socket_setsockopt(nl->sock, NETLINK_CAP_ACK, &one, sizeof(one));
+	nl->portid = mnl_socket_get_portid(nl->sock);
+	nl->seq = (uint32_t)time(NULL);
+
+	nl->family_id = GENL_ID_CTRL;
+	nl->family_version = 1;
+	req = ftnl_put_request(nl, buf, CTRL_CMD_GETFAMILY, 0);
+	mnl_attr_put_strz(req, CTRL_ATTR_FAMILY_NAME, family);
+	if (ftnl_transact(nl, req, family_reply, &fam, err) < 0)
+		goto err_close;
+	if (!fam.id) {
+		set_errno_error(err, EPROTO, "family reply without an id");
+		goto err_close;
+	}
+	nl->family_id = fam.id;
+	nl->family_version = fam.version;
+	return 0;
+
+err_close:
+	mnl_socket_close(nl->sock);
+	nl->sock = NULL;
+	return -1;
+}
+
+void ftnl_close(struct ftnl *nl)
+{
+	if (nl->sock)
+		mnl_socket_close(nl->sock);
+	nl->sock = NULL;
+}

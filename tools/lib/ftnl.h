@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftnl: the small generic netlink client that ftctl, ftagentd and the tests
+ * share. It resolves a family by name, always asks the kernel for extended
+ * ACKs, and turns every failure into an errno plus the kernel's own message,
+ * never a bare errno.
+ */
+#ifndef FTNL_H
+#define FTNL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/netlink.h>
+#include <libmnl/libmnl.h>
+
+/* One failed netlink exchange, as the kernel described it. */
+struct ftnl_error {
+	int err;	 /* positive errno; 0 when there was no error */
+	char msg[256];	 /* extended ACK message; "" when none was sent */
+	int has_offset;	 /* the kernel pointed at a request byte */
+	uint32_t offset; /* that byte's offset in the request */
+};
+
+struct ftnl {
+	struct mnl_socket *sock;
+	uint32_t portid;
+	uint32_t seq;
+	uint16_t family_id;
+	uint32_t family_version;
+};
+
+/*
+ * ftnl_open() - open a generic netlink socket and resolve @family.
+ * Returns 0, or -1 with @err filled (ENOENT: no such family, i.e. the
+ * module is not loaded).
+ */
+int ftnl_open(struct ftnl *nl, const char *family, struct ftnl_error *err);
+void ftnl_close(struct ftnl *nl);
+
+/*
+ * ftnl_put_request() - start a request for @cmd in @buf (at least
+ * MNL_SOCKET_BUFFER_SIZE bytes). Add attributes with mnl_attr_put_*().
+ */
+struct nlmsghdr *ftnl_put_request(struct ftnl *nl, void *buf, uint8_t cmd,
+				  uint16_t flags);
+
+/*
+ * ftnl_transact() - send @req and feed every reply message to @cb until the
+ * kernel's ACK (or the end of a dump). Returns 0, or -1 with @err filled.
+ */
+int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
+		  void *data, struct ftnl_error *err);
+
+/*
+ * ftnl_parse_error() - decode an NLMSG_ERROR message, including the
+ * extended ACK attributes, into @out. Returns 0 for a plain ACK (error 0),
+ * 1 for an error, -1 if the message is malformed (then @out->err is EBADMSG).
+ */
+int ftnl_parse_error(const struct nlmsghdr *nlh, struct ftnl_error *out);
+
+/* ftnl_format_error() - "Operation not permitted: <kernel message>". */
+const char *ftnl_format_error(const struct ftnl_error *e, char *buf,
+			      size_t len);
+
+#endif /* FTNL_H */
