@@ -1,0 +1,166 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ftagent: one Makefile for the module (through the kernel's kbuild, see
+# Kbuild), the userspace programs, the tests and the packaging.
+#
+#   make            module + ftctl + tests            make check   everything, in a guest
+#   make deps       install Debian packages            make demo    module + workload in a guest
+#   make lint       checkpatch, sparse, clang-format   make clean
+#   make dkms-install / dkms-remove                    (for a real server)
+
+# The kernel to build for: the running one when its headers are installed,
+# else the newest one under /lib/modules (this host's kernel refuses modules;
+# the tests boot that newest kernel in QEMU).
+KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
+	$(lastword $(sort $(wildcard /lib/modules/*/build))))
+# The release the module is built for (Debian's kernel.release file holds
+# the upstream version, so read the one compiled into the headers).
+KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+
+BUILD := build
+KSRC_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
+VERSION := $(shell sed -n 's/^\#define FTAGENT_MODULE_VERSION\t*"\(.*\)"/\1/p' kmod/ftagent.h)
+
+CC ?= gcc
+CFLAGS ?= -O2 -g
+CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
+	  -Wmissing-prototypes -D_GNU_SOURCE -isystem uapi
+LDLIBS_NL := -lmnl
+LDLIBS_JSON := -ljson-c
+
+# Debian packages the project needs, for `make deps`.
+DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
+	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
+	qemu-system-x86 busybox-static iproute2 \
+	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev \
+	dkms sparse clang-format shellcheck
+
+LIB_SRCS := $(wildcard tools/lib/*.c)
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB := $(BUILD)/libftagent.a
+FTCTL_SRCS := $(wildcard tools/ftctl/*.c)
+FTCTL := $(BUILD)/ftctl
+UNIT_SRCS := $(wildcard tests/unit/*_test.c)
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
+SELFTEST_SRCS := $(wildcard tests/selftests/*.c)
+SELFTEST_BINS := $(SELFTEST_SRCS:tests/selftests/%.c=$(BUILD)/tests/selftests/%)
+KSELFTEST_DIR := $(BUILD)/kselftest
+KSELFTEST_HDRS := $(KSELFTEST_DIR)/kselftest_harness.h $(KSELFTEST_DIR)/kselftest.h
+MODULE := kmod/ftagent.ko
+
+.PHONY: all module userspace tests deps check check-run demo demo-run lint \
+	lint-checkpatch lint-sparse lint-format lint-shell clean \
+	dkms-install dkms-remove guest-shell
+
+all: module userspace tests
+
+module:
+	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "no kernel headers: run 'make deps' or set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+$(MODULE): module
+
+userspace: $(FTCTL)
+tests: $(UNIT_BINS) $(SELFTEST_BINS)
+
+$(BUILD)/%.o: %.c $(wildcard tools/lib/*.h) uapi/linux/ftagent.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(LIB): $(LIB_OBJS)
+	$(AR) rcs $@ $^
+
+$(FTCTL): $(FTCTL_SRCS:%.c=$(BUILD)/%.o) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON)
+
+$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON)
+
+# The kselftest harness comes from Debian's linux-source-6.1, not from git.
+$(KSELFTEST_HDRS): $(KSRC_TARBALL)
+	@mkdir -p $(KSELFTEST_DIR)
+	tar -xJf $(KSRC_TARBALL) -C $(KSELFTEST_DIR) --strip-components=4 \
+		linux-source-6.1/tools/testing/selftests/$(notdir $@)
+	@touch $@
+
+$(BUILD)/tests/selftests/%: tests/selftests/%.c $(KSELFTEST_HDRS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wno-unused-parameter -isystem $(KSELFTEST_DIR) -o $@ \
+		$(filter %.c %.a,$^) -lpthread $(LDLIBS_NL)
+
+deps:
+	@tools/install-deps $(DEB_PACKAGES)
+
+# The README's test command: deps, build, unit tests, selftests in a guest.
+check:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory check-run
+
+check-run: all
+	@tests/run-check --kver $(KVER) --module $(MODULE) --build $(BUILD)
+
+# The README's main command: the module and a workload in a guest.
+demo:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: all
+	@tools/guest/run-guest --kver $(KVER) --quiet --timeout 300 -- \
+		tools/demo/guest-demo $(CURDIR)/$(MODULE) $(CURDIR)/$(FTCTL)
+
+guest-shell: all
+	tools/guest/run-guest --kver $(KVER) --shell
+
+# Style gates: zero findings.
+CHECKPATCH_DIR := $(BUILD)/checkpatch
+CHECKPATCH := $(CHECKPATCH_DIR)/checkpatch.pl
+KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) uapi/linux/ftagent.h
+USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.c \
+	tests/selftests/*.[ch] daemon/*.[ch])
+
+$(CHECKPATCH): $(KSRC_TARBALL)
+	@mkdir -p $(CHECKPATCH_DIR)
+	tar -xJf $(KSRC_TARBALL) -C $(CHECKPATCH_DIR) --strip-components=2 \
+		linux-source-6.1/scripts/checkpatch.pl \
+		linux-source-6.1/scripts/spelling.txt \
+		linux-source-6.1/scripts/const_structs.checkpatch
+	@touch $@
+
+lint: lint-checkpatch lint-sparse lint-format lint-shell
+
+lint-checkpatch: $(CHECKPATCH)
+	perl $(CHECKPATCH) --strict --no-tree --quiet --show-types \
+		-f $(KMOD_SRCS)
+
+lint-sparse:
+	@mkdir -p $(BUILD)
+	$(MAKE) -C $(KDIR) M=$(CURDIR) C=2 modules >$(BUILD)/sparse.log 2>&1 || \
+		{ cat $(BUILD)/sparse.log; exit 1; }
+	@! grep -E "warning:|error:" $(BUILD)/sparse.log
+
+lint-format:
+	clang-format --dry-run --Werror $(USER_SRCS)
+
+lint-shell:
+	shellcheck tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
+		tools/guest/init tools/demo/guest-demo tests/run-check \
+		tests/selftests/guest-run
+
+# A real server: build and install through DKMS so kernel updates rebuild it.
+DKMS_SRC := /usr/src/ftagent-$(VERSION)
+dkms-install:
+	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
+	cp -r Kbuild dkms.conf kmod uapi $(DKMS_SRC)/
+	dkms add -m ftagent -v $(VERSION)
+	dkms build -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
+	dkms install -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
+
+dkms-remove:
+	dkms remove -m ftagent -v $(VERSION) --all
+	rm -rf $(DKMS_SRC)
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -rf $(BUILD)
