@@ -1,0 +1,42 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# TAP bookkeeping shared by the host runner (tests/run-check) and the guest
+# runner (tests/selftests/guest-run). Each test program's TAP stream is
+# counted on its own: a plan that is not met, a crash or a non-zero exit
+# with no failing test line counts as a failure, never as a pass. One line
+# per program, "NAME PASSED FAILED SKIPPED", is appended to $TAP_TALLY.
+
+# tap_count EXIT_STATUS < TAP: prints "passed failed skipped".
+tap_count() {
+	awk -v status="$1" '
+		/^1\.\.[0-9]+/ { plan = substr($1, 4) + 0; have_plan = 1; next }
+		/^ok / && /# [Ss][Kk][Ii][Pp]/ { skip++; next }
+		/^ok / { pass++; next }
+		/^not ok / { fail++; next }
+		END {
+			seen = pass + fail + skip
+			if (have_plan && seen < plan) fail += plan - seen
+			if (!have_plan && seen == 0) fail++
+			if (status != 0 && fail == 0) fail++
+			printf "%d %d %d\n", pass, fail, skip
+		}'
+}
+
+# tap_run NAME COMMAND...: run, show the output, append the tally line.
+tap_run() {
+	local name=$1 out status
+	shift
+	out=$(mktemp)
+	"$@" >"$out" 2>&1
+	status=$?
+	cat "$out"
+	echo "$name $(tap_count "$status" <"$out")" >>"$TAP_TALLY"
+	[ "$status" -eq 0 ] || echo "# $name exited with status $status"
+	rm -f "$out"
+}
+
+# tap_record NAME PASSED FAILED SKIPPED: a result that is not a TAP stream.
+tap_record() {
+	echo "$*" >>"$TAP_TALLY"
+}

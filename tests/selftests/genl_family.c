@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The generic netlink families: they resolve (through our client and
+ * through libnl's genl-ctrl-list, which we didn't write), answer with the
+ * version the module carries, refuse unprivileged callers on the control
+ * family, and reject malformed requests with EINVAL and an extended ACK.
+ *
+ * Runs in the guest as root with ftagent.ko loaded.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <grp.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <linux/genetlink.h>
+
+#include "kselftest_harness.h"
+#include "../../tools/lib/status.h"
+
+#define NOBODY 65534
+
+/* The version string the kernel itself records for the loaded module. */
+static void sysfs_module_version(char *buf, size_t len)
+{
+	FILE *f = fopen("/sys/module/ftagent/version", "r");
+
+	buf[0] = '\0';
+	if (!f)
+		return;
+	if (fgets(buf, (int)len, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* Run @fn in a child that has dropped to nobody with no capabilities. */
+static int as_nobody(int (*fn)(void))
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
+		    setresuid(NOBODY, NOBODY, NOBODY))
+			_exit(100);
+		_exit(fn());
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Send @req on a fresh socket for @family; return the error, 0 on success. */
+static int send_raw(const char *family,
+		    struct nlmsghdr *(*build)(struct ftnl *, char *),
+		    struct ftnl_error *err)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct ftnl nl;
+	int rc;
+
+	if (ftnl_open(&nl, family, err) < 0)
+		return -1;
+	rc = ftnl_transact(&nl, build(&nl, buf), NULL, NULL, err);
+	ftnl_close(&nl);
+	return rc < 0 ? err->err : 0;
+}
+
+TEST(ctl_family_resolves)
+{
+	struct ftnl_error err;
+	struct ftnl nl;
+
+	ASSERT_EQ(0, ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, &err))
+	TH_LOG("resolve %s: %s", FTAGENT_GENL_CTL_NAME, err.msg);
+	EXPECT_EQ((uint32_t)FTAGENT_GENL_CTL_VERSION, nl.family_version);
+	EXPECT_NE(0, nl.family_id);
+	ftnl_close(&nl);
+}
+
+TEST(stats_family_resolves)
+{
+	struct ftnl_error err;
+	struct ftnl nl;
+
+	ASSERT_EQ(0, ftnl_open(&nl, FTAGENT_GENL_STATS_NAME, &err))
+	TH_LOG("resolve %s: %s", FTAGENT_GENL_STATS_NAME, err.msg);
+	EXPECT_EQ((uint32_t)FTAGENT_GENL_STATS_VERSION, nl.family_version);
+	ftnl_close(&nl);
+}
+
+TEST(ctl_status_reports_version_and_state)
+{
+	struct ftagent_status st;
+	struct ftnl_error err;
+	char sysfs[64];
+
+	ASSERT_EQ(0, ftagent_query_status(&st, &err))
+	TH_LOG("GET_STATUS: errno %d %s", err.err, err.msg);
+	sysfs_module_version(sysfs, sizeof(sysfs));
+	ASSERT_NE('\0', sysfs[0]);
+	EXPECT_STREQ(sysfs, st.module_version);
+	EXPECT_EQ((uint32_t)FTAGENT_ABI_MAJOR, st.abi_major);
+	EXPECT_EQ((uint32_t)FTAGENT_ABI_MINOR, st.abi_minor);
+	EXPECT_EQ((uint32_t)FTAGENT_STATE_READY, st.state);
+}
+
+static int query_version_ok(void)
+{
+	struct ftagent_status st;
+	struct ftnl_error err;
+	char sysfs[64];
+
+	if (ftagent_query_version(&st, &err) < 0)
+		return 10 + (err.err & 0x3f);
+	sysfs_module_version(sysfs, sizeof(sysfs));
+	return strcmp(sysfs, st.module_version) ? 2 : 0;
+}
+
+TEST(stats_version_answers_any_user)
+{
+	EXPECT_EQ(0, as_nobody(query_version_ok));
+}
+
+static int query_status_errno(void)
+{
+	struct ftagent_status st;
+	struct ftnl_error err;
+
+	if (ftagent_query_status(&st, &err) == 0)
+		return 0;
+	return err.err;
+}
+
+TEST(ctl_refuses_unprivileged_caller)
+{
+	EXPECT_EQ(EPERM, as_nobody(query_status_errno));
+}
+
+static struct nlmsghdr *status_with_attr(struct ftnl *nl, char *buf)
+{
+	struct nlmsghdr *nlh =
+		ftnl_put_request(nl, buf, FTAGENT_CTL_CMD_GET_STATUS, 0);
+
+	mnl_attr_put_u32(nlh, FTAGENT_CTL_A_STATE, FTAGENT_STATE_READY);
+	return nlh;
+}
+
+TEST(attribute_on_status_is_rejected_with_reason)
+{
+	struct ftnl_error err;
+
+	ASSERT_EQ(EINVAL,
+		  send_raw(FTAGENT_GENL_CTL_NAME, status_with_attr, &err));
+	EXPECT_STREQ("GET_STATUS takes no attributes", err.msg);
+	/* The kernel points at the attribute, right after the headers. */
+	EXPECT_EQ(1, err.has_offset);
+	EXPECT_EQ((uint32_t)(NLMSG_HDRLEN + GENL_HDRLEN), err.offset);
+}
+
+static struct nlmsghdr *status_with_unknown_attr(struct ftnl *nl, char *buf)
+{
+	struct nlmsghdr *nlh =
+		ftnl_put_request(nl, buf, FTAGENT_CTL_CMD_GET_STATUS, 0);
+
+	mnl_attr_put_u32(nlh, FTAGENT_CTL_A_MAX + 1, 1);
+	return nlh;
+}
+
+TEST(unknown_attribute_is_rejected_with_reason)
+{
+	struct ftnl_error err;
+
+	ASSERT_EQ(EINVAL, send_raw(FTAGENT_GENL_CTL_NAME,
+				   status_with_unknown_attr, &err));
+	EXPECT_STREQ("Unknown attribute type", err.msg);
+}
+
+static struct nlmsghdr *version_with_attr(struct ftnl *nl, char *buf)
+{
+	struct nlmsghdr *nlh =
+		ftnl_put_request(nl, buf, FTAGENT_STATS_CMD_GET_VERSION, 0);
+
+	mnl_attr_put_strz(nlh, FTAGENT_STATS_A_MODULE_VERSION, "x");
+	return nlh;
+}
+
+TEST(attribute_on_version_is_rejected_with_reason)
+{
+	struct ftnl_error err;
+
+	ASSERT_EQ(EINVAL,
+		  send_raw(FTAGENT_GENL_STATS_NAME, version_with_attr, &err));
+	EXPECT_STREQ("GET_VERSION takes no attributes", err.msg);
+}
+
+static struct nlmsghdr *status_reserved_set(struct ftnl *nl, char *buf)
+{
+	struct nlmsghdr *nlh =
+		ftnl_put_request(nl, buf, FTAGENT_CTL_CMD_GET_STATUS, 0);
+	struct genlmsghdr *g = mnl_nlmsg_get_payload(nlh);
+
+	g->reserved = 1;
+	return nlh;
+}
+
+TEST(reserved_header_bits_are_rejected)
+{
+	struct ftnl_error err;
+
+	ASSERT_EQ(EINVAL,
+		  send_raw(FTAGENT_GENL_CTL_NAME, status_reserved_set, &err));
+	EXPECT_NE('\0', err.msg[0]);
+}
+
+static struct nlmsghdr *unknown_command(struct ftnl *nl, char *buf)
+{
+	return ftnl_put_request(nl, buf, FTAGENT_CTL_CMD_MAX + 1, 0);
+}
+
+TEST(unknown_command_is_not_supported)
+{
+	struct ftnl_error err;
+
+	EXPECT_EQ(EOPNOTSUPP,
+		  send_raw(FTAGENT_GENL_CTL_NAME, unknown_command, &err));
+}
+
+/*
+ * libnl's genl-ctrl-list is a client we didn't write: both families must be
+ * listed under their names with their versions.
+ */
+TEST(genl_ctrl_list_lists_both_families)
+{
+	char line[512], want_ctl[128], want_stats[128];
+	int seen_ctl = 0, seen_stats = 0;
+	FILE *p;
+
+	snprintf(want_ctl, sizeof(want_ctl), " %s version %d",
+		 FTAGENT_GENL_CTL_NAME, FTAGENT_GENL_CTL_VERSION);
+	snprintf(want_stats, sizeof(want_stats), " %s version %d",
+		 FTAGENT_GENL_STATS_NAME, FTAGENT_GENL_STATS_VERSION);
+	p = popen("genl-ctrl-list 2>&1", "r");
+	ASSERT_NE(NULL, p);
+	while (fgets(line, sizeof(line), p)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (strstr(line, want_ctl))
+			seen_ctl = 1;
+		if (strstr(line, want_stats))
+			seen_stats = 1;
+	}
+	EXPECT_EQ(0, pclose(p));
+	EXPECT_EQ(1, seen_ctl);
+	EXPECT_EQ(1, seen_stats);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Load and unload ftagent.ko many times: each load registers both families,
+ * each unload removes them, and the kernel log shows one load and one
+ * unload message per cycle and no splat.
+ *
+ * Needs FTAGENT_KO (path to the module). Leaves the module loaded, as the
+ * runner found it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "kselftest_harness.h"
+#include "../../tools/lib/status.h"
+
+#define CYCLES 50
+
+static int load_module(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = syscall(SYS_finit_module, fd, "", 0);
+	close(fd);
+	return rc ? -errno : 0;
+}
+
+static int unload_module(void)
+{
+	return syscall(SYS_delete_module, "ftagent", O_NONBLOCK) ? -errno : 0;
+}
+
+static int module_listed(void)
+{
+	char line[256];
+	int found = 0;
+	FILE *f = fopen("/proc/modules", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "ftagent ", 8))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+static int family_present(const char *name)
+{
+	struct ftnl_error err;
+	struct ftnl nl;
+
+	if (ftnl_open(&nl, name, &err) < 0)
+		return err.err == ENOENT ? 0 : -err.err;
+	ftnl_close(&nl);
+	return 1;
+}
+
+/* Kernel log records written since @fd was positioned at the end. */
+struct kmsg_tally {
+	int loaded, unloaded, splats;
+};
+
+static void read_kmsg(int fd, struct kmsg_tally *t)
+{
+	static const char *const bad[] = {
+		"BUG:",	      "WARNING:",	    "Oops",
+		"Call Trace", "general protection", "kmemleak",
+		"KASAN",
+	};
+	char rec[8192];
+	ssize_t n;
+	size_t i;
+
+	memset(t, 0, sizeof(*t));
+	while ((n = read(fd, rec, sizeof(rec) - 1)) > 0 || errno == EPIPE) {
+		if (n <= 0)
+			continue; /* EPIPE: records overwritten; go on */
+		rec[n] = '\0';
+		if (strstr(rec, "ftagent: version ") && strstr(rec, " loaded"))
+			t->loaded++;
+		if (strstr(rec, "ftagent: unloaded"))
+			t->unloaded++;
+		for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+			if (strstr(rec, bad[i]))
+				t->splats++;
+	}
+}
+
+TEST(load_unload_cycles_leave_a_clean_kernel)
+{
+	const char *ko = getenv("FTAGENT_KO");
+	struct kmsg_tally tally;
+	int kmsg, i, was_loaded;
+
+	ASSERT_NE(NULL, ko) TH_LOG("set FTAGENT_KO to the module's path");
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	ASSERT_LE(0, kmsg);
+	ASSERT_EQ(0, (int)lseek(kmsg, 0, SEEK_END) < 0);
+
+	was_loaded = module_listed() == 1;
+	if (was_loaded)
+		ASSERT_EQ(0, unload_module());
+
+	for (i = 0; i < CYCLES; i++) {
+		ASSERT_EQ(0, load_module(ko)) TH_LOG("cycle %d: load", i);
+		ASSERT_EQ(1, family_present(FTAGENT_GENL_CTL_NAME));
+		ASSERT_EQ(1, family_present(FTAGENT_GENL_STATS_NAME));
+		ASSERT_EQ(0, unload_module()) TH_LOG("cycle %d: unload", i);
+		ASSERT_EQ(0, module_listed());
+		ASSERT_EQ(0, family_present(FTAGENT_GENL_CTL_NAME));
+		ASSERT_EQ(0, family_present(FTAGENT_GENL_STATS_NAME));
+	}
+
+	read_kmsg(kmsg, &tally);
+	close(kmsg);
+	EXPECT_EQ(CYCLES, tally.loaded);
+	EXPECT_EQ(CYCLES + was_loaded, tally.unloaded);
+	EXPECT_EQ(0, tally.splats);
+
+	/* Leave the module loaded, as the runner found it. */
+	EXPECT_EQ(0, load_module(ko));
+}
+
+TEST_HARNESS_MAIN

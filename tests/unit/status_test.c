@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unit tests for the status/version reply decoder: the happy path, fields a
+ * newer module adds, and attributes of the wrong size or without a NUL.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include <linux/genetlink.h>
+
+#include "../../tools/lib/status.h"
+
+static struct nlmsghdr *reply(char *buf, uint8_t cmd)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
+
+	nlh->nlmsg_type = 0x20;
+	g->cmd = cmd;
+	g->version = 1;
+	return nlh;
+}
+
+static void ctl_status_decodes(void **state)
+{
+	char buf[512] = {0};
+	struct nlmsghdr *nlh = reply(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	struct ftagent_status st = {0};
+
+	(void)state;
+	mnl_attr_put_u32(nlh, FTAGENT_CTL_A_ABI_MAJOR, FTAGENT_ABI_MAJOR);
+	mnl_attr_put_u32(nlh, FTAGENT_CTL_A_ABI_MINOR, 7);
+	mnl_attr_put_strz(nlh, FTAGENT_CTL_A_MODULE_VERSION, "1.2.3");
+	mnl_attr_put_u32(nlh, FTAGENT_CTL_A_STATE, FTAGENT_STATE_READY);
+	mnl_attr_put_u32(nlh, FTAGENT_CTL_A_MAX + 5, 99); /* from the future */
+
+	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_OK);
+	assert_int_equal(st.abi_major, FTAGENT_ABI_MAJOR);
+	assert_int_equal(st.abi_minor, 7);
+	assert_string_equal(st.module_version, "1.2.3");
+	assert_int_equal(st.state, FTAGENT_STATE_READY);
+	assert_int_equal(st.present, FTAGENT_STATUS_HAVE_ABI |
+					     FTAGENT_STATUS_HAVE_VERSION |
+					     FTAGENT_STATUS_HAVE_STATE);
+	assert_true(ftagent_abi_compatible(&st));
+	assert_string_equal(ftagent_state_name(st.state), "ready");
+}
+
+static void stats_version_decodes(void **state)
+{
+	char buf[512] = {0};
+	struct nlmsghdr *nlh = reply(buf, FTAGENT_STATS_CMD_GET_VERSION);
+	struct ftagent_status st = {0};
+
+	(void)state;
+	mnl_attr_put_u32(nlh, FTAGENT_STATS_A_ABI_MAJOR, FTAGENT_ABI_MAJOR + 1);
+	mnl_attr_put_strz(nlh, FTAGENT_STATS_A_MODULE_VERSION, "9.0.0");
+	assert_int_equal(ftagent_status_parse(nlh, 1, &st), MNL_CB_OK);
+	assert_int_equal(st.abi_major, FTAGENT_ABI_MAJOR + 1);
+	assert_string_equal(st.module_version, "9.0.0");
+	assert_false(ftagent_abi_compatible(&st));
+	assert_false(st.present & FTAGENT_STATUS_HAVE_STATE);
+}
+
+static void short_u32_is_rejected(void **state)
+{
+	char buf[512] = {0};
+	struct nlmsghdr *nlh = reply(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	struct ftagent_status st = {0};
+
+	(void)state;
+	mnl_attr_put_u16(nlh, FTAGENT_CTL_A_STATE, 1);
+	errno = 0;
+	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_ERROR);
+	assert_int_equal(errno, EBADMSG);
+}
+
+static void unterminated_version_is_rejected(void **state)
+{
+	char buf[512] = {0};
+	struct nlmsghdr *nlh = reply(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	struct ftagent_status st = {0};
+
+	(void)state;
+	mnl_attr_put(nlh, FTAGENT_CTL_A_MODULE_VERSION, 5, "1.2.3");
+	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_ERROR);
+	assert_string_equal(st.module_version, "");
+}
+
+static void oversized_version_is_rejected(void **state)
+{
+	char buf[512] = {0};
+	char big[FTAGENT_VERSION_STR_MAX + 8];
+	struct nlmsghdr *nlh = reply(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	struct ftagent_status st = {0};
+
+	(void)state;
+	memset(big, 'v', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	mnl_attr_put_strz(nlh, FTAGENT_CTL_A_MODULE_VERSION, big);
+	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_ERROR);
+}
+
+static void missing_genl_header_is_rejected(void **state)
+{
+	char buf[512] = {0};
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ftagent_status st = {0};
+
+	(void)state;
+	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_ERROR);
+}
+
+static void unknown_state_has_a_name(void **state)
+{
+	(void)state;
+	assert_string_equal(ftagent_state_name(__FTAGENT_STATE_MAX + 3),
+			    "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(ctl_status_decodes),
+		cmocka_unit_test(stats_version_decodes),
+		cmocka_unit_test(short_u32_is_rejected),
+		cmocka_unit_test(unterminated_version_is_rejected),
+		cmocka_unit_test(oversized_version_is_rejected),
+		cmocka_unit_test(missing_genl_header_is_rejected),
+		cmocka_unit_test(unknown_state_has_a_name),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
