@@ -1,16 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The statistics family: version now, counter dumps and resources later.
+ * The statistics family: version, module resources and counter dumps.
  *
  * GET_VERSION is open to every user, so a client can check that it speaks
- * the module's ABI before it asks for privileges. The family leaves
- * resv_start_op at zero: every command is validated strictly.
+ * the module's ABI before it asks for privileges; the rest shows what
+ * processes do and needs CAP_NET_ADMIN. The family leaves resv_start_op
+ * at zero: every command is validated strictly.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/cpumask.h>
 #include <net/genetlink.h>
 
+#include "config.h"
+#include "counters.h"
 #include "ftagent.h"
+#include "hooks.h"
 
 static struct genl_family ftagent_stats_family;
 
@@ -44,20 +49,246 @@ err_size:
 	return -EMSGSIZE;
 }
 
-/* One policy per command; this one refuses every attribute, saying why. */
+static int ftagent_put_lost(struct sk_buff *msg, const u64 *lost)
+{
+	return nla_put_u64_64bit(msg, FTAGENT_CPU_A_LOST_COUNTER_TABLE,
+				 lost[FTAGENT_LOSS_COUNTER_TABLE],
+				 FTAGENT_CPU_A_PAD) ||
+	       nla_put_u64_64bit(msg, FTAGENT_CPU_A_LOST_RECURSION,
+				 lost[FTAGENT_LOSS_RECURSION],
+				 FTAGENT_CPU_A_PAD) ||
+	       nla_put_u64_64bit(msg, FTAGENT_CPU_A_LOST_USER_READ,
+				 lost[FTAGENT_LOSS_USER_READ],
+				 FTAGENT_CPU_A_PAD) ||
+	       nla_put_u64_64bit(msg, FTAGENT_CPU_A_LOST_PENDING_TABLE,
+				 lost[FTAGENT_LOSS_PENDING_TABLE],
+				 FTAGENT_CPU_A_PAD);
+}
+
+static int ftagent_put_cpu(struct sk_buff *msg, int cpu,
+			   const struct ftagent_cpu_view *v, bool dump)
+{
+	struct nlattr *nest = nla_nest_start(msg, FTAGENT_STATS_A_CPU);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_u32(msg, FTAGENT_CPU_A_ID, cpu) ||
+	    (dump ? nla_put_u32(msg, FTAGENT_CPU_A_ENTRIES, v->entries) :
+		    nla_put_u32(msg, FTAGENT_CPU_A_FILL, v->fill) ||
+		    nla_put_u32(msg, FTAGENT_CPU_A_PEAK, v->peak)) ||
+	    ftagent_put_lost(msg, v->lost)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ftagent_put_hook(struct sk_buff *msg,
+			    const struct ftagent_hook_view *v)
+{
+	struct nlattr *nest = nla_nest_start(msg, FTAGENT_STATS_A_HOOK);
+
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(msg, FTAGENT_HOOK_A_NAME, v->name) ||
+	    nla_put_u32(msg, FTAGENT_HOOK_A_KIND, v->kind) ||
+	    nla_put_u32(msg, FTAGENT_HOOK_A_STATE, v->state) ||
+	    nla_put_u32(msg, FTAGENT_HOOK_A_ERROR, v->error) ||
+	    nla_put_u64_64bit(msg, FTAGENT_HOOK_A_HITS, v->hits,
+			      FTAGENT_HOOK_A_PAD) ||
+	    nla_put_u64_64bit(msg, FTAGENT_HOOK_A_MISSED, v->missed,
+			      FTAGENT_HOOK_A_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ftagent_put_resources(struct sk_buff *msg)
+{
+	const struct ftagent_config *cfg = ftagent_config_get();
+	struct ftagent_cpu_view cv;
+	struct ftagent_hook_view hv;
+	unsigned int i;
+	bool acked;
+	u64 seq;
+	int cpu;
+
+	seq = ftagent_counters_idle_seq(&acked);
+	if (nla_put_u32(msg, FTAGENT_STATS_A_MODE, cfg->mode) ||
+	    nla_put_u32(msg, FTAGENT_STATS_A_HOOKS, cfg->hooks) ||
+	    nla_put_u32(msg, FTAGENT_STATS_A_STATE, ftagent_hooks_state()) ||
+	    nla_put_u32(msg, FTAGENT_STATS_A_NR_CPUS, num_possible_cpus()) ||
+	    nla_put_u32(msg, FTAGENT_STATS_A_TABLE_CAPACITY,
+			ftagent_counters_capacity()) ||
+	    nla_put_u64_64bit(msg, FTAGENT_STATS_A_MEMORY_BYTES,
+			      ftagent_counters_memory(), FTAGENT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, FTAGENT_STATS_A_FLUSH_COUNT,
+			      ftagent_counters_flushes(), FTAGENT_STATS_A_PAD) ||
+	    nla_put_u64_64bit(msg, FTAGENT_STATS_A_GEN_SEQ, seq,
+			      FTAGENT_STATS_A_PAD) ||
+	    nla_put_u32(msg, FTAGENT_STATS_A_GEN_ACKED, acked))
+		return -EMSGSIZE;
+	for_each_possible_cpu(cpu) {
+		ftagent_counters_cpu_totals(cpu, &cv);
+		if (ftagent_put_cpu(msg, cpu, &cv, false))
+			return -EMSGSIZE;
+	}
+	for (i = 0; i < ftagent_hooks_count(); i++) {
+		ftagent_hook_view(i, &hv);
+		if (ftagent_put_hook(msg, &hv))
+			return -EMSGSIZE;
+	}
+	return 0;
+}
+
+static int ftagent_stats_get_resources(struct sk_buff *skb,
+				       struct genl_info *info)
+{
+	size_t size = 1024 + num_possible_cpus() * 96 +
+		      ftagent_hooks_count() * 128;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	msg = genlmsg_new(size, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &ftagent_stats_family, 0,
+				FTAGENT_STATS_CMD_GET_RESOURCES);
+	if (!hdr) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	ftagent_config_lock();
+	err = ftagent_put_resources(msg);
+	ftagent_config_unlock();
+	if (err) {
+		nlmsg_free(msg);
+		NL_SET_ERR_MSG(info->extack, "resources do not fit a message");
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * Dump state in cb->args: [0] CPU, [1] next slot, [2] whether that CPU's
+ * nest was sent. Each call takes the generation lock only while it fills
+ * one message; if the idle generation was swapped or acknowledged between
+ * two messages, cb->seq changes and the core flags NLM_F_DUMP_INTR.
+ */
+enum { DUMP_CPU, DUMP_SLOT, DUMP_CPU_SENT };
+
+static int ftagent_stats_dump_start(struct netlink_callback *cb)
+{
+	cb->args[DUMP_CPU] = cpumask_first(cpu_possible_mask);
+	return 0;
+}
+
+static int ftagent_dump_fill(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned int cpu = cb->args[DUMP_CPU];
+	u32 slot = cb->args[DUMP_SLOT];
+	struct ftagent_counter rec;
+	struct ftagent_cpu_view cv;
+	bool acked, any = false;
+	u32 resume;
+	u64 seq;
+	void *hdr;
+
+	seq = ftagent_counters_idle_seq_locked(&acked);
+	cb->seq = (seq << 1) | acked;
+	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+			  &ftagent_stats_family, NLM_F_MULTI,
+			  FTAGENT_STATS_CMD_DUMP_COUNTERS);
+	if (!hdr)
+		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
+	if (nla_put_u64_64bit(skb, FTAGENT_STATS_A_GEN_SEQ, seq,
+			      FTAGENT_STATS_A_PAD) ||
+	    nla_put_u32(skb, FTAGENT_STATS_A_GEN_ACKED, acked))
+		goto cancel;
+
+	while (cpu < nr_cpu_ids) {
+		if (!cb->args[DUMP_CPU_SENT]) {
+			ftagent_counters_cpu_idle(cpu, &cv);
+			if (ftagent_put_cpu(skb, cpu, &cv, true))
+				goto full;
+			cb->args[DUMP_CPU_SENT] = 1;
+			any = true;
+		}
+		for (;;) {
+			resume = slot;
+			if (!ftagent_counters_idle_next(cpu, &slot, &rec))
+				break;
+			if (nla_put(skb, FTAGENT_STATS_A_COUNTER, sizeof(rec),
+				    &rec)) {
+				slot = resume;
+				goto full;
+			}
+			any = true;
+		}
+		cpu = cpumask_next(cpu, cpu_possible_mask);
+		slot = 0;
+		cb->args[DUMP_CPU_SENT] = 0;
+	}
+full:
+	if (!any)
+		goto cancel;
+	cb->args[DUMP_CPU] = cpu;
+	cb->args[DUMP_SLOT] = slot;
+	genlmsg_end(skb, hdr);
+	return skb->len;
+cancel:
+	genlmsg_cancel(skb, hdr);
+	return cpu < nr_cpu_ids ? -EMSGSIZE : 0;
+}
+
+static int ftagent_stats_dump_counters(struct sk_buff *skb,
+				       struct netlink_callback *cb)
+{
+	int ret;
+
+	if (cb->args[DUMP_CPU] >= nr_cpu_ids)
+		return 0;
+	ftagent_counters_dump_lock();
+	ret = ftagent_dump_fill(skb, cb);
+	ftagent_counters_dump_unlock();
+	return ret;
+}
+
+/* One policy per command; these take no attributes and say so. */
 static const struct nla_policy ftagent_stats_no_attrs_policy[FTAGENT_STATS_A_MAX + 1] = {
 	[FTAGENT_STATS_A_ABI_MAJOR ... FTAGENT_STATS_A_MAX] = {
 		.type = NLA_REJECT,
-		.reject_message = "GET_VERSION takes no attributes",
+		.reject_message = "this command takes no attributes",
 	},
 };
 
 static const struct genl_ops ftagent_stats_ops[] = {
 	{
 		.cmd = FTAGENT_STATS_CMD_GET_VERSION,
+		.doit = ftagent_stats_get_version,
 		.policy = ftagent_stats_no_attrs_policy,
 		.maxattr = FTAGENT_STATS_A_MAX,
-		.doit = ftagent_stats_get_version,
+	},
+	{
+		.cmd = FTAGENT_STATS_CMD_GET_RESOURCES,
+		.doit = ftagent_stats_get_resources,
+		.policy = ftagent_stats_no_attrs_policy,
+		.maxattr = FTAGENT_STATS_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FTAGENT_STATS_CMD_DUMP_COUNTERS,
+		.start = ftagent_stats_dump_start,
+		.dumpit = ftagent_stats_dump_counters,
+		.policy = ftagent_stats_no_attrs_policy,
+		.maxattr = FTAGENT_STATS_A_MAX,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 

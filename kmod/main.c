@@ -5,40 +5,41 @@
  * Module init is a ladder: each step that succeeds is undone by the label
  * below it if a later step fails, and module exit runs the same undo steps
  * in the same order, so every path leaves the kernel as it found it.
+ * Counters and hooks come first, so that the netlink families never see a
+ * half-built module; they go last for the same reason.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <net/genetlink.h>
 
+#include "config.h"
 #include "ftagent.h"
-
-static enum ftagent_state ftagent_current_state = FTAGENT_STATE_UNSPEC;
-
-enum ftagent_state ftagent_state(void)
-{
-	return READ_ONCE(ftagent_current_state);
-}
 
 static int __init ftagent_init(void)
 {
 	int err;
 
-	err = ftagent_genl_stats_register();
+	err = ftagent_config_init();
 	if (err)
 		goto err_out;
+
+	err = ftagent_genl_stats_register();
+	if (err)
+		goto err_config;
 
 	err = ftagent_genl_ctl_register();
 	if (err)
 		goto err_stats;
 
-	WRITE_ONCE(ftagent_current_state, FTAGENT_STATE_READY);
 	pr_info("version %s loaded (ABI %u.%u)\n", FTAGENT_MODULE_VERSION,
 		FTAGENT_ABI_MAJOR, FTAGENT_ABI_MINOR);
 	return 0;
 
 err_stats:
 	ftagent_genl_stats_unregister();
+err_config:
+	ftagent_config_exit();
 err_out:
 	pr_err("load failed: %d\n", err);
 	return err;
@@ -48,6 +49,7 @@ static void __exit ftagent_exit(void)
 {
 	ftagent_genl_ctl_unregister();
 	ftagent_genl_stats_unregister();
+	ftagent_config_exit();
 	pr_info("unloaded\n");
 }
 

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The names of the syscall entry points the hooks attach to. Kernels with
+ * syscall wrappers (CONFIG_ARCH_HAS_SYSCALL_WRAPPER) give each 64-bit
+ * syscall an entry point taking the user's pt_regs; this is the one place
+ * that knows their architecture prefix.
+ */
+#ifndef _FTAGENT_COMPAT_SYSCALL_NAMES_H
+#define _FTAGENT_COMPAT_SYSCALL_NAMES_H
+
+#if defined(CONFIG_X86_64) && defined(CONFIG_ARCH_HAS_SYSCALL_WRAPPER)
+#define FTAGENT_SYSCALL_SYM(name)	"__x64_sys_" #name
+#else
+#error "ftagent: this architecture's syscall entry points are not known yet"
+#endif
+
+#endif /* _FTAGENT_COMPAT_SYSCALL_NAMES_H */

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Module parameters and run-time configuration.
+ *
+ *   mode=minimal|standard     what is observed (default standard)
+ *   hooks=ftrace|kprobe       how calls are hooked (default ftrace)
+ *   strict=0|1                refuse to load if any hook fails (default 0)
+ *   kernel_counters=N         counter keys per generation (default 16384)
+ *   flush_interval_ms=N       generation swap period, 0 = on request only
+ *
+ * Per-CPU table capacity is min(N, max(256, 4 * N / possible CPUs)): a
+ * CPU may hold up to four times its even share of keys, and the memory
+ * held stays at 16 MB with the defaults from 4 to 256 CPUs (docs/memory.md).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/string.h>
+
+#include "account.h"
+#include "config.h"
+#include "counters.h"
+#include "hooks.h"
+
+static char *mode = "standard";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "what is observed: minimal or standard");
+
+static char *hooks = "ftrace";
+module_param(hooks, charp, 0444);
+MODULE_PARM_DESC(hooks, "how calls are hooked: ftrace or kprobe");
+
+static bool strict;
+module_param(strict, bool, 0444);
+MODULE_PARM_DESC(strict, "refuse to load when any hook fails to attach");
+
+static unsigned int kernel_counters = 16384;
+module_param(kernel_counters, uint, 0444);
+MODULE_PARM_DESC(kernel_counters, "counter keys per generation (16..1048576)");
+
+static unsigned int flush_interval_ms = 250;
+module_param(flush_interval_ms, uint, 0444);
+MODULE_PARM_DESC(flush_interval_ms,
+		 "counter generation swap period in ms, 0: on request only");
+
+static DEFINE_MUTEX(ftagent_config_mutex);
+static struct ftagent_config ftagent_cfg;
+
+void ftagent_config_lock(void)
+{
+	mutex_lock(&ftagent_config_mutex);
+}
+
+void ftagent_config_unlock(void)
+{
+	mutex_unlock(&ftagent_config_mutex);
+}
+
+const struct ftagent_config *ftagent_config_get(void)
+{
+	lockdep_assert_held(&ftagent_config_mutex);
+	return &ftagent_cfg;
+}
+
+static int ftagent_attach(const struct ftagent_config *cfg)
+{
+	ftagent_account_set_mode(cfg->mode);
+	return ftagent_hooks_attach(cfg->mode, cfg->hooks, strict);
+}
+
+int ftagent_config_apply(const struct ftagent_config *next,
+			 struct netlink_ext_ack *extack)
+{
+	struct ftagent_config prev = ftagent_cfg;
+	int err;
+
+	lockdep_assert_held(&ftagent_config_mutex);
+	if (next->mode != prev.mode || next->hooks != prev.hooks) {
+		err = ftagent_attach(next);
+		if (err) {
+			NL_SET_ERR_MSG(extack,
+				       "hooks failed to attach; previous configuration restored");
+			if (ftagent_attach(&prev))
+				pr_err("cannot restore the previous hooks\n");
+			return err;
+		}
+	}
+	if (next->flush_interval_ms != prev.flush_interval_ms)
+		ftagent_counters_set_interval(next->flush_interval_ms);
+	ftagent_cfg = *next;
+	return 0;
+}
+
+static int __init ftagent_parse_params(struct ftagent_config *cfg)
+{
+	if (!strcmp(mode, "minimal")) {
+		cfg->mode = FTAGENT_MODE_MINIMAL;
+	} else if (!strcmp(mode, "standard")) {
+		cfg->mode = FTAGENT_MODE_STANDARD;
+	} else {
+		pr_err("mode=%s: use minimal or standard\n", mode);
+		return -EINVAL;
+	}
+	if (!strcmp(hooks, "ftrace")) {
+		cfg->hooks = FTAGENT_HOOKS_FTRACE;
+	} else if (!strcmp(hooks, "kprobe")) {
+		cfg->hooks = FTAGENT_HOOKS_KPROBE;
+	} else {
+		pr_err("hooks=%s: use ftrace or kprobe\n", hooks);
+		return -EINVAL;
+	}
+	if (kernel_counters < 16 || kernel_counters > 1048576) {
+		pr_err("kernel_counters=%u: use 16..1048576\n",
+		       kernel_counters);
+		return -EINVAL;
+	}
+	if (flush_interval_ms > FTAGENT_FLUSH_INTERVAL_MAX_MS) {
+		pr_err("flush_interval_ms=%u: at most %u\n", flush_interval_ms,
+		       FTAGENT_FLUSH_INTERVAL_MAX_MS);
+		return -EINVAL;
+	}
+	cfg->flush_interval_ms = flush_interval_ms;
+	return 0;
+}
+
+static unsigned int __init ftagent_table_capacity(void)
+{
+	unsigned int share = 4 * kernel_counters / num_possible_cpus();
+
+	return min(kernel_counters, max(256U, share));
+}
+
+int __init ftagent_config_init(void)
+{
+	struct ftagent_config cfg;
+	int err;
+
+	err = ftagent_parse_params(&cfg);
+	if (err)
+		return err;
+	err = ftagent_counters_init(ftagent_table_capacity());
+	if (err)
+		return err;
+	err = ftagent_hooks_init();
+	if (err)
+		goto err_counters;
+
+	mutex_lock(&ftagent_config_mutex);
+	err = ftagent_attach(&cfg);
+	if (!err) {
+		ftagent_cfg = cfg;
+		ftagent_counters_set_interval(cfg.flush_interval_ms);
+	}
+	mutex_unlock(&ftagent_config_mutex);
+	if (err)
+		goto err_hooks;
+	return 0;
+
+err_hooks:
+	ftagent_hooks_exit();
+err_counters:
+	ftagent_counters_exit();
+	return err;
+}
+
+/* Hooks first: once they are gone nothing writes the counters. */
+void ftagent_config_exit(void)
+{
+	mutex_lock(&ftagent_config_mutex);
+	ftagent_hooks_exit();
+	mutex_unlock(&ftagent_config_mutex);
+	ftagent_counters_exit();
+}

@@ -1,0 +1,353 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Counter tables.
+ *
+ * Each CPU owns two preallocated open-addressing tables, one per
+ * generation. A hook charges the active generation of the CPU it runs on,
+ * with preemption disabled, so a table has one writer at a time and needs
+ * neither locks nor atomics. A table holds at most @capacity keys in
+ * 2 * @capacity slots: at a load factor of at most one half an insert
+ * always finds a free slot after a short probe, and a key that arrives
+ * when @capacity keys are already present is counted as lost, exactly.
+ *
+ * Generations: swapping flips the active index, then waits for an RCU
+ * grace period, after which no hook still writes the old one (hooks run
+ * with preemption disabled, which RCU waits out). The old active table is
+ * then idle: dumped over netlink, acknowledged by its consumer, cleared.
+ * A swap is refused while the idle generation is unacknowledged, so
+ * counts that nobody has read are never overwritten; meanwhile the active
+ * generation keeps counting.
+ *
+ * Memory: 2 generations * 2 * capacity slots * 64 bytes per possible CPU,
+ * see ftagent_counters_memory() and docs/memory.md.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/cpumask.h>
+#include <linux/jhash.h>
+#include <linux/kdev_t.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/percpu.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+
+#include "counters.h"
+
+struct ftagent_slot {
+	struct ftagent_key key;
+	struct ftagent_dir_counts dir[2];
+};
+
+struct ftagent_table {
+	struct ftagent_slot *slots;
+	u32 fill;
+	u64 lost[__FTAGENT_LOSS_MAX];
+};
+
+struct ftagent_cpu_tables {
+	struct ftagent_table gen[2];
+	u32 peak;
+	u64 lost_total[__FTAGENT_LOSS_MAX];
+};
+
+static struct ftagent_cpu_tables __percpu *ftagent_tables;
+static unsigned int ftagent_capacity;	/* keys per table */
+static u32 ftagent_slot_mask;		/* 2 * capacity - 1 */
+static unsigned int ftagent_active;	/* generation index hooks write */
+
+/* Swaps, acks and dumps of the idle generation exclude each other. */
+static DEFINE_MUTEX(ftagent_gen_lock);
+static u64 ftagent_idle_seq;		/* generation number of the idle one */
+static bool ftagent_idle_acked = true;
+static u64 ftagent_flush_count;
+
+static unsigned int ftagent_interval_ms;
+static void ftagent_flush_work_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ftagent_flush_work, ftagent_flush_work_fn);
+
+static_assert(sizeof(struct ftagent_slot) == 64);
+
+static u32 ftagent_key_hash(const struct ftagent_key *key)
+{
+	return jhash2((const u32 *)key, sizeof(*key) / sizeof(u32), 0);
+}
+
+static struct ftagent_slot *ftagent_find_or_insert(struct ftagent_table *t,
+						   const struct ftagent_key *key)
+{
+	u32 i = ftagent_key_hash(key) & ftagent_slot_mask;
+	struct ftagent_slot *slot;
+
+	/* Terminates: at most half of the slots are ever used. */
+	for (;; i = (i + 1) & ftagent_slot_mask) {
+		slot = &t->slots[i];
+		if (!slot->key.kind)
+			break;
+		if (!memcmp(&slot->key, key, sizeof(*key)))
+			return slot;
+	}
+	if (t->fill >= ftagent_capacity)
+		return NULL;
+	slot->key = *key;
+	t->fill++;
+	return slot;
+}
+
+void ftagent_count_loss(enum ftagent_loss cause)
+{
+	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
+
+	ct->gen[READ_ONCE(ftagent_active)].lost[cause]++;
+	ct->lost_total[cause]++;
+}
+
+void ftagent_counter_charge(const struct ftagent_key *key,
+			    enum ftagent_dir dir, long ret)
+{
+	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
+	struct ftagent_table *t = &ct->gen[READ_ONCE(ftagent_active)];
+	struct ftagent_dir_counts *c;
+	struct ftagent_slot *slot;
+
+	slot = ftagent_find_or_insert(t, key);
+	if (unlikely(!slot)) {
+		t->lost[FTAGENT_LOSS_COUNTER_TABLE]++;
+		ct->lost_total[FTAGENT_LOSS_COUNTER_TABLE]++;
+		return;
+	}
+	if (unlikely(t->fill > ct->peak))
+		ct->peak = t->fill;
+	c = &slot->dir[dir];
+	c->calls++;
+	if (ret < 0)
+		c->errors++;
+	else
+		c->bytes += ret;
+}
+
+static void ftagent_table_clear(struct ftagent_table *t)
+{
+	if (t->fill)
+		memset(t->slots, 0, sizeof(*t->slots) * (ftagent_slot_mask + 1));
+	t->fill = 0;
+	memset(t->lost, 0, sizeof(t->lost));
+}
+
+/* Caller holds ftagent_gen_lock. */
+static int ftagent_swap_locked(void)
+{
+	if (!ftagent_idle_acked)
+		return -EBUSY;
+	WRITE_ONCE(ftagent_active, !ftagent_active);
+	/* Wait out hooks that may still write the generation now idle. */
+	synchronize_rcu();
+	ftagent_idle_seq++;
+	ftagent_idle_acked = false;
+	ftagent_flush_count++;
+	return 0;
+}
+
+int ftagent_counters_flush(u64 *idle_seq)
+{
+	int err;
+
+	mutex_lock(&ftagent_gen_lock);
+	err = ftagent_swap_locked();
+	*idle_seq = ftagent_idle_seq;
+	mutex_unlock(&ftagent_gen_lock);
+	return err;
+}
+
+int ftagent_counters_ack(u64 seq)
+{
+	int cpu, err = 0;
+
+	mutex_lock(&ftagent_gen_lock);
+	if (seq != ftagent_idle_seq || ftagent_idle_acked) {
+		err = -ESTALE;
+		goto out;
+	}
+	for_each_possible_cpu(cpu) {
+		struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
+
+		ftagent_table_clear(&ct->gen[!ftagent_active]);
+	}
+	ftagent_idle_acked = true;
+out:
+	mutex_unlock(&ftagent_gen_lock);
+	return err;
+}
+
+static void ftagent_flush_work_fn(struct work_struct *work)
+{
+	unsigned int ms = READ_ONCE(ftagent_interval_ms);
+
+	mutex_lock(&ftagent_gen_lock);
+	ftagent_swap_locked();	/* -EBUSY: the consumer is behind; retry */
+	mutex_unlock(&ftagent_gen_lock);
+	if (ms)
+		schedule_delayed_work(&ftagent_flush_work,
+				      msecs_to_jiffies(ms));
+}
+
+void ftagent_counters_set_interval(unsigned int ms)
+{
+	WRITE_ONCE(ftagent_interval_ms, ms);
+	if (ms)
+		mod_delayed_work(system_wq, &ftagent_flush_work,
+				 msecs_to_jiffies(ms));
+	else
+		cancel_delayed_work_sync(&ftagent_flush_work);
+}
+
+unsigned int ftagent_counters_capacity(void)
+{
+	return ftagent_capacity;
+}
+
+size_t ftagent_counters_memory(void)
+{
+	return num_possible_cpus() *
+	       (sizeof(struct ftagent_cpu_tables) +
+		2 * sizeof(struct ftagent_slot) * (ftagent_slot_mask + 1));
+}
+
+u64 ftagent_counters_flushes(void)
+{
+	u64 n;
+
+	mutex_lock(&ftagent_gen_lock);
+	n = ftagent_flush_count;
+	mutex_unlock(&ftagent_gen_lock);
+	return n;
+}
+
+u64 ftagent_counters_idle_seq_locked(bool *acked)
+{
+	lockdep_assert_held(&ftagent_gen_lock);
+	*acked = ftagent_idle_acked;
+	return ftagent_idle_seq;
+}
+
+u64 ftagent_counters_idle_seq(bool *acked)
+{
+	u64 seq;
+
+	mutex_lock(&ftagent_gen_lock);
+	seq = ftagent_counters_idle_seq_locked(acked);
+	mutex_unlock(&ftagent_gen_lock);
+	return seq;
+}
+
+/* Racy reads of another CPU's figures: fine for statistics. */
+void ftagent_counters_cpu_totals(int cpu, struct ftagent_cpu_view *v)
+{
+	struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
+
+	v->fill = READ_ONCE(ct->gen[READ_ONCE(ftagent_active)].fill);
+	v->peak = READ_ONCE(ct->peak);
+	v->entries = 0;
+	memcpy(v->lost, ct->lost_total, sizeof(v->lost));
+}
+
+void ftagent_counters_dump_lock(void)
+{
+	mutex_lock(&ftagent_gen_lock);
+}
+
+void ftagent_counters_dump_unlock(void)
+{
+	mutex_unlock(&ftagent_gen_lock);
+}
+
+/* Caller holds ftagent_gen_lock: the idle generation is stable. */
+void ftagent_counters_cpu_idle(int cpu, struct ftagent_cpu_view *v)
+{
+	struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
+	struct ftagent_table *t = &ct->gen[!ftagent_active];
+
+	v->fill = t->fill;
+	v->entries = t->fill;
+	v->peak = ct->peak;
+	memcpy(v->lost, t->lost, sizeof(v->lost));
+}
+
+bool ftagent_counters_idle_next(int cpu, u32 *slot,
+				struct ftagent_counter *out)
+{
+	struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
+	struct ftagent_table *t = &ct->gen[!ftagent_active];
+	const struct ftagent_slot *s;
+
+	for (; *slot <= ftagent_slot_mask; (*slot)++) {
+		s = &t->slots[*slot];
+		if (!s->key.kind)
+			continue;
+		memset(out, 0, sizeof(*out));
+		out->tgid = s->key.tgid;
+		out->kind = s->key.kind;
+		out->family = s->key.family;
+		out->protocol = s->key.protocol;
+		out->dev = s->key.dev;
+		out->cpu = cpu;
+		out->ino = s->key.ino;
+		out->peer_ino = s->key.peer_ino;
+		out->in = s->dir[FTAGENT_DIR_IN];
+		out->out = s->dir[FTAGENT_DIR_OUT];
+		(*slot)++;
+		return true;
+	}
+	return false;
+}
+
+static void ftagent_counters_free(void)
+{
+	int cpu;
+
+	if (!ftagent_tables)
+		return;
+	for_each_possible_cpu(cpu) {
+		struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
+
+		kvfree(ct->gen[0].slots);
+		kvfree(ct->gen[1].slots);
+	}
+	free_percpu(ftagent_tables);
+	ftagent_tables = NULL;
+}
+
+int __init ftagent_counters_init(unsigned int capacity)
+{
+	size_t bytes;
+	int cpu, g;
+
+	ftagent_capacity = capacity;
+	ftagent_slot_mask = roundup_pow_of_two(2 * capacity) - 1;
+	bytes = sizeof(struct ftagent_slot) * (ftagent_slot_mask + 1);
+
+	ftagent_tables = alloc_percpu(struct ftagent_cpu_tables);
+	if (!ftagent_tables)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
+
+		for (g = 0; g < 2; g++) {
+			ct->gen[g].slots = kvzalloc_node(bytes, GFP_KERNEL,
+							 cpu_to_node(cpu));
+			if (!ct->gen[g].slots) {
+				ftagent_counters_free();
+				return -ENOMEM;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Hooks are gone when this runs: nothing writes the tables any more. */
+void ftagent_counters_exit(void)
+{
+	cancel_delayed_work_sync(&ftagent_flush_work);
+	ftagent_counters_free();
+}

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hook bookkeeping, common to both drivers: which calls a mode needs,
+ * per-hook state, hit counts and the self-check.
+ *
+ * The self-check: a hook is VERIFIED the first time it fires after being
+ * attached, ATTACHED until then. Any call of the syscall verifies it;
+ * `ftctl selfcheck` makes one harmless call of each (on a closed
+ * descriptor) so the state is known right after load.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/slab.h>
+#include <asm/unistd.h>
+
+#include "hooks.h"
+
+static struct ftagent_hook *ftagent_hooks;
+static u64 __percpu *ftagent_hook_hits;	/* [ftagent_nr_calls] per CPU */
+static const struct ftagent_hook_driver *ftagent_driver;
+static struct ftagent_hook **ftagent_attached;	/* scratch for detach */
+/* Attached hooks by syscall number, for drivers that learn the number. */
+static struct ftagent_hook *ftagent_by_nr[NR_syscalls];
+
+struct ftagent_hook *ftagent_hook_by_nr(unsigned long nr)
+{
+	return nr < NR_syscalls ? READ_ONCE(ftagent_by_nr[nr]) : NULL;
+}
+
+static const struct ftagent_hook_driver *ftagent_driver_for(unsigned int set)
+{
+	return set == FTAGENT_HOOKS_KPROBE ? &ftagent_kprobe_driver :
+					     &ftagent_ftrace_driver;
+}
+
+void ftagent_hook_fired(struct ftagent_hook *hook)
+{
+	this_cpu_ptr(ftagent_hook_hits)[hook->index]++;
+	if (unlikely(!READ_ONCE(hook->seen)))
+		WRITE_ONCE(hook->seen, true);
+}
+
+static void ftagent_hits_reset(unsigned int i)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		per_cpu_ptr(ftagent_hook_hits, cpu)[i] = 0;
+}
+
+void ftagent_hooks_detach(void)
+{
+	const struct ftagent_hook_driver *drv = ftagent_driver;
+	unsigned int i, n = 0;
+
+	if (!drv)
+		return;
+	for (i = 0; i < ftagent_nr_calls; i++) {
+		struct ftagent_hook *hook = &ftagent_hooks[i];
+
+		if (hook->state == FTAGENT_HOOK_ATTACHED)
+			ftagent_attached[n++] = hook;
+		hook->state = FTAGENT_HOOK_DETACHED;
+		hook->error = 0;
+	}
+	if (n)
+		drv->detach(ftagent_attached, n);
+	if (drv->stop)
+		drv->stop();
+	/* The driver is gone: nothing reads the map concurrently any more. */
+	memset(ftagent_by_nr, 0, sizeof(ftagent_by_nr));
+	ftagent_driver = NULL;
+}
+
+int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
+{
+	const struct ftagent_hook_driver *drv = ftagent_driver_for(set);
+	unsigned int i, failed = 0;
+	int err, first_err = 0;
+
+	ftagent_hooks_detach();
+	if (drv->start) {
+		err = drv->start();
+		if (err) {
+			pr_err("%s hooks: cannot start: %d\n",
+			       set == FTAGENT_HOOKS_KPROBE ? "kprobe" : "ftrace",
+			       err);
+			return err;
+		}
+	}
+	ftagent_driver = drv;
+
+	for (i = 0; i < ftagent_nr_calls; i++) {
+		struct ftagent_hook *hook = &ftagent_hooks[i];
+
+		hook->kind = drv->kind;
+		hook->seen = false;
+		ftagent_hits_reset(i);
+		if (!(hook->call->modes & BIT(mode)))
+			continue;
+		err = drv->attach(hook);
+		if (err) {
+			hook->state = FTAGENT_HOOK_FAILED;
+			hook->error = -err;
+			pr_warn("cannot hook %s: %d\n", hook->call->symbol, err);
+			failed++;
+			if (!first_err)
+				first_err = err;
+			continue;
+		}
+		hook->state = FTAGENT_HOOK_ATTACHED;
+		WRITE_ONCE(ftagent_by_nr[hook->call->nr], hook);
+	}
+	if (drv->commit) {
+		err = drv->commit();
+		if (err) {
+			pr_err("cannot enable the hooks: %d\n", err);
+			/* Nothing went live: report every hook as failed. */
+			if (drv->stop)
+				drv->stop();
+			memset(ftagent_by_nr, 0, sizeof(ftagent_by_nr));
+			ftagent_driver = NULL;
+			for (i = 0; i < ftagent_nr_calls; i++) {
+				if (ftagent_hooks[i].state != FTAGENT_HOOK_ATTACHED)
+					continue;
+				ftagent_hooks[i].state = FTAGENT_HOOK_FAILED;
+				ftagent_hooks[i].error = -err;
+			}
+			return err;
+		}
+	}
+	if (failed && strict) {
+		ftagent_hooks_detach();
+		return first_err;
+	}
+	return 0;
+}
+
+enum ftagent_state ftagent_hooks_state(void)
+{
+	unsigned int i, attached = 0, failed = 0;
+
+	for (i = 0; i < ftagent_nr_calls; i++) {
+		if (ftagent_hooks[i].state == FTAGENT_HOOK_FAILED)
+			failed++;
+		else if (ftagent_hooks[i].state != FTAGENT_HOOK_DETACHED)
+			attached++;
+	}
+	if (failed)
+		return FTAGENT_STATE_DEGRADED;
+	return attached ? FTAGENT_STATE_TRACING : FTAGENT_STATE_READY;
+}
+
+unsigned int ftagent_hooks_count(void)
+{
+	return ftagent_nr_calls;
+}
+
+void ftagent_hook_view(unsigned int i, struct ftagent_hook_view *v)
+{
+	struct ftagent_hook *hook = &ftagent_hooks[i];
+	int cpu;
+
+	v->name = hook->call->symbol;
+	v->kind = hook->kind;
+	v->state = hook->state;
+	if (hook->state == FTAGENT_HOOK_ATTACHED && READ_ONCE(hook->seen))
+		v->state = FTAGENT_HOOK_VERIFIED;
+	v->error = hook->error;
+	v->hits = 0;
+	for_each_possible_cpu(cpu)
+		v->hits += per_cpu_ptr(ftagent_hook_hits, cpu)[i];
+	v->missed = 0;
+	if (ftagent_driver && v->state != FTAGENT_HOOK_DETACHED &&
+	    v->state != FTAGENT_HOOK_FAILED && ftagent_driver->missed)
+		v->missed = ftagent_driver->missed(hook);
+}
+
+int __init ftagent_hooks_init(void)
+{
+	unsigned int i;
+
+	ftagent_hooks = kcalloc(ftagent_nr_calls, sizeof(*ftagent_hooks),
+				GFP_KERNEL);
+	if (!ftagent_hooks)
+		return -ENOMEM;
+	ftagent_attached = kcalloc(ftagent_nr_calls, sizeof(*ftagent_attached),
+				   GFP_KERNEL);
+	ftagent_hook_hits = __alloc_percpu(sizeof(u64) * ftagent_nr_calls,
+					   sizeof(u64));
+	if (!ftagent_hook_hits || !ftagent_attached) {
+		free_percpu(ftagent_hook_hits);
+		kfree(ftagent_attached);
+		kfree(ftagent_hooks);
+		return -ENOMEM;
+	}
+	for (i = 0; i < ftagent_nr_calls; i++) {
+		ftagent_hooks[i].call = &ftagent_calls[i];
+		ftagent_hooks[i].index = i;
+	}
+	return 0;
+}
+
+void ftagent_hooks_exit(void)
+{
+	ftagent_hooks_detach();
+	free_percpu(ftagent_hook_hits);
+	kfree(ftagent_attached);
+	kfree(ftagent_hooks);
+}

@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Hooks on the traced system calls, attached by one of two drivers (the
+ * ftrace set or the kprobe set), with a state, an error and hit counts
+ * each.
+ */
+#ifndef _FTAGENT_HOOKS_H
+#define _FTAGENT_HOOKS_H
+
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/ftagent.h>
+
+#include "calls.h"
+
+struct ftagent_hook {
+	const struct ftagent_call *call;
+	unsigned int index;
+	u8 state;		/* enum ftagent_hook_state */
+	u8 kind;		/* enum ftagent_hook_set that attached it */
+	bool seen;		/* fired since attach: the self-check */
+	int error;		/* errno when state is FAILED */
+	struct kretprobe rp;	/* kprobe set */
+};
+
+/* A way of attaching hooks: hooks_ftrace.c, hooks_kprobe.c. */
+struct ftagent_hook_driver {
+	unsigned int kind;	/* enum ftagent_hook_set */
+	/* Attach @hook; 0 or a negative errno. Process context. */
+	int (*attach)(struct ftagent_hook *hook);
+	/*
+	 * Detach the @n attached @hooks in one go (one grace period, not
+	 * one per hook); returns after running handlers have finished.
+	 */
+	void (*detach)(struct ftagent_hook **hooks, unsigned int n);
+	/* Calls the driver could not see, since attach. */
+	u64 (*missed)(struct ftagent_hook *hook);
+	/* Optional: once before the first and after the last hook. */
+	int (*start)(void);
+	void (*stop)(void);
+	/* Optional: after attach() for every hook, make them live at once. */
+	int (*commit)(void);
+};
+
+extern const struct ftagent_hook_driver ftagent_kprobe_driver;
+extern const struct ftagent_hook_driver ftagent_ftrace_driver;
+
+int ftagent_hooks_init(void);
+void ftagent_hooks_exit(void);
+/*
+ * Attach the hooks @mode needs with driver @set. A hook that fails is
+ * reported by name and reason and the rest stay attached, unless @strict,
+ * when any failure detaches everything and is returned.
+ */
+int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict);
+void ftagent_hooks_detach(void);
+enum ftagent_state ftagent_hooks_state(void);
+
+/* Hot path: a hook saw a call (preemption off). */
+void ftagent_hook_fired(struct ftagent_hook *hook);
+/* Hot path: the attached hook for syscall @nr, or NULL. */
+struct ftagent_hook *ftagent_hook_by_nr(unsigned long nr);
+
+struct ftagent_hook_view {
+	const char *name;
+	u32 kind, state, error;
+	u64 hits, missed;
+};
+
+unsigned int ftagent_hooks_count(void);
+/* Caller holds the config lock (see config.h). */
+void ftagent_hook_view(unsigned int i, struct ftagent_hook_view *v);
+
+#endif /* _FTAGENT_HOOKS_H */

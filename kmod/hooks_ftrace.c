@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ftrace hook set: ftrace_ops only, no kprobes, no return trampolines.
+ *
+ * Entry: one ftrace_ops over the entry points of every traced syscall
+ * marks the calling task as "in a traced call" in a preallocated table and
+ * sets TIF_NOTIFY_RESUME on it. Setting that flag is harmless by design:
+ * it only asks the exit path to run resume_user_mode_work(), whose parts
+ * (task work, rseq fix-up, memcg and blkcg throttling) all check whether
+ * they have anything to do.
+ *
+ * Settle: on the way back to user mode the exit loop calls
+ * arch_do_signal_or_restart() when a signal is pending and
+ * resume_user_mode_work() for the flag, which calls
+ * blkcg_maybe_throttle_current(). A second ftrace_ops on those two
+ * functions finds the task's mark, clears it, and charges the call from
+ * current_pt_regs(): orig_ax is the syscall number, the argument registers
+ * are unchanged, ax is the return value. Signal delivery rewrites the
+ * registers for the handler frame, hence the hook on its entry, which runs
+ * first.
+ *
+ * Why not return hooks: kretprobes cost ~400 instructions a call and each
+ * call in flight holds an instance; a hook on the common syscall exit path
+ * would tax every system call, traced or not. Here untraced calls pay
+ * nothing. Unload stays safe while tasks sit blocked inside traced calls:
+ * no task ever holds an address in this module; when such a task returns
+ * after unload, its flag makes the exit path do a little idle work.
+ *
+ * A mark must be cleared exactly once: the exit loop can run the settle
+ * hooks again in the same return (rseq and throttling set the flag too),
+ * and a task may die inside a call. The first settle clears the mark; a
+ * sched_process_exit probe clears the mark of a task that never returns.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/errno.h>
+#include <linux/ftrace.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/sched/task_stack.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/trace_recursion.h>
+#include <linux/tracepoint.h>
+#include <asm/unistd.h>
+
+#include "account.h"
+#include "counters.h"
+#include "hooks.h"
+
+/*
+ * Tasks inside traced calls: 8-way buckets of task pointers, one cache
+ * line each. Only the owning task sets or clears its slot (the exit probe
+ * runs in the dying task's own context), so a cmpxchg to claim a free slot
+ * and a plain store to release it are enough. A full bucket loses the call
+ * (counted as pending_table).
+ */
+#define FTAGENT_PENDING_BITS	14
+#define FTAGENT_PENDING_WAYS	8
+#define FTAGENT_PENDING_SLOTS	BIT(FTAGENT_PENDING_BITS)
+
+static unsigned long *ftagent_pending;
+
+/* The functions the settle ops hooks; both are on the exit-to-user path. */
+static const char * const ftagent_settle_points[] = {
+	"arch_do_signal_or_restart",
+	"blkcg_maybe_throttle_current",
+};
+
+static struct tracepoint *ftagent_exit_tp;
+/* Entry points in the entry ops' filter; never register it with none. */
+static unsigned int ftagent_entry_filters;
+
+static __always_inline unsigned long *ftagent_bucket(struct task_struct *t)
+{
+	return &ftagent_pending[hash_ptr(t, FTAGENT_PENDING_BITS - 3) *
+				FTAGENT_PENDING_WAYS];
+}
+
+static void notrace ftagent_entry(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op,
+				  struct ftrace_regs *fregs)
+{
+	struct task_struct *t = current;
+	unsigned long *b, cur;
+	int bit, i;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	if (unlikely(t->flags & PF_KTHREAD))
+		goto out;
+	b = ftagent_bucket(t);
+	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
+		cur = READ_ONCE(b[i]);
+		/* Our own mark (a restarted call): keep it. */
+		if (cur == (unsigned long)t ||
+		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t))) {
+			if (!test_thread_flag(TIF_NOTIFY_RESUME))
+				set_thread_flag(TIF_NOTIFY_RESUME);
+			goto out;
+		}
+	}
+	ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
+out:
+	ftrace_test_recursion_unlock(bit);
+}
+
+static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
+				   struct ftrace_ops *op,
+				   struct ftrace_regs *fregs)
+{
+	struct task_struct *t = current;
+	struct ftagent_hook *hook;
+	struct pt_regs *uregs;
+	unsigned long *b;
+	int bit, i;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (bit < 0)
+		return;
+	b = ftagent_bucket(t);
+	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
+		if (READ_ONCE(b[i]) != (unsigned long)t)
+			continue;
+		WRITE_ONCE(b[i], 0UL);
+		uregs = current_pt_regs();
+		/* x32 calls share the 64-bit entry points. */
+		hook = ftagent_hook_by_nr(uregs->orig_ax & ~__X32_SYSCALL_BIT);
+		if (hook) {
+			ftagent_hook_fired(hook);
+			ftagent_account(hook->call, uregs, uregs->ax);
+		}
+		break;
+	}
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops ftagent_entry_ops = {
+	.func = ftagent_entry,
+	.flags = FTRACE_OPS_FL_RECURSION,
+};
+
+static struct ftrace_ops ftagent_settle_ops = {
+	.func = ftagent_settle,
+	.flags = FTRACE_OPS_FL_RECURSION,
+};
+
+static void notrace ftagent_task_exit(void *data, struct task_struct *p)
+{
+	unsigned long *b = ftagent_bucket(p);
+	int i;
+
+	for (i = 0; i < FTAGENT_PENDING_WAYS; i++)
+		if (READ_ONCE(b[i]) == (unsigned long)p)
+			WRITE_ONCE(b[i], 0UL);
+}
+
+static void ftagent_find_exit_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "sched_process_exit"))
+		ftagent_exit_tp = tp;
+}
+
+static int ftagent_set_filter(struct ftrace_ops *ops, const char *symbol)
+{
+	return ftrace_set_filter(ops, (unsigned char *)symbol, strlen(symbol),
+				 0);
+}
+
+static int ftagent_ftrace_start(void)
+{
+	unsigned int i;
+	int err;
+
+	ftagent_pending = kvcalloc(FTAGENT_PENDING_SLOTS, sizeof(long),
+				   GFP_KERNEL);
+	if (!ftagent_pending)
+		return -ENOMEM;
+
+	for_each_kernel_tracepoint(ftagent_find_exit_tp, NULL);
+	if (!ftagent_exit_tp) {
+		pr_err("ftrace hooks: no sched_process_exit tracepoint\n");
+		err = -ENOENT;
+		goto err_free;
+	}
+	err = tracepoint_probe_register(ftagent_exit_tp, ftagent_task_exit,
+					NULL);
+	if (err)
+		goto err_free;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_settle_points); i++) {
+		err = ftagent_set_filter(&ftagent_settle_ops,
+					 ftagent_settle_points[i]);
+		if (err) {
+			pr_err("ftrace hooks: cannot trace %s: %d\n",
+			       ftagent_settle_points[i], err);
+			goto err_filter;
+		}
+	}
+	err = register_ftrace_function(&ftagent_settle_ops);
+	if (err)
+		goto err_filter;
+	return 0;
+
+err_filter:
+	ftrace_free_filter(&ftagent_settle_ops);
+	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
+	tracepoint_synchronize_unregister();
+err_free:
+	kvfree(ftagent_pending);
+	ftagent_pending = NULL;
+	return err;
+}
+
+static int ftagent_ftrace_attach(struct ftagent_hook *hook)
+{
+	int err = ftagent_set_filter(&ftagent_entry_ops, hook->call->symbol);
+
+	if (!err)
+		ftagent_entry_filters++;
+	return err;
+}
+
+static int ftagent_ftrace_commit(void)
+{
+	/* An ops without a filter would trace every function in the kernel. */
+	if (!ftagent_entry_filters)
+		return -ENOENT;
+	return register_ftrace_function(&ftagent_entry_ops);
+}
+
+static void ftagent_ftrace_detach(struct ftagent_hook **hooks, unsigned int n)
+{
+	/* Returns once no entry callback runs any more. */
+	unregister_ftrace_function(&ftagent_entry_ops);
+}
+
+static void ftagent_ftrace_stop(void)
+{
+	unregister_ftrace_function(&ftagent_settle_ops);
+	ftrace_free_filter(&ftagent_entry_ops);
+	ftrace_free_filter(&ftagent_settle_ops);
+	ftagent_entry_filters = 0;
+	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
+	tracepoint_synchronize_unregister();
+	/* Calls still in flight are not settled by anyone now: forget them. */
+	kvfree(ftagent_pending);
+	ftagent_pending = NULL;
+}
+
+const struct ftagent_hook_driver ftagent_ftrace_driver = {
+	.kind = FTAGENT_HOOKS_FTRACE,
+	.start = ftagent_ftrace_start,
+	.attach = ftagent_ftrace_attach,
+	.commit = ftagent_ftrace_commit,
+	.detach = ftagent_ftrace_detach,
+	.stop = ftagent_ftrace_stop,
+};
