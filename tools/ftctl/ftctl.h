@@ -24,6 +24,14 @@ struct ftctl_opts {
 
 int ftctl_cmd_stats(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_version(const struct ftctl_opts *opts, int argc, char **argv);
+int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv);
+int ftctl_cmd_top(const struct ftctl_opts *opts, int argc, char **argv);
+
+struct ftagent_status;
+struct ftagent_resources;
+/* Status and resources from the module, or the exit code to return. */
+int ftctl_query_kernel(struct ftagent_status *st,
+		       struct ftagent_resources *res);
 
 /* Report a failed module query on stderr; returns the exit code to use. */
 struct ftnl_error;

@@ -195,6 +195,52 @@ err_close:
 	return -1;
 }
 
+struct listed_ctx {
+	const char *name;
+	int found;
+};
+
+static int listed_attr(const struct nlattr *attr, void *data)
+{
+	struct listed_ctx *ctx = data;
+
+	if (mnl_attr_get_type(attr) == CTRL_ATTR_FAMILY_NAME &&
+	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0 &&
+	    !strcmp(mnl_attr_get_str(attr), ctx->name))
+		ctx->found = 1;
+	return MNL_CB_OK;
+}
+
+static int listed_reply(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), listed_attr,
+			      data);
+}
+
+int ftnl_family_listed(const char *family, struct ftnl_error *err)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct listed_ctx ctx = {family, 0};
+	struct ftnl nl;
+	int rc;
+
+	memset(&nl, 0, sizeof(nl));
+	nl.sock = mnl_socket_open(NETLINK_GENERIC);
+	if (!nl.sock || mnl_socket_bind(nl.sock, 0, MNL_SOCKET_AUTOPID) < 0) {
+		set_errno_error(err, errno, "cannot open a netlink socket");
+		ftnl_close(&nl);
+		return -1;
+	}
+	nl.portid = mnl_socket_get_portid(nl.sock);
+	nl.family_id = GENL_ID_CTRL;
+	nl.family_version = 1;
+	rc = ftnl_transact(
+		&nl, ftnl_put_request(&nl, buf, CTRL_CMD_GETFAMILY, NLM_F_DUMP),
+		listed_reply, &ctx, err);
+	ftnl_close(&nl);
+	return rc < 0 ? -1 : ctx.found;
+}
+
 void ftnl_close(struct ftnl *nl)
 {
 	if (nl->sock)

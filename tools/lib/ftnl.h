@@ -38,6 +38,13 @@ int ftnl_open(struct ftnl *nl, const char *family, struct ftnl_error *err);
 void ftnl_close(struct ftnl *nl);
 
 /*
+ * ftnl_family_listed() - whether generic netlink lists @family now. Uses a
+ * dump, which (unlike a lookup by name) never makes the kernel try to load
+ * a module for a missing family. 1, 0, or -1 with @err.
+ */
+int ftnl_family_listed(const char *family, struct ftnl_error *err);
+
+/*
  * ftnl_put_request() - start a request for @cmd in @buf (at least
  * MNL_SOCKET_BUFFER_SIZE bytes). Add attributes with mnl_attr_put_*().
  */

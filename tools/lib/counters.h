@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Reading the module's counter generations and resources.
+ */
+#ifndef FTAGENT_LIB_COUNTERS_H
+#define FTAGENT_LIB_COUNTERS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/ftagent.h>
+
+#include "ftnl.h"
+
+/* Per-CPU figures of one generation (dump) or since load (resources). */
+struct ftagent_cpu_stats {
+	uint32_t cpu;
+	uint32_t fill, peak, entries;
+	uint64_t lost[__FTAGENT_LOSS_MAX];
+};
+
+/* One dumped generation: its counters, as the module sent them. */
+struct ftagent_generation {
+	uint64_t seq;
+	int acked;	 /* already acknowledged when dumped */
+	int interrupted; /* NLM_F_DUMP_INTR seen: redo the dump */
+	struct ftagent_counter *counters;
+	size_t n_counters, cap_counters;
+	struct ftagent_cpu_stats *cpus;
+	size_t n_cpus, cap_cpus;
+};
+
+void ftagent_generation_free(struct ftagent_generation *gen);
+
+/* Decode one DUMP_COUNTERS message into @gen (appending). MNL_CB_*. */
+int ftagent_generation_parse(const struct nlmsghdr *nlh,
+			     struct ftagent_generation *gen);
+
+/* Dump the idle generation. 0, or -1 with @err. */
+int ftagent_dump_generation(struct ftnl *stats, struct ftagent_generation *gen,
+			    struct ftnl_error *err);
+/* FLUSH: swap generations; *@seq is the new idle one. -1 with @err. */
+int ftagent_flush(struct ftnl *ctl, uint64_t *seq, struct ftnl_error *err);
+/* ACK_GENERATION @seq. 0, or -1 with @err. */
+int ftagent_ack_generation(struct ftnl *ctl, uint64_t seq,
+			   struct ftnl_error *err);
+
+/*
+ * Collect everything counted up to now: consume any unacknowledged idle
+ * generation, swap, consume the one that became idle. Calls @fn for each
+ * consumed generation. Returns 0, or -1 with @err.
+ */
+typedef void (*ftagent_generation_fn)(const struct ftagent_generation *gen,
+				      void *data);
+int ftagent_collect(struct ftnl *ctl, struct ftnl *stats,
+		    ftagent_generation_fn fn, void *data,
+		    struct ftnl_error *err);
+
+/* Module resources (GET_RESOURCES). */
+struct ftagent_hook_stats {
+	char name[64];
+	uint32_t kind, state, error;
+	uint64_t hits, missed;
+};
+
+struct ftagent_resources {
+	uint32_t mode, hooks, state, nr_cpus, table_capacity, gen_acked;
+	uint64_t memory_bytes, flush_count, gen_seq;
+	struct ftagent_cpu_stats *cpus;
+	size_t n_cpus, cap_cpus;
+	struct ftagent_hook_stats *hook;
+	size_t n_hooks, cap_hooks;
+};
+
+void ftagent_resources_free(struct ftagent_resources *res);
+int ftagent_resources_parse(const struct nlmsghdr *nlh,
+			    struct ftagent_resources *res);
+int ftagent_get_resources(struct ftnl *stats, struct ftagent_resources *res,
+			  struct ftnl_error *err);
+
+const char *ftagent_mode_name(uint32_t mode);
+const char *ftagent_hooks_name(uint32_t hooks);
+const char *ftagent_hook_state_name(uint32_t state);
+const char *ftagent_loss_name(unsigned int cause);
+
+#endif /* FTAGENT_LIB_COUNTERS_H */
