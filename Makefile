@@ -49,7 +49,7 @@ KSELFTEST_DIR := $(BUILD)/kselftest
 KSELFTEST_HDRS := $(KSELFTEST_DIR)/kselftest_harness.h $(KSELFTEST_DIR)/kselftest.h
 MODULE := kmod/ftagent.ko
 
-.PHONY: all module userspace tests deps check check-run demo demo-run lint \
+.PHONY: all module userspace tests deps check check-run demo demo-run lint bench \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove guest-shell
 
@@ -61,7 +61,14 @@ module:
 
 $(MODULE): module
 
-userspace: $(FTCTL)
+FTBENCH := $(BUILD)/ftbench
+
+userspace: $(FTCTL) $(FTBENCH)
+
+# Static, so the guest can run it from tmpfs with no 9p access.
+$(FTBENCH): tools/bench/ftbench.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -static -o $@ $<
 tests: $(UNIT_BINS) $(SELFTEST_BINS)
 
 $(BUILD)/%.o: %.c $(wildcard tools/lib/*.h) uapi/linux/ftagent.h
@@ -87,7 +94,7 @@ $(KSELFTEST_HDRS): $(KSRC_TARBALL)
 
 $(BUILD)/tests/selftests/%: tests/selftests/%.c $(KSELFTEST_HDRS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Wno-unused-parameter -isystem $(KSELFTEST_DIR) -o $@ \
+	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-missing-prototypes -isystem $(KSELFTEST_DIR) -o $@ \
 		$(filter %.c %.a,$^) -lpthread $(LDLIBS_NL)
 
 deps:
@@ -110,6 +117,10 @@ demo-run: all
 	@tools/guest/run-guest --kver $(KVER) --quiet --timeout 300 -- \
 		tools/demo/guest-demo $(CURDIR)/$(MODULE) $(CURDIR)/$(FTCTL)
 
+# Per-call overhead in an instruction-count guest (see docs/overhead.md).
+bench: all
+	tools/bench/run-icount
+
 guest-shell: all
 	tools/guest/run-guest --kver $(KVER) --shell
 
@@ -118,7 +129,7 @@ CHECKPATCH_DIR := $(BUILD)/checkpatch
 CHECKPATCH := $(CHECKPATCH_DIR)/checkpatch.pl
 KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) uapi/linux/ftagent.h
 USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.c \
-	tests/selftests/*.[ch] daemon/*.[ch])
+	tests/selftests/*.[ch] tools/bench/*.c daemon/*.[ch])
 
 $(CHECKPATCH): $(KSRC_TARBALL)
 	@mkdir -p $(CHECKPATCH_DIR)
@@ -144,9 +155,10 @@ lint-format:
 	clang-format --dry-run --Werror $(USER_SRCS)
 
 lint-shell:
-	shellcheck tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
+	shellcheck -x tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
 		tools/guest/init tools/demo/guest-demo tests/run-check \
-		tests/selftests/guest-run
+		tests/selftests/guest-run tools/bench/run-icount \
+		tools/bench/guest-icount tools/check-abi tools/check-versions
 
 # A real server: build and install through DKMS so kernel updates rebuild it.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)

@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the counter selftests: collect what the module counted
+ * for this process, sum it per object, and read the kernel's own figures
+ * (/proc/self/io, TCP_INFO) to compare against.
+ */
+#ifndef FTAGENT_TEST_H
+#define FTAGENT_TEST_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#include "../../tools/lib/counters.h"
+
+/* Counters of one process, from one or more consumed generations. */
+struct ft_counters {
+	pid_t tgid;
+	struct ftagent_counter *c;
+	size_t n, cap;
+	uint64_t lost[__FTAGENT_LOSS_MAX];
+	uint32_t entries_on_cpu[256]; /* keys per CPU, all processes */
+};
+
+struct ft_totals {
+	uint64_t in_bytes, out_bytes;
+	uint64_t in_calls, out_calls, in_errors, out_errors;
+	int records;
+};
+
+static inline void ft_take_generation(const struct ftagent_generation *gen,
+				      void *data)
+{
+	struct ft_counters *fc = data;
+	size_t i;
+	int k;
+
+	for (i = 0; i < gen->n_cpus; i++) {
+		for (k = 0; k < __FTAGENT_LOSS_MAX; k++)
+			fc->lost[k] += gen->cpus[i].lost[k];
+		if (gen->cpus[i].cpu < 256)
+			fc->entries_on_cpu[gen->cpus[i].cpu] +=
+				gen->cpus[i].entries;
+	}
+	for (i = 0; i < gen->n_counters; i++) {
+		if ((pid_t)gen->counters[i].tgid != fc->tgid)
+			continue;
+		if (fc->n == fc->cap) {
+			fc->cap = fc->cap ? fc->cap * 2 : 64;
+			fc->c = realloc(fc->c, fc->cap * sizeof(*fc->c));
+			if (!fc->c)
+				abort();
+		}
+		fc->c[fc->n++] = gen->counters[i];
+	}
+}
+
+/*
+ * Everything counted for this process since the previous call (the first
+ * call returns what came before it: call once to start a window). The two
+ * netlink sockets stay open for the life of the process, so collecting
+ * adds no new keys of its own after the first call.
+ */
+static inline int ft_collect(struct ft_counters *fc)
+{
+	static struct ftnl ctl, stats;
+	static int opened;
+	struct ftnl_error err;
+	int rc;
+
+	memset(fc, 0, sizeof(*fc));
+	fc->tgid = getpid();
+	if (!opened) {
+		if (ftnl_open(&ctl, FTAGENT_GENL_CTL_NAME, &err) < 0)
+			return -err.err;
+		if (ftnl_open(&stats, FTAGENT_GENL_STATS_NAME, &err) < 0) {
+			ftnl_close(&ctl);
+			return -err.err;
+		}
+		opened = 1;
+	}
+	rc = ftagent_collect(&ctl, &stats, ft_take_generation, fc, &err);
+	if (rc < 0)
+		fprintf(stderr, "# collect: %s (%d)\n", err.msg, err.err);
+	return rc < 0 ? -err.err : 0;
+}
+
+static inline void ft_counters_free(struct ft_counters *fc)
+{
+	free(fc->c);
+	fc->c = NULL;
+	fc->n = fc->cap = 0;
+}
+
+/* Sum this process's counters for one object (peer_ino 0: any). */
+static inline struct ft_totals ft_sum(const struct ft_counters *fc, int kind,
+				      uint32_t dev, uint64_t ino,
+				      uint64_t peer_ino)
+{
+	struct ft_totals t = {0};
+	size_t i;
+
+	for (i = 0; i < fc->n; i++) {
+		const struct ftagent_counter *c = &fc->c[i];
+
+		if (c->kind != kind || c->ino != ino ||
+		    (kind != FTAGENT_OBJ_SOCKET && c->dev != dev) ||
+		    (peer_ino && c->peer_ino != peer_ino))
+			continue;
+		t.records++;
+		t.in_bytes += c->in.bytes;
+		t.in_calls += c->in.calls;
+		t.in_errors += c->in.errors;
+		t.out_bytes += c->out.bytes;
+		t.out_calls += c->out.calls;
+		t.out_errors += c->out.errors;
+	}
+	return t;
+}
+
+/* The object behind a descriptor, as stat(2) names it. */
+static inline void ft_fd_id(int fd, uint32_t *dev, uint64_t *ino)
+{
+	struct stat st;
+
+	if (fstat(fd, &st)) {
+		*dev = 0;
+		*ino = 0;
+		return;
+	}
+	*dev = (uint32_t)st.st_dev;
+	*ino = st.st_ino;
+}
+
+static inline struct ft_totals ft_sum_fd(const struct ft_counters *fc, int kind,
+					 int fd)
+{
+	uint32_t dev;
+	uint64_t ino;
+
+	ft_fd_id(fd, &dev, &ino);
+	return ft_sum(fc, kind, dev, ino, 0);
+}
+
+/*
+ * The kernel's own per-process I/O accounting: rchar and wchar. Returns
+ * the bytes this read of /proc/self/io itself returned (which the kernel
+ * adds to rchar afterwards), or -1.
+ */
+static inline ssize_t ft_proc_io(uint64_t *rchar, uint64_t *wchar)
+{
+	char buf[512], *p;
+	ssize_t n;
+	int fd = open("/proc/self/io", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "rchar:");
+	if (!p || sscanf(p, "rchar: %lu", (unsigned long *)rchar) != 1)
+		return -1;
+	p = strstr(buf, "wchar:");
+	if (!p || sscanf(p, "wchar: %lu", (unsigned long *)wchar) != 1)
+		return -1;
+	return n;
+}
+
+/* Reload the module with the runner's parameters plus @extra. */
+static inline int ft_reload_module(const char *extra)
+{
+	const char *ko = getenv("FTAGENT_KO");
+	const char *base = getenv("FTAGENT_PARAMS");
+	char params[256];
+	int fd, rc;
+
+	if (!ko)
+		return -ENOENT;
+	snprintf(params, sizeof(params), "%s %s", base ? base : "",
+		 extra ? extra : "");
+	syscall(SYS_delete_module, "ftagent", O_NONBLOCK);
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = syscall(SYS_finit_module, fd, params, 0);
+	close(fd);
+	return rc ? -errno : 0;
+}
+
+static inline int ft_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+#endif /* FTAGENT_TEST_H */

@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Unloading is safe while the hooks are busy: 100 load/unload cycles while
+ * four threads hammer send and pread, and unload while tasks sit blocked
+ * in accept(), recv() and a pipe read(): rmmod completes within a second,
+ * the blocked calls return normally later, and the kernel log stays clean
+ * (the guest harness fails the run on any splat).
+ *
+ * Needs FTAGENT_KO; leaves the module loaded with the runner's parameters.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "ftagent_test.h"
+
+static volatile int stop_hammer;
+
+static void *hammer(void *arg)
+{
+	int n = (int)(long)arg, sv[2], fd, i;
+	char buf[4096] = {0}, path[64];
+
+	snprintf(path, sizeof(path), "/tmp/fthm.%d.%d", getpid(), n);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	unlink(path);
+	if (fd < 0 || ft_write_all(fd, buf, sizeof(buf)) ||
+	    socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
+		return (void *)1L;
+	for (i = 0; !stop_hammer; i++) {
+		if (pread(fd, buf, sizeof(buf), 0) != sizeof(buf) ||
+		    send(sv[0], buf, 1024, 0) != 1024 ||
+		    recv(sv[1], buf, sizeof(buf), 0) != 1024)
+			return (void *)1L;
+		/* Two vCPUs, four threads: leave the loader some CPU time. */
+		if (!(i % 64))
+			usleep(100);
+	}
+	close(sv[0]);
+	close(sv[1]);
+	close(fd);
+	return NULL;
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "ftagent", O_NONBLOCK) ? -errno : 0;
+}
+
+static int load(void)
+{
+	return ft_reload_module(NULL);
+}
+
+FIXTURE(busy){};
+FIXTURE_SETUP(busy)
+{
+}
+FIXTURE_TEARDOWN(busy)
+{
+}
+
+/*
+ * 100 cycles with the ftrace set (the default). The kprobe set attaches 21
+ * kretprobes one by one, each a separate live text patch, which under TCG
+ * with four busy threads takes several seconds: it does 25 cycles, to keep
+ * `make check` within its time budget.
+ */
+static int cycles_for_this_hook_set(void)
+{
+	const char *params = getenv("FTAGENT_PARAMS");
+
+	return params && strstr(params, "hooks=kprobe") ? 25 : 100;
+}
+
+TEST_F_TIMEOUT(busy, hundred_cycles_while_hammering, 900)
+{
+	int cycles = cycles_for_this_hook_set();
+	double t0 = now();
+	pthread_t th[4];
+	void *ret;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, hammer,
+					    (void *)(long)i));
+	for (i = 0; i < cycles; i++) {
+		ASSERT_EQ(0, unload()) TH_LOG("cycle %d: unload", i);
+		ASSERT_EQ(0, load()) TH_LOG("cycle %d: load", i);
+	}
+	TH_LOG("%d cycles in %.1f s", cycles, now() - t0);
+	stop_hammer = 1;
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(0, pthread_join(th[i], &ret));
+		EXPECT_EQ(NULL, ret);
+	}
+}
+
+/* Children that block in accept(), recv() and read() until woken. */
+TEST_F_TIMEOUT(busy, unload_with_tasks_blocked_in_hooked_calls, 120)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sa);
+	int lfd, sv[2], p[2], i, status, cfd;
+	pid_t kids[3];
+	double t0, took;
+	char c = 'w';
+
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sa, sizeof(sa)));
+	ASSERT_EQ(0, listen(lfd, 1));
+	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&sa, &len));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_EQ(0, pipe(p));
+
+	kids[0] = fork();
+	if (!kids[0]) {
+		int fd = accept(lfd, NULL, NULL);
+
+		_exit(fd >= 0 && read(fd, &c, 1) == 1 && c == 'a' ? 0 : 1);
+	}
+	kids[1] = fork();
+	if (!kids[1])
+		_exit(recv(sv[1], &c, 1, 0) == 1 && c == 'r' ? 0 : 1);
+	kids[2] = fork();
+	if (!kids[2])
+		_exit(read(p[0], &c, 1) == 1 && c == 'p' ? 0 : 1);
+
+	usleep(300 * 1000); /* let them block */
+	t0 = now();
+	ASSERT_EQ(0, unload());
+	took = now() - t0;
+	TH_LOG("rmmod with three blocked tasks took %.3f s", took);
+	EXPECT_GT(1.0, took);
+
+	/* Wake them: each call must return normally, with its data. */
+	cfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&sa, sizeof(sa)));
+	c = 'a';
+	ASSERT_EQ(1, write(cfd, &c, 1));
+	c = 'r';
+	ASSERT_EQ(1, send(sv[0], &c, 1, 0));
+	c = 'p';
+	ASSERT_EQ(1, write(p[1], &c, 1));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(kids[i], waitpid(kids[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	close(cfd);
+	EXPECT_EQ(0, load());
+}
+
+TEST_HARNESS_MAIN
