@@ -49,7 +49,7 @@ KSELFTEST_DIR := $(BUILD)/kselftest
 KSELFTEST_HDRS := $(KSELFTEST_DIR)/kselftest_harness.h $(KSELFTEST_DIR)/kselftest.h
 MODULE := kmod/ftagent.ko
 
-.PHONY: all module userspace tests deps check check-run demo demo-run lint bench \
+.PHONY: all module userspace tests deps check check-run check-long demo demo-run lint bench \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove guest-shell
 
@@ -107,6 +107,11 @@ check:
 
 check-run: all
 	@tests/run-check --kver $(KVER) --module $(MODULE) --build $(BUILD)
+
+# The same with the long stress runs (100 hammered load/unload cycles per
+# hook set): about an hour under TCG.
+check-long: all
+	@tests/run-check --kver $(KVER) --module $(MODULE) --build $(BUILD) --long
 
 # The README's main command: the module and a workload in a guest.
 demo:
