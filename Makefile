@@ -108,8 +108,8 @@ check:
 check-run: all
 	@tests/run-check --kver $(KVER) --module $(MODULE) --build $(BUILD)
 
-# The same with the long stress runs (100 hammered load/unload cycles per
-# hook set): about an hour under TCG.
+# The same with the long stress runs (100 hammered load/unload cycles with
+# the kprobe set too).
 check-long: all
 	@tests/run-check --kver $(KVER) --module $(MODULE) --build $(BUILD) --long
 
