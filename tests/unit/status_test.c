@@ -118,6 +118,11 @@ static void missing_genl_header_is_rejected(void **state)
 static void unknown_state_has_a_name(void **state)
 {
 	(void)state;
+	assert_string_equal(ftagent_state_name(FTAGENT_STATE_TRACING),
+			    "tracing");
+	assert_string_equal(ftagent_state_name(FTAGENT_STATE_DEGRADED),
+			    "degraded");
+	assert_string_equal(ftagent_state_name(0), "unknown");
 	assert_string_equal(ftagent_state_name(__FTAGENT_STATE_MAX + 3),
 			    "unknown");
 }

@@ -39,7 +39,7 @@ static uint64_t missed_total(const struct ftagent_resources *res)
 
 static void print_size(const char *label, uint64_t bytes)
 {
-	if (bytes >= 10ull << 20)
+	if (bytes >= 1ull << 20)
 		printf("%-18s%.1f MB\n", label, bytes / 1048576.0);
 	else
 		printf("%-18s%.1f KB\n", label, bytes / 1024.0);

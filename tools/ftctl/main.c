@@ -17,6 +17,8 @@ static const struct {
 } commands[] = {
 	{"stats", ftctl_cmd_stats, "show the module's state and figures"},
 	{"version", ftctl_cmd_version, "show client and module versions"},
+	{"selfcheck", ftctl_cmd_selfcheck, "prove that every hook fires"},
+	{"top", ftctl_cmd_top, "--once: bytes and calls per process"},
 };
 
 static void usage(FILE *out)

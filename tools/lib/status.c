@@ -94,9 +94,14 @@ int ftagent_status_parse(const struct nlmsghdr *nlh, int stats,
 
 const char *ftagent_state_name(uint32_t state)
 {
-	switch (state) {
-	case FTAGENT_STATE_READY: return "ready";
-	}
+	static const char *const names[] = {
+		[FTAGENT_STATE_READY] = "ready",
+		[FTAGENT_STATE_TRACING] = "tracing",
+		[FTAGENT_STATE_DEGRADED] = "degraded",
+	};
+
+	if (state < sizeof(names) / sizeof(names[0]) && names[state])
+		return names[state];
 	return "unknown";
 }
 
