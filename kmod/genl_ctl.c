@@ -140,13 +140,53 @@ static const struct nla_policy ftagent_ctl_no_attrs_policy[FTAGENT_CTL_A_MAX + 1
 	},
 };
 
+/*
+ * Value checks in the policy. A range policy would answer ERANGE; a bad
+ * value is a malformed request (EINVAL), and the message says what fits.
+ */
+static bool ftagent_u32_in(const struct nlattr *attr, u32 min, u32 max)
+{
+	u32 v = nla_get_u32(attr);
+
+	return v >= min && v <= max;
+}
+
+static int ftagent_check_mode(const struct nlattr *attr,
+			      struct netlink_ext_ack *extack)
+{
+	if (ftagent_u32_in(attr, FTAGENT_MODE_MINIMAL, FTAGENT_MODE_STANDARD))
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "MODE must be 1 (minimal) or 2 (standard)");
+	return -EINVAL;
+}
+
+static int ftagent_check_hooks(const struct nlattr *attr,
+			       struct netlink_ext_ack *extack)
+{
+	if (ftagent_u32_in(attr, FTAGENT_HOOKS_FTRACE, FTAGENT_HOOKS_KPROBE))
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "HOOKS must be 1 (ftrace) or 2 (kprobe)");
+	return -EINVAL;
+}
+
+static int ftagent_check_interval(const struct nlattr *attr,
+				  struct netlink_ext_ack *extack)
+{
+	if (ftagent_u32_in(attr, 0, FTAGENT_FLUSH_INTERVAL_MAX_MS))
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, attr, "FLUSH_INTERVAL_MS must be 0..60000");
+	return -EINVAL;
+}
+
 static const struct nla_policy ftagent_ctl_set_config_policy[FTAGENT_CTL_A_MAX + 1] = {
-	[FTAGENT_CTL_A_MODE] = NLA_POLICY_RANGE(NLA_U32, FTAGENT_MODE_MINIMAL,
-						FTAGENT_MODE_STANDARD),
-	[FTAGENT_CTL_A_HOOKS] = NLA_POLICY_RANGE(NLA_U32, FTAGENT_HOOKS_FTRACE,
-						 FTAGENT_HOOKS_KPROBE),
+	[FTAGENT_CTL_A_MODE] = NLA_POLICY_VALIDATE_FN(NLA_U32,
+						      ftagent_check_mode),
+	[FTAGENT_CTL_A_HOOKS] = NLA_POLICY_VALIDATE_FN(NLA_U32,
+						       ftagent_check_hooks),
 	[FTAGENT_CTL_A_FLUSH_INTERVAL_MS] =
-		NLA_POLICY_MAX(NLA_U32, FTAGENT_FLUSH_INTERVAL_MAX_MS),
+		NLA_POLICY_VALIDATE_FN(NLA_U32, ftagent_check_interval),
 };
 
 static const struct nla_policy ftagent_ctl_ack_policy[FTAGENT_CTL_A_MAX + 1] = {

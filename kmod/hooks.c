@@ -204,6 +204,10 @@ int __init ftagent_hooks_init(void)
 void ftagent_hooks_exit(void)
 {
 	ftagent_hooks_detach();
+	if (ftagent_ftrace_driver.release)
+		ftagent_ftrace_driver.release();
+	if (ftagent_kprobe_driver.release)
+		ftagent_kprobe_driver.release();
 	free_percpu(ftagent_hook_hits);
 	kfree(ftagent_attached);
 	kfree(ftagent_hooks);

@@ -40,6 +40,8 @@ struct ftagent_hook_driver {
 	void (*stop)(void);
 	/* Optional: after attach() for every hook, make them live at once. */
 	int (*commit)(void);
+	/* Optional: at module exit, free what start() kept for reuse. */
+	void (*release)(void);
 };
 
 extern const struct ftagent_hook_driver ftagent_kprobe_driver;

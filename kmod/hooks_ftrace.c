@@ -169,6 +169,16 @@ static int ftagent_set_filter(struct ftrace_ops *ops, const char *symbol)
 				 0);
 }
 
+/*
+ * Empty a filter so the ops can be attached again later. Not
+ * ftrace_free_filter(): it frees the hashes but leaves the ops pointing at
+ * them, so it is only for an ops that is never used again (module exit).
+ */
+static void ftagent_reset_filter(struct ftrace_ops *ops)
+{
+	ftrace_set_filter(ops, NULL, 0, 1);
+}
+
 static int ftagent_ftrace_start(void)
 {
 	unsigned int i;
@@ -205,7 +215,7 @@ static int ftagent_ftrace_start(void)
 	return 0;
 
 err_filter:
-	ftrace_free_filter(&ftagent_settle_ops);
+	ftagent_reset_filter(&ftagent_settle_ops);
 	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
 	tracepoint_synchronize_unregister();
 err_free:
@@ -240,14 +250,21 @@ static void ftagent_ftrace_detach(struct ftagent_hook **hooks, unsigned int n)
 static void ftagent_ftrace_stop(void)
 {
 	unregister_ftrace_function(&ftagent_settle_ops);
-	ftrace_free_filter(&ftagent_entry_ops);
-	ftrace_free_filter(&ftagent_settle_ops);
+	ftagent_reset_filter(&ftagent_entry_ops);
+	ftagent_reset_filter(&ftagent_settle_ops);
 	ftagent_entry_filters = 0;
 	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
 	tracepoint_synchronize_unregister();
 	/* Calls still in flight are not settled by anyone now: forget them. */
 	kvfree(ftagent_pending);
 	ftagent_pending = NULL;
+}
+
+/* Module exit: the ops are never used again. */
+static void ftagent_ftrace_release(void)
+{
+	ftrace_free_filter(&ftagent_entry_ops);
+	ftrace_free_filter(&ftagent_settle_ops);
 }
 
 const struct ftagent_hook_driver ftagent_ftrace_driver = {
@@ -257,4 +274,5 @@ const struct ftagent_hook_driver ftagent_ftrace_driver = {
 	.commit = ftagent_ftrace_commit,
 	.detach = ftagent_ftrace_detach,
 	.stop = ftagent_ftrace_stop,
+	.release = ftagent_ftrace_release,
 };
