@@ -6,6 +6,7 @@
  */
 #include <sys/mount.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
 
 #include "kselftest_harness.h"
 #include "ftagent_test.h"
@@ -187,6 +188,32 @@ TEST(pipe_bytes_are_charged_to_the_pipe)
 	EXPECT_EQ(1000, t.in_bytes);
 	EXPECT_EQ(2, t.in_calls);
 	EXPECT_EQ(1000, t.out_bytes);
+	EXPECT_EQ(1, t.out_calls);
+	ft_counters_free(&fc);
+}
+
+/* A process that lives far less than a flush interval is still counted. */
+TEST(short_lived_process_totals_survive_its_exit)
+{
+	struct ft_counters fc;
+	struct ft_totals t;
+	int p[2], status;
+	char buf[64];
+	pid_t kid;
+
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+	kid = fork();
+	if (!kid)
+		_exit(write(p[1], "0123456789", 10) == 10 ? 0 : 1);
+	ASSERT_EQ(kid, waitpid(kid, &status, 0));
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(10, read(p[0], buf, sizeof(buf)));
+	/* The child is gone; its counters are not. */
+	ASSERT_EQ(0, ft_collect_tgid(&fc, kid));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_PIPE, p[1]);
+	EXPECT_EQ(10, t.out_bytes);
 	EXPECT_EQ(1, t.out_calls);
 	ft_counters_free(&fc);
 }

@@ -68,7 +68,7 @@ static inline void ft_take_generation(const struct ftagent_generation *gen,
  * netlink sockets stay open for the life of the process, so collecting
  * adds no new keys of its own after the first call.
  */
-static inline int ft_collect(struct ft_counters *fc)
+static inline int ft_collect_tgid(struct ft_counters *fc, pid_t tgid)
 {
 	static struct ftnl ctl, stats;
 	static int opened;
@@ -76,7 +76,7 @@ static inline int ft_collect(struct ft_counters *fc)
 	int rc;
 
 	memset(fc, 0, sizeof(*fc));
-	fc->tgid = getpid();
+	fc->tgid = tgid;
 	if (!opened) {
 		if (ftnl_open(&ctl, FTAGENT_GENL_CTL_NAME, &err) < 0)
 			return -err.err;
@@ -90,6 +90,11 @@ static inline int ft_collect(struct ft_counters *fc)
 	if (rc < 0)
 		fprintf(stderr, "# collect: %s (%d)\n", err.msg, err.err);
 	return rc < 0 ? -err.err : 0;
+}
+
+static inline int ft_collect(struct ft_counters *fc)
+{
+	return ft_collect_tgid(fc, getpid());
 }
 
 static inline void ft_counters_free(struct ft_counters *fc)

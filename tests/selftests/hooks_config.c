@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Hooks and their configuration: every attached hook fires (the
+ * self-check), the hook set and mode can be switched at run time through
+ * SET_CONFIG with counting still exact afterwards, and bad values are
+ * refused with a reason while the running configuration stays.
+ *
+ * Leaves the module configured as the runner loaded it.
+ */
+#include <sys/syscall.h>
+
+#include "kselftest_harness.h"
+#include "ftagent_test.h"
+
+#define CLOSED_FD 999999
+
+static int set_config(uint32_t mode, uint32_t hooks, struct ftnl_error *err)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *req;
+	struct ftnl nl;
+	int rc;
+
+	if (ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, err) < 0)
+		return -1;
+	req = ftnl_put_request(&nl, buf, FTAGENT_CTL_CMD_SET_CONFIG, 0);
+	if (mode)
+		mnl_attr_put_u32(req, FTAGENT_CTL_A_MODE, mode);
+	if (hooks)
+		mnl_attr_put_u32(req, FTAGENT_CTL_A_HOOKS, hooks);
+	rc = ftnl_transact(&nl, req, NULL, NULL, err);
+	ftnl_close(&nl);
+	return rc;
+}
+
+static int resources(struct ftagent_resources *res)
+{
+	struct ftnl_error err;
+	struct ftnl nl;
+	int rc;
+
+	if (ftnl_open(&nl, FTAGENT_GENL_STATS_NAME, &err) < 0)
+		return -1;
+	rc = ftagent_get_resources(&nl, res, &err);
+	ftnl_close(&nl);
+	return rc;
+}
+
+static void touch_every_traced_call(void)
+{
+	static const long nrs[] = {
+		SYS_read,     SYS_readv,    SYS_pread64,  SYS_preadv,
+		SYS_preadv2,  SYS_write,    SYS_writev,	  SYS_pwrite64,
+		SYS_pwritev,  SYS_pwritev2, SYS_recvfrom, SYS_recvmsg,
+		SYS_recvmmsg, SYS_sendto,   SYS_sendmsg,  SYS_sendmmsg,
+		SYS_sendfile, SYS_splice,   SYS_connect,  SYS_accept,
+		SYS_accept4,
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+		syscall(nrs[i], CLOSED_FD, 0, 0, CLOSED_FD, 0, 0);
+}
+
+/* Hooks attached, and how many of them a call went through. */
+static void count_hooks(const struct ftagent_resources *res, int *attached,
+			int *verified, int *failed)
+{
+	size_t i;
+
+	*attached = *verified = *failed = 0;
+	for (i = 0; i < res->n_hooks; i++) {
+		*verified += res->hook[i].state == FTAGENT_HOOK_VERIFIED;
+		*failed += res->hook[i].state == FTAGENT_HOOK_FAILED;
+		*attached += res->hook[i].state == FTAGENT_HOOK_VERIFIED ||
+			     res->hook[i].state == FTAGENT_HOOK_ATTACHED;
+	}
+}
+
+TEST(every_attached_hook_fires)
+{
+	struct ftagent_resources res;
+	int attached, verified, failed;
+
+	touch_every_traced_call();
+	ASSERT_EQ(0, resources(&res));
+	count_hooks(&res, &attached, &verified, &failed);
+	EXPECT_EQ(21, attached); /* standard mode: every traced call */
+	EXPECT_EQ(attached, verified);
+	EXPECT_EQ(0, failed);
+	EXPECT_EQ((uint32_t)FTAGENT_STATE_TRACING, res.state);
+	ftagent_resources_free(&res);
+}
+
+/* Count one pread of 4 KB from a fresh file, through whatever is attached. */
+static int pread_counted(uint64_t *bytes)
+{
+	char path[] = "/tmp/fthc.XXXXXX", buf[4096] = {0};
+	struct ft_counters fc;
+	struct ft_totals t;
+	int fd = mkstemp(path);
+
+	if (fd < 0 || ft_write_all(fd, buf, sizeof(buf)))
+		return -1;
+	unlink(path);
+	if (ft_collect(&fc))
+		return -1;
+	ft_counters_free(&fc);
+	if (pread(fd, buf, sizeof(buf), 0) != sizeof(buf) || ft_collect(&fc))
+		return -1;
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, fd);
+	*bytes = t.in_bytes;
+	ft_counters_free(&fc);
+	close(fd);
+	return 0;
+}
+
+TEST(hook_set_and_mode_switch_at_run_time)
+{
+	struct ftagent_resources res;
+	struct ftnl_error err;
+	uint32_t orig_hooks;
+	uint64_t bytes;
+
+	ASSERT_EQ(0, resources(&res));
+	orig_hooks = res.hooks;
+	ftagent_resources_free(&res);
+
+	/* The other hook set: still exact. */
+	ASSERT_EQ(0, set_config(0,
+				orig_hooks == FTAGENT_HOOKS_FTRACE
+					? FTAGENT_HOOKS_KPROBE
+					: FTAGENT_HOOKS_FTRACE,
+				&err))
+	TH_LOG("SET_CONFIG hooks: %s", err.msg);
+	ASSERT_EQ(0, pread_counted(&bytes));
+	EXPECT_EQ(4096, bytes);
+
+	/* Minimal mode: files are not charged, pread is not even hooked. */
+	ASSERT_EQ(0, set_config(FTAGENT_MODE_MINIMAL, 0, &err));
+	ASSERT_EQ(0, pread_counted(&bytes));
+	EXPECT_EQ(0, bytes);
+	ASSERT_EQ(0, resources(&res));
+	EXPECT_EQ((uint32_t)FTAGENT_MODE_MINIMAL, res.mode);
+	ftagent_resources_free(&res);
+
+	/* Back to how the runner loaded the module. */
+	ASSERT_EQ(0, set_config(FTAGENT_MODE_STANDARD, orig_hooks, &err));
+	ASSERT_EQ(0, pread_counted(&bytes));
+	EXPECT_EQ(4096, bytes);
+}
+
+TEST(bad_values_are_refused_and_change_nothing)
+{
+	struct ftagent_resources before, after;
+	struct ftnl_error err;
+
+	ASSERT_EQ(0, resources(&before));
+	ASSERT_EQ(-1, set_config(7, 0, &err));
+	EXPECT_EQ(EINVAL, err.err);
+	EXPECT_STREQ("MODE must be 1 (minimal) or 2 (standard)", err.msg);
+	EXPECT_EQ(1, err.has_offset);
+	ASSERT_EQ(-1, set_config(0, 9, &err));
+	EXPECT_EQ(EINVAL, err.err);
+	EXPECT_STREQ("HOOKS must be 1 (ftrace) or 2 (kprobe)", err.msg);
+	ASSERT_EQ(-1, set_config(0, 0, &err)); /* nothing to set */
+	EXPECT_EQ(EINVAL, err.err);
+	EXPECT_STREQ("SET_CONFIG needs MODE, HOOKS or FLUSH_INTERVAL_MS",
+		     err.msg);
+	ASSERT_EQ(0, resources(&after));
+	EXPECT_EQ(before.mode, after.mode);
+	EXPECT_EQ(before.hooks, after.hooks);
+	EXPECT_EQ(before.state, after.state);
+	ftagent_resources_free(&before);
+	ftagent_resources_free(&after);
+}
+
+TEST_HARNESS_MAIN
