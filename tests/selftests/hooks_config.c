@@ -7,12 +7,10 @@
  *
  * Leaves the module configured as the runner loaded it.
  */
-#include <sys/syscall.h>
 
 #include "kselftest_harness.h"
 #include "ftagent_test.h"
-
-#define CLOSED_FD 999999
+#include "../../tools/lib/selfcheck.h"
 
 static int set_config(uint32_t mode, uint32_t hooks, struct ftnl_error *err)
 {
@@ -46,22 +44,6 @@ static int resources(struct ftagent_resources *res)
 	return rc;
 }
 
-static void touch_every_traced_call(void)
-{
-	static const long nrs[] = {
-		SYS_read,     SYS_readv,    SYS_pread64,  SYS_preadv,
-		SYS_preadv2,  SYS_write,    SYS_writev,	  SYS_pwrite64,
-		SYS_pwritev,  SYS_pwritev2, SYS_recvfrom, SYS_recvmsg,
-		SYS_recvmmsg, SYS_sendto,   SYS_sendmsg,  SYS_sendmmsg,
-		SYS_sendfile, SYS_splice,   SYS_connect,  SYS_accept,
-		SYS_accept4,
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
-		syscall(nrs[i], CLOSED_FD, 0, 0, CLOSED_FD, 0, 0);
-}
-
 /* Hooks attached, and how many of them a call went through. */
 static void count_hooks(const struct ftagent_resources *res, int *attached,
 			int *verified, int *failed)
@@ -82,7 +64,7 @@ TEST(every_attached_hook_fires)
 	struct ftagent_resources res;
 	int attached, verified, failed;
 
-	touch_every_traced_call();
+	ftagent_call_every_traced_syscall();
 	ASSERT_EQ(0, resources(&res));
 	count_hooks(&res, &attached, &verified, &failed);
 	EXPECT_EQ(21, attached); /* standard mode: every traced call */

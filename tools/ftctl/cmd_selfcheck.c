@@ -8,31 +8,11 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
-#include <sys/syscall.h>
 
 #include "../lib/counters.h"
+#include "../lib/selfcheck.h"
 #include "../lib/status.h"
 #include "ftctl.h"
-
-/* Far above any descriptor a fresh ftctl holds. */
-#define CLOSED_FD 999999
-
-static void touch_every_traced_call(void)
-{
-	static const long nrs[] = {
-		SYS_read,     SYS_readv,    SYS_pread64,  SYS_preadv,
-		SYS_preadv2,  SYS_write,    SYS_writev,	  SYS_pwrite64,
-		SYS_pwritev,  SYS_pwritev2, SYS_recvfrom, SYS_recvmsg,
-		SYS_recvmmsg, SYS_sendto,   SYS_sendmsg,  SYS_sendmmsg,
-		SYS_sendfile, SYS_splice,   SYS_connect,  SYS_accept,
-		SYS_accept4,
-	};
-	size_t i;
-
-	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
-		syscall(nrs[i], CLOSED_FD, 0, 0, CLOSED_FD, 0, 0);
-}
 
 int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv)
 {
@@ -47,7 +27,7 @@ int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv)
 		fprintf(stderr, "ftctl: selfcheck takes no arguments\n");
 		return FTCTL_USAGE;
 	}
-	touch_every_traced_call();
+	ftagent_call_every_traced_syscall();
 	rc = ftctl_query_kernel(&st, &res);
 	if (rc != FTCTL_OK)
 		return rc;
