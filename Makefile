@@ -32,7 +32,7 @@ LDLIBS_JSON := -ljson-c
 # Debian packages the project needs, for `make deps`.
 DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
-	qemu-system-x86 busybox-static iproute2 \
+	qemu-system-x86 busybox-static iproute2 e2fsprogs python3 \
 	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev \
 	dkms sparse clang-format shellcheck
 
@@ -124,7 +124,7 @@ demo-run: all
 
 # Per-call overhead in an instruction-count guest (see docs/overhead.md).
 bench: all
-	tools/bench/run-icount
+	tools/bench/run-icount 25 4
 
 guest-shell: all
 	tools/guest/run-guest --kver $(KVER) --shell
