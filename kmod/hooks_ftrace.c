@@ -78,6 +78,14 @@ static __always_inline unsigned long *ftagent_bucket(struct task_struct *t)
 				FTAGENT_PENDING_WAYS];
 }
 
+/* A hook fired inside another on this CPU: the call goes uncounted. */
+static void ftagent_recursion_loss(void)
+{
+	preempt_disable_notrace();
+	ftagent_count_loss(FTAGENT_LOSS_RECURSION);
+	preempt_enable_notrace();
+}
+
 static void notrace ftagent_entry(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op,
 				  struct ftrace_regs *fregs)
@@ -87,8 +95,11 @@ static void notrace ftagent_entry(unsigned long ip, unsigned long parent_ip,
 	int bit, i;
 
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
+	if (unlikely(bit < 0)) {
+		if (!(t->flags & PF_KTHREAD))
+			ftagent_recursion_loss();
 		return;
+	}
 	if (unlikely(t->flags & PF_KTHREAD))
 		goto out;
 	b = ftagent_bucket(t);
@@ -117,10 +128,19 @@ static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
 	unsigned long *b;
 	int bit, i;
 
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (bit < 0)
-		return;
 	b = ftagent_bucket(t);
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (unlikely(bit < 0)) {
+		/* Only the owner touches its slot: drop our mark, count it. */
+		for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
+			if (READ_ONCE(b[i]) == (unsigned long)t) {
+				WRITE_ONCE(b[i], 0UL);
+				ftagent_recursion_loss();
+				break;
+			}
+		}
+		return;
+	}
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
 		if (READ_ONCE(b[i]) != (unsigned long)t)
 			continue;
