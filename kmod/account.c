@@ -75,10 +75,14 @@ static bool ftagent_key_for_fd(unsigned long fd, struct ftagent_key *key)
 	return true;
 }
 
+static bool ftagent_standard_mode(void)
+{
+	return READ_ONCE(ftagent_account_mode) == FTAGENT_MODE_STANDARD;
+}
+
 static bool ftagent_key_counted(const struct ftagent_key *key)
 {
-	return key->kind == FTAGENT_OBJ_SOCKET ||
-	       READ_ONCE(ftagent_account_mode) == FTAGENT_MODE_STANDARD;
+	return key->kind == FTAGENT_OBJ_SOCKET || ftagent_standard_mode();
 }
 
 static void ftagent_charge_fd(unsigned long fd, enum ftagent_dir dir,
@@ -137,8 +141,7 @@ void ftagent_account(const struct ftagent_call *call,
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_OUT, ret, &peer);
 		/* A file's bytes sent straight to a socket: a transfer. */
 		if (key.kind == FTAGENT_OBJ_FILE &&
-		    peer.kind == FTAGENT_OBJ_SOCKET &&
-		    READ_ONCE(ftagent_account_mode) == FTAGENT_MODE_STANDARD) {
+		    peer.kind == FTAGENT_OBJ_SOCKET && ftagent_standard_mode()) {
 			key.kind = FTAGENT_OBJ_TRANSFER;
 			key.peer_ino = peer.ino;
 			ftagent_counter_charge(&key, FTAGENT_DIR_OUT, ret);

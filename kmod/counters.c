@@ -118,12 +118,19 @@ static struct ftagent_slot *ftagent_find_or_insert(struct ftagent_table *t,
 	return slot;
 }
 
+/* A loss belongs to the generation the hook was writing, and to the total. */
+static void ftagent_table_loss(struct ftagent_cpu_tables *ct,
+			       struct ftagent_table *t, enum ftagent_loss cause)
+{
+	t->lost[cause]++;
+	ct->lost_total[cause]++;
+}
+
 void ftagent_count_loss(enum ftagent_loss cause)
 {
 	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
 
-	ct->gen[READ_ONCE(ftagent_active)].lost[cause]++;
-	ct->lost_total[cause]++;
+	ftagent_table_loss(ct, &ct->gen[READ_ONCE(ftagent_active)], cause);
 }
 
 void ftagent_counter_charge(const struct ftagent_key *key,
@@ -136,8 +143,7 @@ void ftagent_counter_charge(const struct ftagent_key *key,
 
 	slot = ftagent_find_or_insert(t, key);
 	if (unlikely(!slot)) {
-		t->lost[FTAGENT_LOSS_COUNTER_TABLE]++;
-		ct->lost_total[FTAGENT_LOSS_COUNTER_TABLE]++;
+		ftagent_table_loss(ct, t, FTAGENT_LOSS_COUNTER_TABLE);
 		return;
 	}
 	if (unlikely(t->fill > ct->peak))

@@ -7,9 +7,30 @@
 #define _FTAGENT_H
 
 #include <linux/ftagent.h>
+#include <net/genetlink.h>
 
 /* The module's release; dkms.conf carries the same string. */
 #define FTAGENT_MODULE_VERSION	"0.2.0"
+
+/*
+ * A reply to @info from @family for @cmd, room for @size bytes of
+ * attributes; NULL if out of memory. *@hdr is for genlmsg_end().
+ */
+static inline struct sk_buff *
+ftagent_genl_reply_new(struct genl_info *info, const struct genl_family *family,
+		       u8 cmd, size_t size, void **hdr)
+{
+	struct sk_buff *msg = genlmsg_new(size, GFP_KERNEL);
+
+	if (!msg)
+		return NULL;
+	*hdr = genlmsg_put_reply(msg, info, family, 0, cmd);
+	if (!*hdr) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
 
 /* genl_ctl.c: the control family (admin only). */
 int ftagent_genl_ctl_register(void);

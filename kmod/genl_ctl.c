@@ -19,21 +19,6 @@
 
 static struct genl_family ftagent_ctl_family;
 
-static struct sk_buff *ftagent_ctl_reply_new(struct genl_info *info, u8 cmd,
-					     void **hdr)
-{
-	struct sk_buff *msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
-
-	if (!msg)
-		return NULL;
-	*hdr = genlmsg_put_reply(msg, info, &ftagent_ctl_family, 0, cmd);
-	if (!*hdr) {
-		nlmsg_free(msg);
-		return NULL;
-	}
-	return msg;
-}
-
 static int ftagent_ctl_get_status(struct sk_buff *skb, struct genl_info *info)
 {
 	const struct ftagent_config *cfg;
@@ -41,7 +26,9 @@ static int ftagent_ctl_get_status(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
-	msg = ftagent_ctl_reply_new(info, FTAGENT_CTL_CMD_GET_STATUS, &hdr);
+	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family,
+				     FTAGENT_CTL_CMD_GET_STATUS,
+				     NLMSG_DEFAULT_SIZE, &hdr);
 	if (!msg)
 		return -ENOMEM;
 
@@ -105,7 +92,9 @@ static int ftagent_ctl_flush(struct sk_buff *skb, struct genl_info *info)
 			       "the idle generation is not acknowledged yet");
 		return err;
 	}
-	msg = ftagent_ctl_reply_new(info, FTAGENT_CTL_CMD_FLUSH, &hdr);
+	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family,
+				     FTAGENT_CTL_CMD_FLUSH, NLMSG_DEFAULT_SIZE,
+				     &hdr);
 	if (!msg)
 		return -ENOMEM;
 	if (nla_put_u64_64bit(msg, FTAGENT_CTL_A_GEN_SEQ, idle_seq,

@@ -25,14 +25,11 @@ static int ftagent_stats_get_version(struct sk_buff *skb,
 	struct sk_buff *msg;
 	void *hdr;
 
-	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	msg = ftagent_genl_reply_new(info, &ftagent_stats_family,
+				     FTAGENT_STATS_CMD_GET_VERSION,
+				     NLMSG_DEFAULT_SIZE, &hdr);
 	if (!msg)
 		return -ENOMEM;
-
-	hdr = genlmsg_put_reply(msg, info, &ftagent_stats_family, 0,
-				FTAGENT_STATS_CMD_GET_VERSION);
-	if (!hdr)
-		goto err_size;
 
 	if (nla_put_u32(msg, FTAGENT_STATS_A_ABI_MAJOR, FTAGENT_ABI_MAJOR) ||
 	    nla_put_u32(msg, FTAGENT_STATS_A_ABI_MINOR, FTAGENT_ABI_MINOR) ||
@@ -153,15 +150,10 @@ static int ftagent_stats_get_resources(struct sk_buff *skb,
 	void *hdr;
 	int err;
 
-	msg = genlmsg_new(size, GFP_KERNEL);
+	msg = ftagent_genl_reply_new(info, &ftagent_stats_family,
+				     FTAGENT_STATS_CMD_GET_RESOURCES, size, &hdr);
 	if (!msg)
 		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &ftagent_stats_family, 0,
-				FTAGENT_STATS_CMD_GET_RESOURCES);
-	if (!hdr) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
 	ftagent_config_lock();
 	err = ftagent_put_resources(msg);
 	ftagent_config_unlock();

@@ -86,6 +86,18 @@ static void ftagent_recursion_loss(void)
 	preempt_enable_notrace();
 }
 
+/* The slot of @t's mark in its bucket, or -1: only @t sets or clears it. */
+static __always_inline int ftagent_mark_of(const unsigned long *b,
+					   struct task_struct *t)
+{
+	int i;
+
+	for (i = 0; i < FTAGENT_PENDING_WAYS; i++)
+		if (READ_ONCE(b[i]) == (unsigned long)t)
+			return i;
+	return -1;
+}
+
 static void notrace ftagent_entry(unsigned long ip, unsigned long parent_ip,
 				  struct ftrace_ops *op,
 				  struct ftrace_regs *fregs)
@@ -129,30 +141,21 @@ static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
 	int bit, i;
 
 	b = ftagent_bucket(t);
+	i = ftagent_mark_of(b, t);
+	if (i < 0)
+		return;		/* a return that ends no traced call */
+	WRITE_ONCE(b[i], 0UL);
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (unlikely(bit < 0)) {
-		/* Only the owner touches its slot: drop our mark, count it. */
-		for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
-			if (READ_ONCE(b[i]) == (unsigned long)t) {
-				WRITE_ONCE(b[i], 0UL);
-				ftagent_recursion_loss();
-				break;
-			}
-		}
+		ftagent_recursion_loss();
 		return;
 	}
-	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
-		if (READ_ONCE(b[i]) != (unsigned long)t)
-			continue;
-		WRITE_ONCE(b[i], 0UL);
-		uregs = current_pt_regs();
-		/* x32 calls share the 64-bit entry points. */
-		hook = ftagent_hook_by_nr(uregs->orig_ax & ~__X32_SYSCALL_BIT);
-		if (hook) {
-			ftagent_hook_fired(hook);
-			ftagent_account(hook->call, uregs, uregs->ax);
-		}
-		break;
+	uregs = current_pt_regs();
+	/* x32 calls share the 64-bit entry points. */
+	hook = ftagent_hook_by_nr(uregs->orig_ax & ~__X32_SYSCALL_BIT);
+	if (hook) {
+		ftagent_hook_fired(hook);
+		ftagent_account(hook->call, uregs, uregs->ax);
 	}
 	ftrace_test_recursion_unlock(bit);
 }
@@ -170,11 +173,10 @@ static struct ftrace_ops ftagent_settle_ops = {
 static void notrace ftagent_task_exit(void *data, struct task_struct *p)
 {
 	unsigned long *b = ftagent_bucket(p);
-	int i;
+	int i = ftagent_mark_of(b, p);
 
-	for (i = 0; i < FTAGENT_PENDING_WAYS; i++)
-		if (READ_ONCE(b[i]) == (unsigned long)p)
-			WRITE_ONCE(b[i], 0UL);
+	if (i >= 0)
+		WRITE_ONCE(b[i], 0UL);
 }
 
 static void ftagent_find_exit_tp(struct tracepoint *tp, void *priv)
