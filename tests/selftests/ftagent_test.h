@@ -181,6 +181,11 @@ static inline ssize_t ft_proc_io(uint64_t *rchar, uint64_t *wchar)
 	return n;
 }
 
+static inline int ft_unload_module(void)
+{
+	return syscall(SYS_delete_module, "ftagent", O_NONBLOCK) ? -errno : 0;
+}
+
 /* Reload the module with the runner's parameters plus @extra. */
 static inline int ft_reload_module(const char *extra)
 {
@@ -193,7 +198,7 @@ static inline int ft_reload_module(const char *extra)
 		return -ENOENT;
 	snprintf(params, sizeof(params), "%s %s", base ? base : "",
 		 extra ? extra : "");
-	syscall(SYS_delete_module, "ftagent", O_NONBLOCK);
+	ft_unload_module(); /* not loaded: fine */
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;

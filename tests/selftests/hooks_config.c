@@ -44,32 +44,18 @@ static int resources(struct ftagent_resources *res)
 	return rc;
 }
 
-/* Hooks attached, and how many of them a call went through. */
-static void count_hooks(const struct ftagent_resources *res, int *attached,
-			int *verified, int *failed)
-{
-	size_t i;
-
-	*attached = *verified = *failed = 0;
-	for (i = 0; i < res->n_hooks; i++) {
-		*verified += res->hook[i].state == FTAGENT_HOOK_VERIFIED;
-		*failed += res->hook[i].state == FTAGENT_HOOK_FAILED;
-		*attached += res->hook[i].state == FTAGENT_HOOK_VERIFIED ||
-			     res->hook[i].state == FTAGENT_HOOK_ATTACHED;
-	}
-}
-
 TEST(every_attached_hook_fires)
 {
+	unsigned int states[__FTAGENT_HOOK_STATE_MAX];
 	struct ftagent_resources res;
-	int attached, verified, failed;
 
 	ftagent_call_every_traced_syscall();
 	ASSERT_EQ(0, resources(&res));
-	count_hooks(&res, &attached, &verified, &failed);
-	EXPECT_EQ(21, attached); /* standard mode: every traced call */
-	EXPECT_EQ(attached, verified);
-	EXPECT_EQ(0, failed);
+	ftagent_hook_states(&res, states);
+	/* Standard mode: every traced call attached, and each one fired. */
+	EXPECT_EQ(21, states[FTAGENT_HOOK_VERIFIED]);
+	EXPECT_EQ(0, states[FTAGENT_HOOK_ATTACHED]);
+	EXPECT_EQ(0, states[FTAGENT_HOOK_FAILED]);
 	EXPECT_EQ((uint32_t)FTAGENT_STATE_TRACING, res.state);
 	ftagent_resources_free(&res);
 }

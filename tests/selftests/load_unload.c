@@ -4,8 +4,9 @@
  * each unload removes them, and the kernel log shows one load and one
  * unload message per cycle and no splat.
  *
- * Needs FTAGENT_KO (path to the module). Leaves the module loaded, as the
- * runner found it.
+ * Needs FTAGENT_KO (path to the module); loads it with the runner's
+ * parameters (FTAGENT_PARAMS), so each hook set is cycled in its own run.
+ * Leaves the module loaded, as the runner found it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,26 +17,9 @@
 #include <unistd.h>
 
 #include "kselftest_harness.h"
-#include "../../tools/lib/status.h"
+#include "ftagent_test.h"
 
 #define CYCLES 50
-
-static int load_module(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	int rc;
-
-	if (fd < 0)
-		return -errno;
-	rc = syscall(SYS_finit_module, fd, "", 0);
-	close(fd);
-	return rc ? -errno : 0;
-}
-
-static int unload_module(void)
-{
-	return syscall(SYS_delete_module, "ftagent", O_NONBLOCK) ? -errno : 0;
-}
 
 static int module_listed(void)
 {
@@ -114,13 +98,14 @@ TEST_F_TIMEOUT(cycles, load_unload_cycles_leave_a_clean_kernel, 300)
 
 	was_loaded = module_listed() == 1;
 	if (was_loaded)
-		ASSERT_EQ(0, unload_module());
+		ASSERT_EQ(0, ft_unload_module());
 
 	for (i = 0; i < CYCLES; i++) {
-		ASSERT_EQ(0, load_module(ko)) TH_LOG("cycle %d: load", i);
+		ASSERT_EQ(0, ft_reload_module(NULL))
+		TH_LOG("cycle %d: load", i);
 		ASSERT_EQ(1, family_present(FTAGENT_GENL_CTL_NAME));
 		ASSERT_EQ(1, family_present(FTAGENT_GENL_STATS_NAME));
-		ASSERT_EQ(0, unload_module()) TH_LOG("cycle %d: unload", i);
+		ASSERT_EQ(0, ft_unload_module()) TH_LOG("cycle %d: unload", i);
 		ASSERT_EQ(0, module_listed());
 		ASSERT_EQ(0, family_present(FTAGENT_GENL_CTL_NAME));
 		ASSERT_EQ(0, family_present(FTAGENT_GENL_STATS_NAME));
@@ -133,7 +118,7 @@ TEST_F_TIMEOUT(cycles, load_unload_cycles_leave_a_clean_kernel, 300)
 	EXPECT_EQ(0, tally.splats);
 
 	/* Leave the module loaded, as the runner found it. */
-	EXPECT_EQ(0, load_module(ko));
+	EXPECT_EQ(0, ft_reload_module(NULL));
 }
 
 TEST_HARNESS_MAIN

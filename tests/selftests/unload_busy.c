@@ -55,16 +55,6 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-static int unload(void)
-{
-	return syscall(SYS_delete_module, "ftagent", O_NONBLOCK) ? -errno : 0;
-}
-
-static int load(void)
-{
-	return ft_reload_module(NULL);
-}
-
 FIXTURE(busy){};
 FIXTURE_SETUP(busy)
 {
@@ -102,8 +92,9 @@ TEST_F_TIMEOUT(busy, hundred_cycles_while_hammering, 900)
 		ASSERT_EQ(0, pthread_create(&th[i], NULL, hammer,
 					    (void *)(long)i));
 	for (i = 0; i < cycles; i++) {
-		ASSERT_EQ(0, unload()) TH_LOG("cycle %d: unload", i);
-		ASSERT_EQ(0, load()) TH_LOG("cycle %d: load", i);
+		ASSERT_EQ(0, ft_unload_module()) TH_LOG("cycle %d: unload", i);
+		ASSERT_EQ(0, ft_reload_module(NULL))
+		TH_LOG("cycle %d: load", i);
 	}
 	TH_LOG("%d cycles in %.1f s", cycles, now() - t0);
 	stop_hammer = 1;
@@ -147,7 +138,7 @@ TEST_F_TIMEOUT(busy, unload_with_tasks_blocked_in_hooked_calls, 120)
 
 	usleep(300 * 1000); /* let them block */
 	t0 = now();
-	ASSERT_EQ(0, unload());
+	ASSERT_EQ(0, ft_unload_module());
 	took = now() - t0;
 	TH_LOG("rmmod with three blocked tasks took %.3f s", took);
 	EXPECT_GT(1.0, took);
@@ -166,7 +157,7 @@ TEST_F_TIMEOUT(busy, unload_with_tasks_blocked_in_hooked_calls, 120)
 		EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	}
 	close(cfd);
-	EXPECT_EQ(0, load());
+	EXPECT_EQ(0, ft_reload_module(NULL));
 }
 
 TEST_HARNESS_MAIN

@@ -18,7 +18,7 @@ int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv)
 {
 	struct ftagent_resources res;
 	struct ftagent_status st;
-	unsigned int silent = 0, failed = 0;
+	unsigned int states[__FTAGENT_HOOK_STATE_MAX], silent, failed;
 	size_t i;
 	int rc;
 
@@ -31,17 +31,13 @@ int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv)
 	rc = ftctl_query_kernel(&st, &res);
 	if (rc != FTCTL_OK)
 		return rc;
-	for (i = 0; i < res.n_hooks; i++) {
-		const struct ftagent_hook_stats *h = &res.hook[i];
-
-		if (h->state == FTAGENT_HOOK_DETACHED)
-			continue;
-		silent += h->state == FTAGENT_HOOK_ATTACHED;
-		failed += h->state == FTAGENT_HOOK_FAILED;
-		if (!opts->json)
-			printf("%-24s %s\n", h->name,
-			       ftagent_hook_state_name(h->state));
-	}
+	ftagent_hook_states(&res, states);
+	silent = states[FTAGENT_HOOK_ATTACHED];
+	failed = states[FTAGENT_HOOK_FAILED];
+	for (i = 0; !opts->json && i < res.n_hooks; i++)
+		if (res.hook[i].state != FTAGENT_HOOK_DETACHED)
+			printf("%-24s %s\n", res.hook[i].name,
+			       ftagent_hook_state_name(res.hook[i].state));
 	if (opts->json)
 		printf("{ \"verified\": %s, \"silent\": %u, \"failed\": %u }\n",
 		       silent || failed ? "false" : "true", silent, failed);

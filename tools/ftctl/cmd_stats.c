@@ -48,16 +48,12 @@ static void print_size(const char *label, uint64_t bytes)
 static void print_text(const struct kernel_view *k)
 {
 	const struct ftagent_resources *r = &k->res;
-	unsigned int verified = 0, failed = 0, attached = 0;
+	unsigned int hooks[__FTAGENT_HOOK_STATE_MAX];
 	uint32_t fill = 0, peak = 0;
 	size_t i;
 	int c;
 
-	for (i = 0; i < r->n_hooks; i++) {
-		verified += r->hook[i].state == FTAGENT_HOOK_VERIFIED;
-		attached += r->hook[i].state == FTAGENT_HOOK_ATTACHED;
-		failed += r->hook[i].state == FTAGENT_HOOK_FAILED;
-	}
+	ftagent_hook_states(r, hooks);
 	for (i = 0; i < r->n_cpus; i++) {
 		fill = r->cpus[i].fill > fill ? r->cpus[i].fill : fill;
 		peak = r->cpus[i].peak > peak ? r->cpus[i].peak : peak;
@@ -68,8 +64,9 @@ static void print_text(const struct kernel_view *k)
 	printf("%-18s%s\n", "State:", ftagent_state_name(r->state));
 	printf("%-18s%s, %s hooks\n", "Mode:", ftagent_mode_name(r->mode),
 	       ftagent_hooks_name(r->hooks));
-	printf("%-18s%u verified, %u attached, %u failed\n", "Hooks:", verified,
-	       attached, failed);
+	printf("%-18s%u verified, %u attached, %u failed\n",
+	       "Hooks:", hooks[FTAGENT_HOOK_VERIFIED],
+	       hooks[FTAGENT_HOOK_ATTACHED], hooks[FTAGENT_HOOK_FAILED]);
 	for (i = 0; i < r->n_hooks; i++)
 		if (r->hook[i].state == FTAGENT_HOOK_FAILED)
 			printf("%-18s%s: errno %u\n",

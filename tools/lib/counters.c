@@ -332,6 +332,17 @@ static int resources_reply(const struct nlmsghdr *nlh, void *data)
 	return ftagent_resources_parse(nlh, data);
 }
 
+void ftagent_hook_states(const struct ftagent_resources *res,
+			 unsigned int counts[__FTAGENT_HOOK_STATE_MAX])
+{
+	size_t i;
+
+	memset(counts, 0, sizeof(counts[0]) * __FTAGENT_HOOK_STATE_MAX);
+	for (i = 0; i < res->n_hooks; i++)
+		if (res->hook[i].state < __FTAGENT_HOOK_STATE_MAX)
+			counts[res->hook[i].state]++;
+}
+
 void ftagent_resources_free(struct ftagent_resources *res)
 {
 	free(res->cpus);

@@ -72,6 +72,9 @@ struct ftagent_resources {
 };
 
 void ftagent_resources_free(struct ftagent_resources *res);
+/* How many hooks are in each enum ftagent_hook_state. */
+void ftagent_hook_states(const struct ftagent_resources *res,
+			 unsigned int counts[__FTAGENT_HOOK_STATE_MAX]);
 int ftagent_resources_parse(const struct nlmsghdr *nlh,
 			    struct ftagent_resources *res);
 int ftagent_get_resources(struct ftnl *stats, struct ftagent_resources *res,
