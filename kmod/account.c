@@ -12,11 +12,18 @@
  * If another thread closes or reuses the descriptor while the call runs,
  * the bytes go to whatever the descriptor names at return (or to nothing
  * if it is closed); the call itself still happened.
+ *
+ * The filters apply here: excluded processes are not charged at all, and
+ * the network and file toggles decide which objects are.
+ *
+ * Calls that open, bind, listen, connect or accept also raise their
+ * lifecycle event from here (lifecycle.c).
  */
 #include <linux/fdtable.h>
 #include <linux/fs.h>
 #include <linux/kdev_t.h>
 #include <linux/net.h>
+#include <linux/openat2.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/socket.h>
@@ -26,6 +33,8 @@
 #include "account.h"
 #include "calls.h"
 #include "counters.h"
+#include "filters.h"
+#include "lifecycle.h"
 
 static unsigned int ftagent_account_mode = FTAGENT_MODE_STANDARD;
 
@@ -80,16 +89,62 @@ static bool ftagent_standard_mode(void)
 	return READ_ONCE(ftagent_account_mode) == FTAGENT_MODE_STANDARD;
 }
 
-static bool ftagent_key_counted(const struct ftagent_key *key)
+/* Whether @key is charged in this mode under the toggles @flags. */
+static bool ftagent_key_counted(const struct ftagent_key *key,
+				enum ftagent_dir dir, u32 flags)
 {
-	return key->kind == FTAGENT_OBJ_SOCKET || ftagent_standard_mode();
+	if (key->kind == FTAGENT_OBJ_SOCKET)
+		return ftagent_sock_tracked(flags, key->family, key->protocol);
+	if (dir == FTAGENT_DIR_IN && !(flags & FTAGENT_TRACK_READ))
+		return false;
+	return ftagent_standard_mode();
 }
 
 static void ftagent_charge_fd(unsigned long fd, enum ftagent_dir dir,
 			      long ret, struct ftagent_key *key)
 {
-	if (ftagent_key_for_fd(fd, key) && ftagent_key_counted(key))
+	if (ftagent_key_for_fd(fd, key) &&
+	    ftagent_key_counted(key, dir, READ_ONCE(ftagent_filter_flags)))
 		ftagent_counter_charge(key, dir, ret);
+}
+
+/*
+ * sendfile and splice with track_sendfile off: only the socket side,
+ * which is network traffic whatever fed it, is charged.
+ */
+static void ftagent_charge_transfer_end(unsigned long fd, enum ftagent_dir dir,
+					long ret, struct ftagent_key *key)
+{
+	if (READ_ONCE(ftagent_filter_flags) & FTAGENT_TRACK_SENDFILE) {
+		ftagent_charge_fd(fd, dir, ret, key);
+		return;
+	}
+	if (ftagent_key_for_fd(fd, key) && key->kind == FTAGENT_OBJ_SOCKET &&
+	    ftagent_key_counted(key, dir, READ_ONCE(ftagent_filter_flags)))
+		ftagent_counter_charge(key, dir, ret);
+}
+
+/* The O_* flags an open call was given. */
+static u32 ftagent_open_flags(const struct ftagent_call *call,
+			      const struct pt_regs *uregs)
+{
+	const struct open_how __user *how;
+	u64 flags = 0;
+
+	switch (call->class) {
+	case FTAGENT_CALL_OPEN:
+		return uregs->si;
+	case FTAGENT_CALL_OPENAT:
+		return uregs->dx;
+	case FTAGENT_CALL_CREAT:
+		return O_CREAT | O_WRONLY | O_TRUNC;
+	default:
+		/* openat2: the kernel has just read it; it is in memory. */
+		how = (const struct open_how __user *)uregs->dx;
+		if (copy_from_user_nofault(&flags, &how->flags, sizeof(flags)))
+			flags = 0;
+		return flags;
+	}
 }
 
 /*
@@ -119,6 +174,8 @@ void ftagent_account(const struct ftagent_call *call,
 	struct ftagent_key key, peer;
 	long bytes = ret;
 
+	if (ftagent_tgid_excluded(current->tgid))
+		return;
 	switch (call->class) {
 	case FTAGENT_CALL_READ:
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_IN, ret, &key);
@@ -137,28 +194,50 @@ void ftagent_account(const struct ftagent_call *call,
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_OUT, bytes, &key);
 		break;
 	case FTAGENT_CALL_SENDFILE:
-		ftagent_charge_fd(uregs->si, FTAGENT_DIR_IN, ret, &key);
-		ftagent_charge_fd(uregs->di, FTAGENT_DIR_OUT, ret, &peer);
+		ftagent_charge_transfer_end(uregs->si, FTAGENT_DIR_IN, ret, &key);
+		ftagent_charge_transfer_end(uregs->di, FTAGENT_DIR_OUT, ret,
+					    &peer);
 		/* A file's bytes sent straight to a socket: a transfer. */
 		if (key.kind == FTAGENT_OBJ_FILE &&
-		    peer.kind == FTAGENT_OBJ_SOCKET && ftagent_standard_mode()) {
+		    peer.kind == FTAGENT_OBJ_SOCKET && ftagent_standard_mode() &&
+		    (READ_ONCE(ftagent_filter_flags) & FTAGENT_TRACK_SENDFILE)) {
 			key.kind = FTAGENT_OBJ_TRANSFER;
 			key.peer_ino = peer.ino;
 			ftagent_counter_charge(&key, FTAGENT_DIR_OUT, ret);
 		}
 		break;
 	case FTAGENT_CALL_SPLICE:
-		ftagent_charge_fd(uregs->di, FTAGENT_DIR_IN, ret, &key);
-		ftagent_charge_fd(uregs->dx, FTAGENT_DIR_OUT, ret, &key);
+		ftagent_charge_transfer_end(uregs->di, FTAGENT_DIR_IN, ret, &key);
+		ftagent_charge_transfer_end(uregs->dx, FTAGENT_DIR_OUT, ret,
+					    &key);
 		break;
 	case FTAGENT_CALL_CONNECT:
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_OUT, ret < 0 ? ret : 0,
 				  &key);
+		ftagent_event_sock_fd(FTAGENT_REC_CONNECT, uregs->di, ret, 0);
 		break;
 	case FTAGENT_CALL_ACCEPT:
 		/* Success: the new socket; failure: the listening one. */
 		ftagent_charge_fd(ret < 0 ? uregs->di : ret, FTAGENT_DIR_IN,
 				  ret < 0 ? ret : 0, &key);
+		if (ret >= 0)
+			ftagent_event_sock_fd(FTAGENT_REC_ACCEPT, ret, ret, 0);
+		break;
+	case FTAGENT_CALL_BIND:
+		if (!ret)
+			ftagent_event_sock_fd(FTAGENT_REC_BIND, uregs->di, 0, 0);
+		break;
+	case FTAGENT_CALL_LISTEN:
+		if (!ret)
+			ftagent_event_sock_fd(FTAGENT_REC_LISTEN, uregs->di, 0,
+					      uregs->si);
+		break;
+	case FTAGENT_CALL_OPEN:
+	case FTAGENT_CALL_OPENAT:
+	case FTAGENT_CALL_OPENAT2:
+	case FTAGENT_CALL_CREAT:
+		if (ret >= 0 && ftagent_standard_mode())
+			ftagent_event_open_fd(ret, ftagent_open_flags(call, uregs));
 		break;
 	}
 }

@@ -7,7 +7,7 @@
  * also work on sockets. Standard mode adds the positioned calls, which
  * only work on files. Calls that may block for long (reads, receives,
  * accept) get more kretprobe instances, since each call in flight holds
- * one.
+ * one. bind, listen and the open calls are there for their events only.
  */
 #include <linux/kernel.h>
 #include <linux/ftagent.h>
@@ -59,6 +59,12 @@ const struct ftagent_call ftagent_calls[] = {
 	CALL(connect, CONNECT, ALL, FEW),
 	CALL(accept, ACCEPT, ALL, MANY),
 	CALL(accept4, ACCEPT, ALL, MANY),
+	CALL(bind, BIND, ALL, FEW),
+	CALL(listen, LISTEN, ALL, FEW),
+	CALL(open, OPEN, STANDARD, FEW),
+	CALL(openat, OPENAT, STANDARD, FEW),
+	CALL(openat2, OPENAT2, STANDARD, FEW),
+	CALL(creat, CREAT, STANDARD, FEW),
 };
 
 const unsigned int ftagent_nr_calls = ARRAY_SIZE(ftagent_calls);

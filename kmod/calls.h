@@ -19,6 +19,13 @@ enum ftagent_call_class {
 	FTAGENT_CALL_SPLICE,	/* in from arg0, out to arg2 */
 	FTAGENT_CALL_CONNECT,	/* a call out on socket arg0, no bytes */
 	FTAGENT_CALL_ACCEPT,	/* a call in on the returned socket */
+	/* Events only, no counts: */
+	FTAGENT_CALL_BIND,	/* socket arg0 */
+	FTAGENT_CALL_LISTEN,	/* socket arg0, backlog arg1 */
+	FTAGENT_CALL_OPEN,	/* returns a descriptor; flags in arg1 */
+	FTAGENT_CALL_OPENAT,	/* flags in arg2 */
+	FTAGENT_CALL_OPENAT2,	/* flags in the struct open_how at arg2 */
+	FTAGENT_CALL_CREAT,	/* flags: O_CREAT | O_WRONLY | O_TRUNC */
 };
 
 #define FTAGENT_IN_MINIMAL	BIT(FTAGENT_MODE_MINIMAL)

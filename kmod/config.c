@@ -7,6 +7,8 @@
  *   strict=0|1                refuse to load if any hook fails (default 0)
  *   kernel_counters=N         counter keys per generation (default 16384)
  *   flush_interval_ms=N       generation swap period, 0 = on request only
+ *   ring_buffer_size=N        event buffer bytes, all CPUs; 0 = by mode
+ *                             (4 MiB standard, 1 MiB minimal)
  *
  * Per-CPU table capacity is min(N, max(256, 4 * N / possible CPUs)): a
  * CPU may hold up to four times its even share of keys, and the memory
@@ -23,7 +25,10 @@
 #include "account.h"
 #include "config.h"
 #include "counters.h"
+#include "events.h"
+#include "filters.h"
 #include "hooks.h"
+#include "lifecycle.h"
 
 static char *mode = "standard";
 module_param(mode, charp, 0444);
@@ -45,6 +50,11 @@ static unsigned int flush_interval_ms = 250;
 module_param(flush_interval_ms, uint, 0444);
 MODULE_PARM_DESC(flush_interval_ms,
 		 "counter generation swap period in ms, 0: on request only");
+
+static unsigned int ring_buffer_size;
+module_param(ring_buffer_size, uint, 0444);
+MODULE_PARM_DESC(ring_buffer_size,
+		 "event buffer bytes, all CPUs; 0: 4 MiB standard, 1 MiB minimal");
 
 static DEFINE_MUTEX(ftagent_config_mutex);
 static struct ftagent_config ftagent_cfg;
@@ -71,13 +81,29 @@ static int ftagent_attach(const struct ftagent_config *cfg)
 	return ftagent_hooks_attach(cfg->mode, cfg->hooks, strict);
 }
 
+u32 ftagent_config_ring_bytes(const struct ftagent_config *cfg)
+{
+	return cfg->ring_buffer_size ?:
+	       ftagent_events_default_size(cfg->mode);
+}
+
 int ftagent_config_apply(const struct ftagent_config *next,
 			 struct netlink_ext_ack *extack)
 {
 	struct ftagent_config prev = ftagent_cfg;
+	u32 ring = ftagent_config_ring_bytes(next);
 	int err;
 
 	lockdep_assert_held(&ftagent_config_mutex);
+	/* The one step that can fail for want of memory goes first. */
+	if (ring != ftagent_config_ring_bytes(&prev)) {
+		err = ftagent_events_resize(ring);
+		if (err) {
+			NL_SET_ERR_MSG(extack,
+				       "no memory for that ring_buffer_size; previous size kept");
+			return err;
+		}
+	}
 	if (next->mode != prev.mode || next->hooks != prev.hooks) {
 		err = ftagent_attach(next);
 		if (err) {
@@ -85,6 +111,9 @@ int ftagent_config_apply(const struct ftagent_config *next,
 				       "hooks failed to attach; previous configuration restored");
 			if (ftagent_attach(&prev))
 				pr_err("cannot restore the previous hooks\n");
+			if (ring != ftagent_config_ring_bytes(&prev) &&
+			    ftagent_events_resize(ftagent_config_ring_bytes(&prev)))
+				pr_err("cannot restore the event buffer size\n");
 			return err;
 		}
 	}
@@ -123,6 +152,12 @@ static int __init ftagent_parse_params(struct ftagent_config *cfg)
 		return -EINVAL;
 	}
 	cfg->flush_interval_ms = flush_interval_ms;
+	if (ring_buffer_size && ftagent_events_size_invalid(ring_buffer_size)) {
+		pr_err("ring_buffer_size=%u: %s\n", ring_buffer_size,
+		       ftagent_events_size_invalid(ring_buffer_size));
+		return -EINVAL;
+	}
+	cfg->ring_buffer_size = ring_buffer_size;
 	return 0;
 }
 
@@ -133,6 +168,10 @@ static unsigned int __init ftagent_table_capacity(void)
 	return min(kernel_counters, max(256U, share));
 }
 
+/*
+ * Writers come after what they write to: counters, filters and the event
+ * channel first, then the hooks and lifecycle points that feed them.
+ */
 int __init ftagent_config_init(void)
 {
 	struct ftagent_config cfg;
@@ -144,9 +183,15 @@ int __init ftagent_config_init(void)
 	err = ftagent_counters_init(ftagent_table_capacity());
 	if (err)
 		return err;
-	err = ftagent_hooks_init();
+	err = ftagent_filters_init();
 	if (err)
 		goto err_counters;
+	err = ftagent_events_init(ftagent_config_ring_bytes(&cfg));
+	if (err)
+		goto err_filters;
+	err = ftagent_hooks_init();
+	if (err)
+		goto err_events;
 
 	mutex_lock(&ftagent_config_mutex);
 	err = ftagent_attach(&cfg);
@@ -157,20 +202,30 @@ int __init ftagent_config_init(void)
 	mutex_unlock(&ftagent_config_mutex);
 	if (err)
 		goto err_hooks;
+	err = ftagent_lifecycle_init();
+	if (err)
+		goto err_hooks;
 	return 0;
 
 err_hooks:
 	ftagent_hooks_exit();
+err_events:
+	ftagent_events_exit();
+err_filters:
+	ftagent_filters_exit();
 err_counters:
 	ftagent_counters_exit();
 	return err;
 }
 
-/* Hooks first: once they are gone nothing writes the counters. */
+/* Writers first: once hooks and lifecycle points are gone, nothing writes. */
 void ftagent_config_exit(void)
 {
+	ftagent_lifecycle_exit();
 	mutex_lock(&ftagent_config_mutex);
 	ftagent_hooks_exit();
 	mutex_unlock(&ftagent_config_mutex);
+	ftagent_events_exit();
+	ftagent_filters_exit();
 	ftagent_counters_exit();
 }

@@ -14,9 +14,13 @@ struct ftagent_config {
 	u32 mode;		/* enum ftagent_mode */
 	u32 hooks;		/* enum ftagent_hook_set */
 	u32 flush_interval_ms;
+	u32 ring_buffer_size;	/* 0: the mode's default */
 };
 
 #define FTAGENT_FLUSH_INTERVAL_MAX_MS	60000
+
+/* The event buffer size @cfg asks for, defaults resolved. */
+u32 ftagent_config_ring_bytes(const struct ftagent_config *cfg);
 
 int ftagent_config_init(void);
 void ftagent_config_exit(void);

@@ -10,7 +10,7 @@
 #include <net/genetlink.h>
 
 /* The module's release; dkms.conf carries the same string. */
-#define FTAGENT_MODULE_VERSION	"0.2.0"
+#define FTAGENT_MODULE_VERSION	"0.3.0"
 
 /*
  * A reply to @info from @family for @cmd, room for @size bytes of
@@ -35,6 +35,11 @@ ftagent_genl_reply_new(struct genl_info *info, const struct genl_family *family,
 /* genl_ctl.c: the control family (admin only). */
 int ftagent_genl_ctl_register(void);
 void ftagent_genl_ctl_unregister(void);
+/*
+ * Multicast a loss alert: @n counts by enum ftagent_event_loss since the
+ * previous alert, @total since load. 0 if sent (or nobody listens).
+ */
+int ftagent_genl_loss_alert(const u64 *lost, unsigned int n, u64 total);
 
 /* genl_stats.c: the statistics family. */
 int ftagent_genl_stats_register(void);

@@ -14,10 +14,16 @@
 
 #include "config.h"
 #include "counters.h"
+#include "events.h"
+#include "filters.h"
 #include "ftagent.h"
 #include "hooks.h"
 
 static struct genl_family ftagent_ctl_family;
+
+/* Alerts go out only while the family is registered. */
+static DEFINE_MUTEX(ftagent_alerts_lock);
+static bool ftagent_alerts_on;
 
 static int ftagent_ctl_get_status(struct sk_buff *skb, struct genl_info *info)
 {
@@ -42,7 +48,9 @@ static int ftagent_ctl_get_status(struct sk_buff *skb, struct genl_info *info)
 	      nla_put_u32(msg, FTAGENT_CTL_A_MODE, cfg->mode) ||
 	      nla_put_u32(msg, FTAGENT_CTL_A_HOOKS, cfg->hooks) ||
 	      nla_put_u32(msg, FTAGENT_CTL_A_FLUSH_INTERVAL_MS,
-			  cfg->flush_interval_ms);
+			  cfg->flush_interval_ms) ||
+	      nla_put_u32(msg, FTAGENT_CTL_A_RING_BUFFER_SIZE,
+			  ftagent_config_ring_bytes(cfg));
 	ftagent_config_unlock();
 	if (err) {
 		nlmsg_free(msg);
@@ -60,9 +68,10 @@ static int ftagent_ctl_set_config(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	if (!tb[FTAGENT_CTL_A_MODE] && !tb[FTAGENT_CTL_A_HOOKS] &&
-	    !tb[FTAGENT_CTL_A_FLUSH_INTERVAL_MS]) {
+	    !tb[FTAGENT_CTL_A_FLUSH_INTERVAL_MS] &&
+	    !tb[FTAGENT_CTL_A_RING_BUFFER_SIZE]) {
 		NL_SET_ERR_MSG(info->extack,
-			       "SET_CONFIG needs MODE, HOOKS or FLUSH_INTERVAL_MS");
+			       "SET_CONFIG needs MODE, HOOKS, FLUSH_INTERVAL_MS or RING_BUFFER_SIZE");
 		return -EINVAL;
 	}
 	ftagent_config_lock();
@@ -74,6 +83,9 @@ static int ftagent_ctl_set_config(struct sk_buff *skb, struct genl_info *info)
 	if (tb[FTAGENT_CTL_A_FLUSH_INTERVAL_MS])
 		next.flush_interval_ms =
 			nla_get_u32(tb[FTAGENT_CTL_A_FLUSH_INTERVAL_MS]);
+	if (tb[FTAGENT_CTL_A_RING_BUFFER_SIZE])
+		next.ring_buffer_size =
+			nla_get_u32(tb[FTAGENT_CTL_A_RING_BUFFER_SIZE]);
 	err = ftagent_config_apply(&next, info->extack);
 	ftagent_config_unlock();
 	return err;
@@ -119,6 +131,199 @@ static int ftagent_ctl_ack_generation(struct sk_buff *skb,
 				    info->attrs[FTAGENT_CTL_A_GEN_SEQ],
 				    "not the idle generation, or already acknowledged");
 	return err;
+}
+
+static const struct {
+	int attr;
+	u32 bit;
+} ftagent_toggles[] = {
+	{ FTAGENT_CTL_A_NET_TCP, FTAGENT_TRACK_TCP },
+	{ FTAGENT_CTL_A_NET_UDP, FTAGENT_TRACK_UDP },
+	{ FTAGENT_CTL_A_NET_IPV4, FTAGENT_TRACK_IPV4 },
+	{ FTAGENT_CTL_A_NET_IPV6, FTAGENT_TRACK_IPV6 },
+	{ FTAGENT_CTL_A_FILE_TRACK_READ, FTAGENT_TRACK_READ },
+	{ FTAGENT_CTL_A_FILE_TRACK_SENDFILE, FTAGENT_TRACK_SENDFILE },
+};
+
+/* The text of a NAME entry and its length, without any NUL. */
+static size_t ftagent_name_len(const struct nlattr *a)
+{
+	return strnlen(nla_data(a), nla_len(a));
+}
+
+static int ftagent_parse_comms(struct ftagent_filters *f,
+			       const struct nlattr *nest,
+			       struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a;
+	unsigned int n = 0;
+	size_t len;
+	int rem;
+
+	nla_for_each_nested(a, nest, rem) {
+		len = ftagent_name_len(a);
+		if (!len || len >= FTAGENT_COMM_LEN) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "a process name is 1 to 15 bytes");
+			return -EINVAL;
+		}
+		if (n == FTAGENT_EXCLUDE_PROCESSES_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "at most 64 exclude_processes");
+			return -EINVAL;
+		}
+		memset(f->comms[n], 0, FTAGENT_COMM_LEN);
+		memcpy(f->comms[n++], nla_data(a), len);
+	}
+	f->n_comms = n;
+	return 0;
+}
+
+static int ftagent_parse_paths(struct ftagent_filters *f,
+			       const struct nlattr *nest,
+			       struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a;
+	unsigned int n = 0;
+	size_t len, blob = 0;
+	char *p;
+	int rem;
+
+	nla_for_each_nested(a, nest, rem) {
+		len = ftagent_name_len(a);
+		if (!len || len > FTAGENT_EXCLUDE_PATH_LEN_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "a path prefix is 1 to 1024 bytes");
+			return -EINVAL;
+		}
+		if (n++ == FTAGENT_EXCLUDE_PATHS_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "at most 64 exclude_paths");
+			return -EINVAL;
+		}
+		blob += len + 1;
+	}
+	kfree(f->path_blob);
+	f->path_blob = blob ? kmalloc(blob, GFP_KERNEL) : NULL;
+	f->n_paths = 0;
+	if (blob && !f->path_blob)
+		return -ENOMEM;
+	p = f->path_blob;
+	nla_for_each_nested(a, nest, rem) {
+		len = ftagent_name_len(a);
+		memcpy(p, nla_data(a), len);
+		p[len] = '\0';
+		f->paths[f->n_paths] = p;
+		f->path_len[f->n_paths++] = len;
+		p += len + 1;
+	}
+	return 0;
+}
+
+static int ftagent_ctl_set_filters(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **tb = info->attrs;
+	struct ftagent_filters *f;
+	bool any = false;
+	unsigned int i;
+	int err = 0;
+
+	ftagent_config_lock();
+	f = ftagent_filters_copy();
+	if (!f) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < ARRAY_SIZE(ftagent_toggles); i++) {
+		const struct nlattr *a = tb[ftagent_toggles[i].attr];
+
+		if (!a)
+			continue;
+		any = true;
+		if (nla_get_u8(a))
+			f->flags |= ftagent_toggles[i].bit;
+		else
+			f->flags &= ~ftagent_toggles[i].bit;
+	}
+	if (tb[FTAGENT_CTL_A_EXCLUDE_PROCESSES]) {
+		any = true;
+		err = ftagent_parse_comms(f, tb[FTAGENT_CTL_A_EXCLUDE_PROCESSES],
+					  info->extack);
+	}
+	if (!err && tb[FTAGENT_CTL_A_EXCLUDE_PATHS]) {
+		any = true;
+		err = ftagent_parse_paths(f, tb[FTAGENT_CTL_A_EXCLUDE_PATHS],
+					  info->extack);
+	}
+	if (!err && !any) {
+		NL_SET_ERR_MSG(info->extack,
+			       "SET_FILTERS needs a toggle, EXCLUDE_PROCESSES or EXCLUDE_PATHS");
+		err = -EINVAL;
+	}
+	if (err) {
+		ftagent_filters_free(f);
+		goto out;
+	}
+	ftagent_filters_replace(f);
+out:
+	ftagent_config_unlock();
+	return err;
+}
+
+static int ftagent_put_filters(struct sk_buff *msg,
+			       const struct ftagent_filters *f)
+{
+	struct nlattr *nest;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_toggles); i++)
+		if (nla_put_u8(msg, ftagent_toggles[i].attr,
+			       !!(f->flags & ftagent_toggles[i].bit)))
+			return -EMSGSIZE;
+	nest = nla_nest_start(msg, FTAGENT_CTL_A_EXCLUDE_PROCESSES);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < f->n_comms; i++)
+		if (nla_put_string(msg, FTAGENT_CTL_A_NAME, f->comms[i]))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	nest = nla_nest_start(msg, FTAGENT_CTL_A_EXCLUDE_PATHS);
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < f->n_paths; i++)
+		if (nla_put_string(msg, FTAGENT_CTL_A_NAME, f->paths[i]))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int ftagent_ctl_get_filters(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ftagent_filters *f;
+	struct sk_buff *msg;
+	void *hdr;
+	int err;
+
+	ftagent_config_lock();
+	f = ftagent_filters_copy();
+	ftagent_config_unlock();
+	if (!f)
+		return -ENOMEM;
+	/* 64 paths of 1 KiB and 64 names fit in 80 KiB. */
+	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family,
+				     FTAGENT_CTL_CMD_GET_FILTERS, 80 << 10, &hdr);
+	if (!msg) {
+		ftagent_filters_free(f);
+		return -ENOMEM;
+	}
+	err = ftagent_put_filters(msg, f);
+	ftagent_filters_free(f);
+	if (err) {
+		nlmsg_free(msg);
+		return err;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
 }
 
 /* One policy per command; those taking nothing refuse every attribute. */
@@ -169,7 +374,48 @@ static int ftagent_check_interval(const struct nlattr *attr,
 	return -EINVAL;
 }
 
+static int ftagent_check_ring(const struct nlattr *attr,
+			      struct netlink_ext_ack *extack)
+{
+	const char *why;
+	u32 v = nla_get_u32(attr);
+
+	why = v ? ftagent_events_size_invalid(v) : NULL;
+	if (!why)
+		return 0;
+	/* The macros want a literal; @why is one of events.c's literals. */
+	if (extack) {
+		extack->_msg = why;
+		extack->bad_attr = attr;
+	}
+	return -EINVAL;
+}
+
+static int ftagent_check_bool(const struct nlattr *attr,
+			      struct netlink_ext_ack *extack)
+{
+	if (nla_get_u8(attr) <= 1)
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, attr, "a toggle is 0 (off) or 1 (on)");
+	return -EINVAL;
+}
+
+static const struct nla_policy ftagent_ctl_name_policy[FTAGENT_CTL_A_MAX + 1] = {
+	[FTAGENT_CTL_A_NAME] = { .type = NLA_STRING },
+};
+
+static const struct nla_policy ftagent_ctl_set_filters_policy[FTAGENT_CTL_A_MAX + 1] = {
+	[FTAGENT_CTL_A_NET_TCP ... FTAGENT_CTL_A_FILE_TRACK_SENDFILE] =
+		NLA_POLICY_VALIDATE_FN(NLA_U8, ftagent_check_bool),
+	[FTAGENT_CTL_A_EXCLUDE_PROCESSES] =
+		NLA_POLICY_NESTED(ftagent_ctl_name_policy),
+	[FTAGENT_CTL_A_EXCLUDE_PATHS] =
+		NLA_POLICY_NESTED(ftagent_ctl_name_policy),
+};
+
 static const struct nla_policy ftagent_ctl_set_config_policy[FTAGENT_CTL_A_MAX + 1] = {
+	[FTAGENT_CTL_A_RING_BUFFER_SIZE] =
+		NLA_POLICY_VALIDATE_FN(NLA_U32, ftagent_check_ring),
 	[FTAGENT_CTL_A_MODE] = NLA_POLICY_VALIDATE_FN(NLA_U32,
 						      ftagent_check_mode),
 	[FTAGENT_CTL_A_HOOKS] = NLA_POLICY_VALIDATE_FN(NLA_U32,
@@ -211,6 +457,24 @@ static const struct genl_ops ftagent_ctl_ops[] = {
 		.maxattr = FTAGENT_CTL_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
+	{
+		.cmd = FTAGENT_CTL_CMD_SET_FILTERS,
+		.doit = ftagent_ctl_set_filters,
+		.policy = ftagent_ctl_set_filters_policy,
+		.maxattr = FTAGENT_CTL_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FTAGENT_CTL_CMD_GET_FILTERS,
+		.doit = ftagent_ctl_get_filters,
+		.policy = ftagent_ctl_no_attrs_policy,
+		.maxattr = FTAGENT_CTL_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+};
+
+static const struct genl_multicast_group ftagent_ctl_mcgrps[] = {
+	{ .name = FTAGENT_GENL_ALERTS_GROUP, .flags = GENL_UNS_ADMIN_PERM },
 };
 
 static struct genl_family ftagent_ctl_family __ro_after_init = {
@@ -220,15 +484,76 @@ static struct genl_family ftagent_ctl_family __ro_after_init = {
 	.module = THIS_MODULE,
 	.ops = ftagent_ctl_ops,
 	.n_ops = ARRAY_SIZE(ftagent_ctl_ops),
+	.mcgrps = ftagent_ctl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(ftagent_ctl_mcgrps),
 	.parallel_ops = true,
 };
 
+static int ftagent_put_loss_alert(struct sk_buff *msg, const u64 *lost,
+				  unsigned int n, u64 total)
+{
+	struct nlattr *nest;
+	unsigned int k;
+
+	if (nla_put_u32(msg, FTAGENT_CTL_A_ALERT_KIND,
+			FTAGENT_ALERT_EVENT_LOSS) ||
+	    nla_put_u64_64bit(msg, FTAGENT_CTL_A_EV_LOST_TOTAL, total,
+			      FTAGENT_CTL_A_PAD))
+		return -EMSGSIZE;
+	nest = nla_nest_start(msg, FTAGENT_CTL_A_EV_LOST);
+	if (!nest)
+		return -EMSGSIZE;
+	for (k = 0; k < n; k++)
+		if (nla_put_u64_64bit(msg, k + 1, lost[k], FTAGENT_CTL_A_PAD))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+int ftagent_genl_loss_alert(const u64 *lost, unsigned int n, u64 total)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int err = -ESRCH;
+
+	mutex_lock(&ftagent_alerts_lock);
+	if (!ftagent_alerts_on ||
+	    !genl_has_listeners(&ftagent_ctl_family, &init_net, 0))
+		goto out;	/* kept for the first alert someone hears */
+	err = -ENOMEM;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	hdr = genlmsg_put(msg, 0, 0, &ftagent_ctl_family, 0,
+			  FTAGENT_CTL_CMD_ALERT);
+	if (!hdr || ftagent_put_loss_alert(msg, lost, n, total)) {
+		nlmsg_free(msg);
+		err = -EMSGSIZE;
+		goto out;
+	}
+	genlmsg_end(msg, hdr);
+	err = genlmsg_multicast(&ftagent_ctl_family, msg, 0, 0, GFP_KERNEL);
+out:
+	mutex_unlock(&ftagent_alerts_lock);
+	return err;
+}
+
 int __init ftagent_genl_ctl_register(void)
 {
-	return genl_register_family(&ftagent_ctl_family);
+	int err = genl_register_family(&ftagent_ctl_family);
+
+	if (!err) {
+		mutex_lock(&ftagent_alerts_lock);
+		ftagent_alerts_on = true;
+		mutex_unlock(&ftagent_alerts_lock);
+	}
+	return err;
 }
 
 void ftagent_genl_ctl_unregister(void)
 {
+	mutex_lock(&ftagent_alerts_lock);
+	ftagent_alerts_on = false;
+	mutex_unlock(&ftagent_alerts_lock);
 	genl_unregister_family(&ftagent_ctl_family);
 }

@@ -14,6 +14,8 @@
 
 #include "config.h"
 #include "counters.h"
+#include "events.h"
+#include "filters.h"
 #include "ftagent.h"
 #include "hooks.h"
 
@@ -62,6 +64,32 @@ static int ftagent_put_lost(struct sk_buff *msg, const u64 *lost)
 				 FTAGENT_CPU_A_PAD);
 }
 
+/* The event channel's figures for @cpu, cumulative since load. */
+static int ftagent_put_cpu_events(struct sk_buff *msg, int cpu)
+{
+	struct ftagent_event_cpu_view ev;
+	struct nlattr *nest;
+	int k;
+
+	ftagent_events_cpu_view(cpu, &ev);
+	if (nla_put_u64_64bit(msg, FTAGENT_CPU_A_EV_EMITTED, ev.emitted,
+			      FTAGENT_CPU_A_PAD) ||
+	    nla_put_u64_64bit(msg, FTAGENT_CPU_A_EV_DELIVERED, ev.delivered,
+			      FTAGENT_CPU_A_PAD) ||
+	    nla_put_u64_64bit(msg, FTAGENT_CPU_A_EV_PEAK_BYTES, ev.peak_bytes,
+			      FTAGENT_CPU_A_PAD))
+		return -EMSGSIZE;
+	nest = nla_nest_start(msg, FTAGENT_CPU_A_EV_LOST);
+	if (!nest)
+		return -EMSGSIZE;
+	for (k = 0; k < __FTAGENT_EV_LOSS_MAX; k++)
+		if (nla_put_u64_64bit(msg, k + 1, ev.lost[k],
+				      FTAGENT_CPU_A_PAD))
+			return -EMSGSIZE;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
 static int ftagent_put_cpu(struct sk_buff *msg, int cpu,
 			   const struct ftagent_cpu_view *v, bool dump)
 {
@@ -72,7 +100,8 @@ static int ftagent_put_cpu(struct sk_buff *msg, int cpu,
 	if (nla_put_u32(msg, FTAGENT_CPU_A_ID, cpu) ||
 	    (dump ? nla_put_u32(msg, FTAGENT_CPU_A_ENTRIES, v->entries) :
 		    nla_put_u32(msg, FTAGENT_CPU_A_FILL, v->fill) ||
-		    nla_put_u32(msg, FTAGENT_CPU_A_PEAK, v->peak)) ||
+		    nla_put_u32(msg, FTAGENT_CPU_A_PEAK, v->peak) ||
+		    ftagent_put_cpu_events(msg, cpu)) ||
 	    ftagent_put_lost(msg, v->lost)) {
 		nla_nest_cancel(msg, nest);
 		return -EMSGSIZE;
@@ -106,6 +135,7 @@ static int ftagent_put_hook(struct sk_buff *msg,
 static int ftagent_put_resources(struct sk_buff *msg)
 {
 	const struct ftagent_config *cfg = ftagent_config_get();
+	struct ftagent_events_geometry geo;
 	struct ftagent_cpu_view cv;
 	struct ftagent_hook_view hv;
 	unsigned int i;
@@ -114,6 +144,7 @@ static int ftagent_put_resources(struct sk_buff *msg)
 	int cpu;
 
 	seq = ftagent_counters_idle_seq(&acked);
+	ftagent_events_geometry(&geo);
 	if (nla_put_u32(msg, FTAGENT_STATS_A_MODE, cfg->mode) ||
 	    nla_put_u32(msg, FTAGENT_STATS_A_HOOKS, cfg->hooks) ||
 	    nla_put_u32(msg, FTAGENT_STATS_A_STATE, ftagent_hooks_state()) ||
@@ -121,7 +152,18 @@ static int ftagent_put_resources(struct sk_buff *msg)
 	    nla_put_u32(msg, FTAGENT_STATS_A_TABLE_CAPACITY,
 			ftagent_counters_capacity()) ||
 	    nla_put_u64_64bit(msg, FTAGENT_STATS_A_MEMORY_BYTES,
-			      ftagent_counters_memory(), FTAGENT_STATS_A_PAD) ||
+			      ftagent_counters_memory() +
+			      ftagent_events_memory() +
+			      ftagent_filters_memory(),
+			      FTAGENT_STATS_A_PAD) ||
+	    nla_put_u32(msg, FTAGENT_STATS_A_RING_BUFFER_SIZE,
+			geo.ring_bytes) ||
+	    nla_put_u32(msg, FTAGENT_STATS_A_SUBBUF_SIZE, geo.subbuf_size) ||
+	    nla_put_u32(msg, FTAGENT_STATS_A_N_SUBBUFS, geo.n_subbufs) ||
+	    nla_put_u32(msg, FTAGENT_STATS_A_EXCLUDED_TGIDS,
+			ftagent_excluded_count()) ||
+	    nla_put_u64_64bit(msg, FTAGENT_STATS_A_EXCLUDE_MISSED,
+			      ftagent_exclude_missed(), FTAGENT_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, FTAGENT_STATS_A_FLUSH_COUNT,
 			      ftagent_counters_flushes(), FTAGENT_STATS_A_PAD) ||
 	    nla_put_u64_64bit(msg, FTAGENT_STATS_A_GEN_SEQ, seq,
@@ -144,7 +186,7 @@ static int ftagent_put_resources(struct sk_buff *msg)
 static int ftagent_stats_get_resources(struct sk_buff *skb,
 				       struct genl_info *info)
 {
-	size_t size = 1024 + num_possible_cpus() * 96 +
+	size_t size = 1024 + num_possible_cpus() * 224 +
 		      ftagent_hooks_count() * 128;
 	struct sk_buff *msg;
 	void *hdr;

@@ -26,7 +26,7 @@
 #include <linux/types.h>
 
 #define FTAGENT_ABI_MAJOR	0
-#define FTAGENT_ABI_MINOR	2
+#define FTAGENT_ABI_MINOR	3
 
 #define FTAGENT_GENL_CTL_NAME		"ftagent_ctl"
 #define FTAGENT_GENL_CTL_VERSION	1
@@ -213,6 +213,26 @@ enum ftagent_ctl_cmd {
 	 */
 	FTAGENT_CTL_CMD_ACK_GENERATION,
 
+	/*
+	 * SET_FILTERS (do): any of NET_TCP, NET_UDP, NET_IPV4, NET_IPV6,
+	 * FILE_TRACK_READ, FILE_TRACK_SENDFILE (u8 0/1) and the nests
+	 * EXCLUDE_PROCESSES and EXCLUDE_PATHS, each of which replaces its
+	 * whole list (an empty nest clears it). All-or-nothing: one bad
+	 * entry rejects the request and the filters in force stay.
+	 */
+	FTAGENT_CTL_CMD_SET_FILTERS,
+
+	/* GET_FILTERS (do): reply: every attribute SET_FILTERS takes. */
+	FTAGENT_CTL_CMD_GET_FILTERS,
+
+	/*
+	 * ALERT (multicast on FTAGENT_GENL_ALERTS_GROUP, never a request):
+	 * ALERT_KIND says what; loss alerts carry EV_LOST (nest of
+	 * enum ftagent_event_loss counts since the previous alert) and
+	 * EV_LOST_TOTAL, at most one per FTAGENT_ALERT_INTERVAL_MS.
+	 */
+	FTAGENT_CTL_CMD_ALERT,
+
 	__FTAGENT_CTL_CMD_MAX
 };
 
@@ -230,11 +250,47 @@ enum ftagent_ctl_attr {
 	FTAGENT_CTL_A_FLUSH_INTERVAL_MS, /* u32, 0: only on FLUSH; max 60000 */
 	FTAGENT_CTL_A_GEN_SEQ,		/* u64, a counter generation */
 	FTAGENT_CTL_A_PAD,		/* padding for 64-bit attributes */
+	FTAGENT_CTL_A_RING_BUFFER_SIZE,	/* u32, event bytes, all CPUs; 0: mode default */
+	FTAGENT_CTL_A_NET_TCP,		/* u8, 0/1: TCP sockets tracked */
+	FTAGENT_CTL_A_NET_UDP,		/* u8, 0/1: UDP sockets tracked */
+	FTAGENT_CTL_A_NET_IPV4,		/* u8, 0/1: AF_INET sockets tracked */
+	FTAGENT_CTL_A_NET_IPV6,		/* u8, 0/1: AF_INET6 sockets tracked */
+	FTAGENT_CTL_A_FILE_TRACK_READ,	/* u8, 0/1: file reads counted */
+	FTAGENT_CTL_A_FILE_TRACK_SENDFILE, /* u8, 0/1: sendfile/splice counted */
+	FTAGENT_CTL_A_EXCLUDE_PROCESSES, /* nest of FTAGENT_CTL_A_NAME */
+	FTAGENT_CTL_A_EXCLUDE_PATHS,	/* nest of FTAGENT_CTL_A_NAME */
+	FTAGENT_CTL_A_NAME,		/* string: a comm or a path prefix */
+	FTAGENT_CTL_A_ALERT_KIND,	/* u32, enum ftagent_alert_kind */
+	FTAGENT_CTL_A_EV_LOST,		/* nest of u64, by enum ftagent_event_loss + 1 */
+	FTAGENT_CTL_A_EV_LOST_TOTAL,	/* u64, event records lost since load */
 
 	__FTAGENT_CTL_A_MAX
 };
 
 #define FTAGENT_CTL_A_MAX	(__FTAGENT_CTL_A_MAX - 1)
+
+/* The control family's multicast group for alerts. */
+#define FTAGENT_GENL_ALERTS_GROUP	"alerts"
+#define FTAGENT_ALERT_INTERVAL_MS	1000
+
+/* Filter limits: longer lists or names are refused with EINVAL. */
+#define FTAGENT_EXCLUDE_PROCESSES_MAX	64
+#define FTAGENT_EXCLUDE_PATHS_MAX	64
+#define FTAGENT_EXCLUDE_PATH_LEN_MAX	1024	/* bytes, without the NUL */
+#define FTAGENT_COMM_LEN		16	/* TASK_COMM_LEN, with the NUL */
+
+/**
+ * enum ftagent_alert_kind - what a multicast alert reports
+ * @FTAGENT_ALERT_EVENT_LOSS: event records were lost since the last alert
+ * @FTAGENT_ALERT_VERDICT: a policy verdict other than allow (policy gate)
+ */
+enum ftagent_alert_kind {
+	FTAGENT_ALERT_UNSPEC,
+	FTAGENT_ALERT_EVENT_LOSS,
+	FTAGENT_ALERT_VERDICT,
+
+	__FTAGENT_ALERT_MAX
+};
 
 /* Statistics family commands. */
 enum ftagent_stats_cmd {
@@ -288,6 +344,11 @@ enum ftagent_stats_attr {
 	FTAGENT_STATS_A_HOOK,		/* nest, enum ftagent_hook_attr */
 	FTAGENT_STATS_A_COUNTER,	/* binary, struct ftagent_counter */
 	FTAGENT_STATS_A_PAD,		/* padding for 64-bit attributes */
+	FTAGENT_STATS_A_RING_BUFFER_SIZE, /* u32, event buffer bytes, all CPUs */
+	FTAGENT_STATS_A_SUBBUF_SIZE,	/* u32, bytes per relay sub-buffer */
+	FTAGENT_STATS_A_N_SUBBUFS,	/* u32, sub-buffers per CPU */
+	FTAGENT_STATS_A_EXCLUDED_TGIDS,	/* u32, processes excluded now */
+	FTAGENT_STATS_A_EXCLUDE_MISSED,	/* u64, exclusions the table could not hold */
 
 	__FTAGENT_STATS_A_MAX
 };
@@ -306,6 +367,10 @@ enum ftagent_cpu_attr {
 	FTAGENT_CPU_A_LOST_USER_READ,	/* u64, FTAGENT_LOSS_USER_READ */
 	FTAGENT_CPU_A_LOST_PENDING_TABLE, /* u64, FTAGENT_LOSS_PENDING_TABLE */
 	FTAGENT_CPU_A_PAD,
+	FTAGENT_CPU_A_EV_EMITTED,	/* u64, event records generated */
+	FTAGENT_CPU_A_EV_DELIVERED,	/* u64, written to the relay buffer */
+	FTAGENT_CPU_A_EV_LOST,		/* nest of u64 by enum ftagent_event_loss + 1 */
+	FTAGENT_CPU_A_EV_PEAK_BYTES,	/* u64, most bytes the buffer held */
 
 	__FTAGENT_CPU_A_MAX
 };
@@ -330,5 +395,270 @@ enum ftagent_hook_attr {
 };
 
 #define FTAGENT_HOOK_A_MAX	(__FTAGENT_HOOK_A_MAX - 1)
+
+/*
+ * Lifecycle events.
+ *
+ * The module writes event records into a relay channel with one buffer
+ * per possible CPU, exposed as the files events0, events1, ... of the
+ * module's own filesystem:
+ *
+ *	mount -t ftagentfs none /sys/fs/ftagent
+ *
+ * (not debugfs, which refuses such files under lockdown). A reader
+ * read()s a file: each read returns whole or partial records in write
+ * order; records never straddle the module's sub-buffers, and padding is
+ * never returned. poll() reports a file readable once a sub-buffer is
+ * complete, so readers also read on a timer (the daemon does every
+ * flush interval). The buffer never overwrites: a record that does not
+ * fit is lost and counted (enum ftagent_event_loss), and the next record
+ * that fits on that CPU is preceded by a GAP record. Every record
+ * generated on a CPU takes the next sequence number of that CPU, lost
+ * ones included, so emitted = delivered + lost, and a reader sees each
+ * gap in the numbers.
+ *
+ * A record is a struct ftagent_rec_hdr, a body by type, then the
+ * record's strings in the order its body lists their lengths (no NUL),
+ * padded with zeros to a multiple of 8 bytes. Readers skip records of
+ * unknown type by hdr.size, and read bodies of at least the size they
+ * know: a newer minor ABI may append body fields before the strings,
+ * which start sizeof(struct ftagent_rec_hdr) + hdr.body_size bytes
+ * into the record.
+ */
+#define FTAGENT_FS_TYPE		"ftagentfs"
+#define FTAGENT_FS_MOUNTPOINT	"/sys/fs/ftagent"
+#define FTAGENT_FS_MAGIC	0x66746167	/* "ftag" */
+#define FTAGENT_EVENTS_FILE	"events"	/* + the CPU number */
+
+/* Default event buffer sizes, all CPUs together; at least 64 KiB a CPU. */
+#define FTAGENT_RING_STANDARD_DEFAULT	4194304U	/* 4 MiB */
+#define FTAGENT_RING_MINIMAL_DEFAULT	1048576U	/* 1 MiB */
+#define FTAGENT_RING_PER_CPU_MIN	65536U		/* 64 KiB */
+#define FTAGENT_RING_SIZE_MAX		1073741824U	/* 1 GiB */
+
+/* String bounds: longer strings are cut and flagged truncated. */
+#define FTAGENT_REC_PATH_MAX	4096	/* PATH_MAX */
+#define FTAGENT_REC_ARGV_MAX	1024	/* argv bytes kept in an exec */
+#define FTAGENT_REC_ARGV_HASH_MAX 65536	/* argv bytes hashed */
+
+/**
+ * enum ftagent_rec_type - event record types
+ * @FTAGENT_REC_GAP: records were lost just before this one on this CPU
+ * @FTAGENT_REC_FORK: a new process (not a thread)
+ * @FTAGENT_REC_EXEC: a successful execve/execveat
+ * @FTAGENT_REC_EXIT: the last thread of a process exited
+ * @FTAGENT_REC_CONNECT: connect() on an IPv4/IPv6 socket returned
+ * @FTAGENT_REC_ACCEPT: accept()/accept4() returned a new socket
+ * @FTAGENT_REC_CLOSE: the last reference to an IPv4/IPv6 socket went away
+ * @FTAGENT_REC_BIND: bind() on an IPv4/IPv6 socket succeeded
+ * @FTAGENT_REC_LISTEN: listen() succeeded
+ * @FTAGENT_REC_OPEN: open/creat/openat/openat2 succeeded (standard mode)
+ * @FTAGENT_REC_VERDICT: a policy verdict other than allow (policy gate)
+ */
+enum ftagent_rec_type {
+	FTAGENT_REC_UNSPEC,
+	FTAGENT_REC_GAP,
+	FTAGENT_REC_FORK,
+	FTAGENT_REC_EXEC,
+	FTAGENT_REC_EXIT,
+	FTAGENT_REC_CONNECT,
+	FTAGENT_REC_ACCEPT,
+	FTAGENT_REC_CLOSE,
+	FTAGENT_REC_BIND,
+	FTAGENT_REC_LISTEN,
+	FTAGENT_REC_OPEN,
+	FTAGENT_REC_VERDICT,
+
+	__FTAGENT_REC_MAX
+};
+
+/**
+ * enum ftagent_event_loss - why an event record was lost
+ * @FTAGENT_EV_LOSS_BUFFER_FULL: the CPU's buffer was full (no reader
+ *	kept up); the buffer never overwrites unread records
+ * @FTAGENT_EV_LOSS_TOO_BIG: the record was larger than a sub-buffer
+ * @FTAGENT_EV_LOSS_RECURSION: an event was raised while another was
+ *	being written on the same CPU
+ * @FTAGENT_EV_LOSS_NMI: raised in NMI context, where relay can't write
+ * @FTAGENT_EV_LOSS_NO_BUFFER: the buffer was being resized
+ */
+enum ftagent_event_loss {
+	FTAGENT_EV_LOSS_BUFFER_FULL,
+	FTAGENT_EV_LOSS_TOO_BIG,
+	FTAGENT_EV_LOSS_RECURSION,
+	FTAGENT_EV_LOSS_NMI,
+	FTAGENT_EV_LOSS_NO_BUFFER,
+
+	__FTAGENT_EV_LOSS_MAX
+};
+
+#define FTAGENT_EV_LOSS_SLOTS	8	/* array size in GAP records */
+
+/**
+ * struct ftagent_rec_hdr - the start of every record
+ * @type: enum ftagent_rec_type
+ * @size: the whole record in bytes, header and strings included; a
+ *	multiple of 8
+ * @body_size: bytes of the type's body after this header
+ * @flags: FTAGENT_REC_F_*
+ * @cpu: the CPU whose buffer holds the record
+ * @seq: this CPU's record number; +1 per record generated, lost or not
+ *	(a GAP record repeats the number of the record it precedes)
+ * @time_ns: CLOCK_MONOTONIC when the record was generated
+ * @tgid: the process the event is about (or that did it)
+ * @pid: the thread that did it
+ */
+struct ftagent_rec_hdr {
+	__u16 type;
+	__u16 size;
+	__u16 body_size;
+	__u16 flags;
+	__u32 cpu;
+	__u32 reserved;
+	__u64 seq;
+	__u64 time_ns;
+	__u32 tgid;
+	__u32 pid;
+};
+
+#define FTAGENT_REC_ALIGN	8
+#define FTAGENT_REC_SIZE_MAX	0xfff8
+
+/* Flags in ftagent_rec_hdr.flags. */
+#define FTAGENT_REC_F_STR0_TRUNCATED	0x0001	/* first string was cut */
+#define FTAGENT_REC_F_STR1_TRUNCATED	0x0002	/* second string was cut */
+#define FTAGENT_REC_F_STR0_UNREADABLE	0x0004	/* first string: unknown */
+#define FTAGENT_REC_F_STR1_UNREADABLE	0x0008	/* second string: unknown */
+#define FTAGENT_REC_F_HASH_PARTIAL	0x0010	/* argv hash covers a prefix */
+
+/**
+ * struct ftagent_rec_gap - records lost on this CPU before this one
+ * @first_seq: the first lost record's number; the lost ones are
+ *	first_seq .. hdr.seq - 1
+ * @lost: hdr.seq - first_seq
+ * @lost_by_cause: indexed by enum ftagent_event_loss
+ */
+struct ftagent_rec_gap {
+	__u64 first_seq;
+	__u64 lost;
+	__u64 lost_by_cause[FTAGENT_EV_LOSS_SLOTS];
+};
+
+/**
+ * struct ftagent_rec_fork - a new process; hdr.tgid/pid is the parent
+ * @child_tgid: the new process
+ * @comm: the parent's command name, NUL-padded
+ */
+struct ftagent_rec_fork {
+	__u32 child_tgid;
+	__u32 reserved;
+	char comm[FTAGENT_COMM_LEN];
+};
+
+/**
+ * struct ftagent_rec_exec - a program was executed; strings: exe, argv
+ * @ppid: parent process
+ * @uid: real user id, in the initial user namespace
+ * @gid: real group id, likewise
+ * @euid: effective user id, likewise
+ * @cgroup_id: the cgroup v2 id (the inode of its directory), 0 without v2
+ * @argv_hash: XXH64 (seed 0) of the argument bytes, NULs included, up to
+ *	FTAGENT_REC_ARGV_HASH_MAX bytes (HASH_PARTIAL when more)
+ * @argc: number of arguments
+ * @argv_bytes: length of the whole argument area
+ * @exe_len: length of the first string: the executable's path
+ * @argv_len: length of the second string: the arguments, NUL-separated
+ *	as in /proc/PID/cmdline, at most FTAGENT_REC_ARGV_MAX bytes
+ * @comm: the new command name, NUL-padded
+ */
+struct ftagent_rec_exec {
+	__u32 ppid;
+	__u32 uid;
+	__u32 gid;
+	__u32 euid;
+	__u64 cgroup_id;
+	__u64 argv_hash;
+	__u32 argc;
+	__u32 argv_bytes;
+	__u16 exe_len;
+	__u16 argv_len;
+	__u32 reserved;
+	char comm[FTAGENT_COMM_LEN];
+};
+
+/**
+ * struct ftagent_rec_exit - a process ended; final totals
+ * @exit_code: the status wait(2) reports (WIFEXITED, WTERMSIG, ...)
+ * @nr_threads: threads the process had
+ * @rchar: bytes read, all threads (as /proc/PID/io reports them)
+ * @wchar: bytes written
+ * @syscr: read calls
+ * @syscw: write calls
+ * @read_bytes: bytes fetched from storage
+ * @write_bytes: bytes sent to storage
+ * @comm: the command name, NUL-padded
+ *
+ * The process's ftagent counters stay in the counter generation and are
+ * dumped with it, so nothing it did between two flushes is missed.
+ */
+struct ftagent_rec_exit {
+	__s32 exit_code;
+	__u32 nr_threads;
+	__u64 rchar;
+	__u64 wchar;
+	__u64 syscr;
+	__u64 syscw;
+	__u64 read_bytes;
+	__u64 write_bytes;
+	char comm[FTAGENT_COMM_LEN];
+};
+
+/**
+ * struct ftagent_rec_sock - CONNECT, ACCEPT, CLOSE, BIND, LISTEN
+ * @sock_ino: the socket's inode, as counters and ss -e name it
+ * @result: the call's return value (0, or -errno, or -EINPROGRESS for a
+ *	non-blocking connect; ACCEPT: the new descriptor); CLOSE: 0
+ * @family: AF_INET or AF_INET6
+ * @type: SOCK_STREAM, SOCK_DGRAM, ...
+ * @protocol: IPPROTO_TCP, IPPROTO_UDP, ...
+ * @local_port: host byte order
+ * @remote_port: host byte order; 0 when not connected
+ * @backlog: LISTEN: the backlog asked for; else 0
+ * @local_addr: network byte order; IPv4 in the first 4 bytes
+ * @remote_addr: network byte order; zeros when not connected
+ */
+struct ftagent_rec_sock {
+	__u64 sock_ino;
+	__s32 result;
+	__u16 family;
+	__u16 type;
+	__u16 protocol;
+	__u16 local_port;
+	__u16 remote_port;
+	__u16 reserved;
+	__u32 backlog;
+	__u32 reserved2;
+	__u8 local_addr[16];
+	__u8 remote_addr[16];
+};
+
+/**
+ * struct ftagent_rec_open - a file was opened; string: the path
+ * @ino: the opened file's inode
+ * @dev: its device, as stat(2) reports st_dev
+ * @fd: the new descriptor
+ * @flags: the open flags (O_*)
+ * @mode: the file's type and permissions (st_mode)
+ * @path_len: length of the path (as /proc/PID/fd shows it)
+ */
+struct ftagent_rec_open {
+	__u64 ino;
+	__u32 dev;
+	__s32 fd;
+	__u32 flags;
+	__u32 mode;
+	__u16 path_len;
+	__u16 reserved[3];
+};
 
 #endif /* _UAPI_LINUX_FTAGENT_H */

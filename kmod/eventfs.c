@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftagentfs: a filesystem of the module's own for the event files.
+ *
+ * Why not debugfs: under lockdown debugfs refuses files that can be
+ * mmap()ed, and kernels under lockdown are the ones we are for. Why not
+ * an internal mount (simple_pin_fs): a superblock holds a reference on
+ * its filesystem's module, so a mount made by the module itself could
+ * never be dropped and the module could never be unloaded.
+ *
+ * So the files exist only while the user has the filesystem mounted
+ * (one superblock, shared by all mounts): mounting asks the event
+ * channel to create its files in the new superblock's root, and the
+ * last umount asks it to take them away before the superblock dies.
+ * While mounted, the superblock holds the module: unmount before
+ * unloading. The directory /sys/fs/ftagent is made for the mount.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/fs.h>
+#include <linux/fs_context.h>
+#include <linux/kobject.h>
+#include <linux/module.h>
+#include <linux/namei.h>
+#include <linux/relay.h>
+#include <linux/sysfs.h>
+#include <linux/ftagent.h>
+
+#include "eventfs.h"
+#include "events.h"
+
+static const struct super_operations ftagent_eventfs_super_ops = {
+	.statfs = simple_statfs,
+	.drop_inode = generic_delete_inode,
+};
+
+static int ftagent_eventfs_fill_super(struct super_block *sb,
+				      struct fs_context *fc)
+{
+	static const struct tree_descr no_files[] = { { "" } };
+	int err;
+
+	err = simple_fill_super(sb, FTAGENT_FS_MAGIC, no_files);
+	if (err)
+		return err;
+	sb->s_op = &ftagent_eventfs_super_ops;
+	return ftagent_events_attach_files(sb->s_root);
+}
+
+static int ftagent_eventfs_get_tree(struct fs_context *fc)
+{
+	return get_tree_single(fc, ftagent_eventfs_fill_super);
+}
+
+static const struct fs_context_operations ftagent_eventfs_context_ops = {
+	.get_tree = ftagent_eventfs_get_tree,
+};
+
+static int ftagent_eventfs_init_fs_context(struct fs_context *fc)
+{
+	fc->ops = &ftagent_eventfs_context_ops;
+	return 0;
+}
+
+static void ftagent_eventfs_kill_sb(struct super_block *sb)
+{
+	/* The channel must let go of its dentries before they die. */
+	if (sb->s_root)
+		ftagent_events_detach_files();
+	kill_litter_super(sb);
+}
+
+static struct file_system_type ftagent_eventfs_type = {
+	.owner = THIS_MODULE,
+	.name = FTAGENT_FS_TYPE,
+	.init_fs_context = ftagent_eventfs_init_fs_context,
+	.kill_sb = ftagent_eventfs_kill_sb,
+};
+
+struct dentry *ftagent_eventfs_create_file(const char *name,
+					   struct dentry *parent, umode_t mode,
+					   void *data)
+{
+	struct inode *dir = d_inode(parent);
+	struct dentry *dentry;
+	struct inode *inode;
+
+	inode_lock(dir);
+	dentry = lookup_one_len(name, parent, strlen(name));
+	if (IS_ERR(dentry))
+		goto out;
+	if (d_really_is_positive(dentry)) {
+		dput(dentry);
+		dentry = ERR_PTR(-EEXIST);
+		goto out;
+	}
+	inode = new_inode(dir->i_sb);
+	if (!inode) {
+		dput(dentry);
+		dentry = ERR_PTR(-ENOMEM);
+		goto out;
+	}
+	inode->i_ino = get_next_ino();
+	inode->i_mode = S_IFREG | (mode & 0444);
+	inode->i_atime = current_time(inode);
+	inode->i_mtime = inode->i_atime;
+	inode->i_ctime = inode->i_atime;
+	inode->i_fop = &relay_file_operations;
+	inode->i_private = data;
+	/* The reference lookup_one_len() gave us keeps the file alive. */
+	d_instantiate(dentry, inode);
+out:
+	inode_unlock(dir);
+	return dentry;
+}
+
+void ftagent_eventfs_remove_file(struct dentry *dentry)
+{
+	struct inode *dir;
+
+	if (IS_ERR_OR_NULL(dentry))
+		return;
+	dir = d_inode(dentry->d_parent);
+	inode_lock(dir);
+	/*
+	 * simple_unlink() drops the reference creation kept; d_delete()
+	 * unhashes the name even while a reader holds the file open, so a
+	 * new channel can create it again.
+	 */
+	dget(dentry);
+	if (simple_positive(dentry))
+		simple_unlink(dir, dentry);
+	d_delete(dentry);
+	dput(dentry);
+	inode_unlock(dir);
+}
+
+int ftagent_eventfs_init(void)
+{
+	int err;
+
+	err = sysfs_create_mount_point(fs_kobj, "ftagent");
+	if (err)
+		return err;
+	err = register_filesystem(&ftagent_eventfs_type);
+	if (err)
+		sysfs_remove_mount_point(fs_kobj, "ftagent");
+	return err;
+}
+
+void ftagent_eventfs_exit(void)
+{
+	unregister_filesystem(&ftagent_eventfs_type);
+	sysfs_remove_mount_point(fs_kobj, "ftagent");
+}

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel-side filters.
+ *
+ * The toggles are one word the hooks read. The filter set (names and
+ * prefixes) is replaced whole under RCU. Excluded processes are kept as
+ * a set of thread-group ids, because the hot path can afford a hash
+ * probe but not a walk of names and ancestors: a process joins the set
+ * when one of its threads takes an excluded name (exec and prctl both
+ * go through the task_rename tracepoint) or when an excluded process
+ * forks it, and leaves it when it exits. Membership is sticky until
+ * exit, so a child that execs something else stays excluded.
+ *
+ * The set is an open-addressing table of tgids with tombstones, written
+ * under a spinlock and read locklessly. When tombstones pile up, the live
+ * entries are copied into the spare table, which is published with RCU;
+ * the old one becomes the spare after a grace period.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/hash.h>
+#include <linux/in.h>
+#include <linux/rculist.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
+
+#include "filters.h"
+
+#define FTAGENT_EXCL_BITS	12
+#define FTAGENT_EXCL_SLOTS	BIT(FTAGENT_EXCL_BITS)
+#define FTAGENT_EXCL_LIVE_MAX	(FTAGENT_EXCL_SLOTS / 4)
+#define FTAGENT_EXCL_USED_MAX	(FTAGENT_EXCL_SLOTS * 3 / 4)
+#define FTAGENT_EXCL_TOMB	U32_MAX		/* 0 is an empty slot */
+
+struct ftagent_excl_table {
+	unsigned int live, used;	/* used: live and tombstones */
+	u32 slot[FTAGENT_EXCL_SLOTS];
+};
+
+u32 ftagent_filter_flags = FTAGENT_TRACK_ALL;
+DEFINE_STATIC_KEY_FALSE(ftagent_exclusions_on);
+
+static struct ftagent_filters __rcu *ftagent_filters_cur;
+static struct ftagent_excl_table __rcu *ftagent_excl;
+static struct ftagent_excl_table *ftagent_excl_spare;
+static bool ftagent_excl_spare_ready;	/* no reader can still see it */
+static struct rcu_head ftagent_excl_rcu;
+static DEFINE_SPINLOCK(ftagent_excl_lock);
+static u64 ftagent_excl_missed;
+
+static u32 ftagent_excl_hash(u32 tgid)
+{
+	return hash_32(tgid, FTAGENT_EXCL_BITS);
+}
+
+static bool ftagent_excl_find(const struct ftagent_excl_table *t, u32 tgid)
+{
+	u32 i = ftagent_excl_hash(tgid), n, v;
+
+	/* 0 (the idle task, init's parent) marks empty slots: never in. */
+	if (!tgid)
+		return false;
+	for (n = 0; n < FTAGENT_EXCL_SLOTS; n++) {
+		v = READ_ONCE(t->slot[i]);
+		if (!v)
+			return false;
+		if (v == tgid)
+			return true;
+		i = (i + 1) & (FTAGENT_EXCL_SLOTS - 1);
+	}
+	return false;
+}
+
+bool ftagent_tgid_excluded_slow(u32 tgid)
+{
+	const struct ftagent_excl_table *t;
+	bool found;
+
+	rcu_read_lock_sched_notrace();
+	t = rcu_dereference_sched(ftagent_excl);
+	found = t && ftagent_excl_find(t, tgid);
+	rcu_read_unlock_sched_notrace();
+	return found;
+}
+
+/* Caller holds the lock; @t has a free slot (checked by the caller). */
+static void ftagent_excl_place(struct ftagent_excl_table *t, u32 tgid)
+{
+	u32 i = ftagent_excl_hash(tgid), v;
+
+	for (;;) {
+		v = t->slot[i];
+		if (!v || v == FTAGENT_EXCL_TOMB)
+			break;
+		i = (i + 1) & (FTAGENT_EXCL_SLOTS - 1);
+	}
+	if (!v)
+		t->used++;
+	t->live++;
+	WRITE_ONCE(t->slot[i], tgid);
+}
+
+static void ftagent_excl_spare_done(struct rcu_head *head)
+{
+	WRITE_ONCE(ftagent_excl_spare_ready, true);
+}
+
+/* Caller holds the lock: publish @next, retire the current table. */
+static void ftagent_excl_publish(struct ftagent_excl_table *next)
+{
+	struct ftagent_excl_table *old;
+
+	old = rcu_replace_pointer(ftagent_excl, next,
+				  lockdep_is_held(&ftagent_excl_lock));
+	ftagent_excl_spare = old;
+	ftagent_excl_spare_ready = false;
+	call_rcu(&ftagent_excl_rcu, ftagent_excl_spare_done);
+}
+
+/* Caller holds the lock: copy the live entries into the spare. */
+static struct ftagent_excl_table *ftagent_excl_compact(void)
+{
+	struct ftagent_excl_table *t, *s = ftagent_excl_spare;
+	unsigned int i;
+
+	if (!READ_ONCE(ftagent_excl_spare_ready))
+		return NULL;	/* the last compaction is not a grace period old */
+	t = rcu_dereference_protected(ftagent_excl,
+				      lockdep_is_held(&ftagent_excl_lock));
+	memset(s, 0, sizeof(*s));
+	for (i = 0; i < FTAGENT_EXCL_SLOTS; i++)
+		if (t->slot[i] && t->slot[i] != FTAGENT_EXCL_TOMB)
+			ftagent_excl_place(s, t->slot[i]);
+	ftagent_excl_publish(s);
+	return s;
+}
+
+/* Caller holds the lock. */
+static void ftagent_excl_add_locked(u32 tgid)
+{
+	struct ftagent_excl_table *t;
+
+	t = rcu_dereference_protected(ftagent_excl,
+				      lockdep_is_held(&ftagent_excl_lock));
+	if (ftagent_excl_find(t, tgid))
+		return;
+	if (t->live >= FTAGENT_EXCL_LIVE_MAX)
+		goto missed;
+	if (t->used >= FTAGENT_EXCL_USED_MAX) {
+		t = ftagent_excl_compact();
+		if (!t)
+			goto missed;
+	}
+	ftagent_excl_place(t, tgid);
+	return;
+missed:
+	ftagent_excl_missed++;
+}
+
+static void ftagent_excl_add(u32 tgid)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&ftagent_excl_lock, flags);
+	ftagent_excl_add_locked(tgid);
+	spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+}
+
+void ftagent_exclude_exit(u32 tgid)
+{
+	struct ftagent_excl_table *t;
+	unsigned long flags;
+	u32 i, n, v;
+
+	if (!static_branch_unlikely(&ftagent_exclusions_on))
+		return;
+	spin_lock_irqsave(&ftagent_excl_lock, flags);
+	t = rcu_dereference_protected(ftagent_excl,
+				      lockdep_is_held(&ftagent_excl_lock));
+	i = ftagent_excl_hash(tgid);
+	for (n = 0; n < FTAGENT_EXCL_SLOTS; n++) {
+		v = t->slot[i];
+		if (!v)
+			break;
+		if (v == tgid) {
+			/* A tombstone keeps the probe chains of others whole. */
+			WRITE_ONCE(t->slot[i], FTAGENT_EXCL_TOMB);
+			t->live--;
+			break;
+		}
+		i = (i + 1) & (FTAGENT_EXCL_SLOTS - 1);
+	}
+	spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+}
+
+/* A comm as the kernel keeps it (15 bytes at most) against a name. */
+static bool ftagent_comm_is(const char *comm, const char *name)
+{
+	int i;
+
+	for (i = 0; i < FTAGENT_COMM_LEN - 1; i++) {
+		if (comm[i] != name[i])
+			return false;
+		if (!name[i])
+			return true;
+	}
+	return true;
+}
+
+static bool ftagent_comm_listed(const struct ftagent_filters *f,
+				const char *comm)
+{
+	unsigned int i;
+
+	for (i = 0; i < f->n_comms; i++)
+		if (ftagent_comm_is(comm, f->comms[i]))
+			return true;
+	return false;
+}
+
+void ftagent_exclude_fork(struct task_struct *parent,
+			  struct task_struct *child)
+{
+	if (!static_branch_unlikely(&ftagent_exclusions_on))
+		return;
+	if (ftagent_tgid_excluded_slow(parent->tgid))
+		ftagent_excl_add(child->tgid);
+}
+
+void ftagent_exclude_rename(struct task_struct *task, const char *comm)
+{
+	const struct ftagent_filters *f;
+	bool listed;
+
+	if (!static_branch_unlikely(&ftagent_exclusions_on))
+		return;
+	rcu_read_lock_sched_notrace();
+	f = rcu_dereference_sched(ftagent_filters_cur);
+	listed = f && ftagent_comm_listed(f, comm);
+	rcu_read_unlock_sched_notrace();
+	if (listed)
+		ftagent_excl_add(task->tgid);
+}
+
+bool ftagent_path_excluded(const char *path, size_t len)
+{
+	const struct ftagent_filters *f;
+	bool excluded = false;
+	unsigned int i;
+
+	rcu_read_lock_sched_notrace();
+	f = rcu_dereference_sched(ftagent_filters_cur);
+	for (i = 0; f && i < f->n_paths && !excluded; i++)
+		excluded = f->path_len[i] <= len &&
+			   !memcmp(path, f->paths[i], f->path_len[i]);
+	rcu_read_unlock_sched_notrace();
+	return excluded;
+}
+
+bool ftagent_sock_tracked(u32 flags, unsigned int family,
+			  unsigned int protocol)
+{
+	if ((family == AF_INET && !(flags & FTAGENT_TRACK_IPV4)) ||
+	    (family == AF_INET6 && !(flags & FTAGENT_TRACK_IPV6)))
+		return false;
+	if ((protocol == IPPROTO_TCP && !(flags & FTAGENT_TRACK_TCP)) ||
+	    (protocol == IPPROTO_UDP && !(flags & FTAGENT_TRACK_UDP)))
+		return false;
+	return true;
+}
+
+/*
+ * Derive the excluded set from scratch for @f into the spare table:
+ * a process is in if a thread's name is listed or its parent is in.
+ * for_each_process() goes in fork order, so parents come first (a
+ * reparented orphan may be visited before its new parent, and is then
+ * judged by its own name only). Caller holds the lock.
+ */
+static void ftagent_excl_rebuild(const struct ftagent_filters *f)
+{
+	struct ftagent_excl_table *s = ftagent_excl_spare;
+	struct task_struct *p, *t;
+	bool in;
+
+	memset(s, 0, sizeof(*s));
+	rcu_read_lock();
+	for_each_process(p) {
+		in = ftagent_excl_find(s, READ_ONCE(p->real_parent)->tgid);
+		for_each_thread(p, t)
+			if (!in)
+				in = ftagent_comm_listed(f, t->comm);
+		if (!in)
+			continue;
+		if (s->live < FTAGENT_EXCL_LIVE_MAX)
+			ftagent_excl_place(s, p->tgid);
+		else
+			ftagent_excl_missed++;
+	}
+	rcu_read_unlock();
+	ftagent_excl_publish(s);
+}
+
+void ftagent_filters_free(struct ftagent_filters *f)
+{
+	if (f)
+		kfree(f->path_blob);
+	kfree(f);
+}
+
+static void ftagent_filters_free_rcu(struct rcu_head *head)
+{
+	ftagent_filters_free(container_of(head, struct ftagent_filters, rcu));
+}
+
+void ftagent_filters_replace(struct ftagent_filters *next)
+{
+	struct ftagent_filters *old;
+	unsigned long flags;
+
+	if (next->n_comms)
+		static_branch_enable(&ftagent_exclusions_on);
+	for (;;) {
+		/* The spare table must be out of every reader's sight. */
+		rcu_barrier();
+		spin_lock_irqsave(&ftagent_excl_lock, flags);
+		if (ftagent_excl_spare_ready)
+			break;
+		/* A compaction raced with us: wait for its grace period. */
+		spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+	}
+	old = rcu_replace_pointer(ftagent_filters_cur, next, true);
+	ftagent_excl_rebuild(next);
+	WRITE_ONCE(ftagent_filter_flags, next->flags);
+	spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+	if (!next->n_comms)
+		static_branch_disable(&ftagent_exclusions_on);
+	if (old)
+		call_rcu(&old->rcu, ftagent_filters_free_rcu);
+}
+
+/* Caller holds the config lock, under which alone the filters change. */
+struct ftagent_filters *ftagent_filters_copy(void)
+{
+	const struct ftagent_filters *cur;
+	struct ftagent_filters *f;
+	size_t blob = 0;
+	unsigned int i;
+	char *p;
+
+	cur = rcu_dereference_protected(ftagent_filters_cur, true);
+	f = kmemdup(cur, sizeof(*cur), GFP_KERNEL);
+	if (!f)
+		return NULL;
+	for (i = 0; i < cur->n_paths; i++)
+		blob += cur->path_len[i] + 1;
+	f->path_blob = blob ? kmalloc(blob, GFP_KERNEL) : NULL;
+	if (blob && !f->path_blob) {
+		kfree(f);
+		return NULL;
+	}
+	for (i = 0, p = f->path_blob; i < cur->n_paths; i++) {
+		memcpy(p, cur->paths[i], cur->path_len[i] + 1);
+		f->paths[i] = p;
+		p += cur->path_len[i] + 1;
+	}
+	return f;
+}
+
+unsigned int ftagent_excluded_count(void)
+{
+	const struct ftagent_excl_table *t;
+	unsigned int n;
+
+	rcu_read_lock_sched();
+	t = rcu_dereference_sched(ftagent_excl);
+	n = static_branch_unlikely(&ftagent_exclusions_on) && t ?
+	    READ_ONCE(t->live) : 0;
+	rcu_read_unlock_sched();
+	return n;
+}
+
+u64 ftagent_exclude_missed(void)
+{
+	return READ_ONCE(ftagent_excl_missed);
+}
+
+size_t ftagent_filters_memory(void)
+{
+	return 2 * sizeof(struct ftagent_excl_table) +
+	       sizeof(struct ftagent_filters);
+}
+
+int ftagent_filters_init(void)
+{
+	struct ftagent_excl_table *a, *b;
+	struct ftagent_filters *f;
+
+	a = kvzalloc(sizeof(*a), GFP_KERNEL);
+	b = kvzalloc(sizeof(*b), GFP_KERNEL);
+	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	if (!a || !b || !f) {
+		kvfree(a);
+		kvfree(b);
+		kfree(f);
+		return -ENOMEM;
+	}
+	/* Default: everything tracked, the daemon's own work left alone. */
+	f->flags = FTAGENT_TRACK_ALL;
+	f->n_comms = 1;
+	strscpy(f->comms[0], "ftagentd", sizeof(f->comms[0]));
+	RCU_INIT_POINTER(ftagent_excl, a);
+	ftagent_excl_spare = b;
+	ftagent_excl_spare_ready = true;
+	ftagent_filters_replace(f);
+	return 0;
+}
+
+/* Every hook and tracepoint that reads the filters is gone. */
+void ftagent_filters_exit(void)
+{
+	static_branch_disable(&ftagent_exclusions_on);
+	rcu_barrier();	/* the spare's and the old filters' callbacks */
+	kvfree(rcu_dereference_protected(ftagent_excl, true));
+	kvfree(ftagent_excl_spare);
+	ftagent_filters_free(rcu_dereference_protected(ftagent_filters_cur,
+						       true));
+}

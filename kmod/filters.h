@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Kernel-side filters: what is tracked (network and file toggles), which
+ * processes are left alone (by command name, inherited by children) and
+ * which paths produce no open events.
+ */
+#ifndef _FTAGENT_FILTERS_H
+#define _FTAGENT_FILTERS_H
+
+#include <linux/jump_label.h>
+#include <linux/netlink.h>
+#include <linux/sched.h>
+#include <linux/types.h>
+#include <linux/ftagent.h>
+
+/* Bits of ftagent_filter_flags: what is tracked. */
+#define FTAGENT_TRACK_TCP	BIT(0)
+#define FTAGENT_TRACK_UDP	BIT(1)
+#define FTAGENT_TRACK_IPV4	BIT(2)
+#define FTAGENT_TRACK_IPV6	BIT(3)
+#define FTAGENT_TRACK_READ	BIT(4)
+#define FTAGENT_TRACK_SENDFILE	BIT(5)
+#define FTAGENT_TRACK_ALL	GENMASK(5, 0)
+
+struct ftagent_filters {
+	u32 flags;				/* FTAGENT_TRACK_* */
+	unsigned int n_comms, n_paths;
+	char comms[FTAGENT_EXCLUDE_PROCESSES_MAX][FTAGENT_COMM_LEN];
+	u16 path_len[FTAGENT_EXCLUDE_PATHS_MAX];
+	char *paths[FTAGENT_EXCLUDE_PATHS_MAX];	/* into one allocation */
+	char *path_blob;
+	struct rcu_head rcu;
+};
+
+int ftagent_filters_init(void);
+void ftagent_filters_exit(void);
+
+/* Hot path: the tracking toggles in force. */
+extern u32 ftagent_filter_flags;
+DECLARE_STATIC_KEY_FALSE(ftagent_exclusions_on);
+bool ftagent_tgid_excluded_slow(u32 tgid);
+
+/* Hot path: whether @tgid's calls and events are left alone. */
+static __always_inline bool ftagent_tgid_excluded(u32 tgid)
+{
+	if (!static_branch_unlikely(&ftagent_exclusions_on))
+		return false;
+	return ftagent_tgid_excluded_slow(tgid);
+}
+
+/* Whether a socket of @family/@protocol is tracked under @flags. */
+bool ftagent_sock_tracked(u32 flags, unsigned int family,
+			  unsigned int protocol);
+/* Whether open events for @path are left out. Preemption off. */
+bool ftagent_path_excluded(const char *path, size_t len);
+
+/* Lifecycle: keep the excluded processes current. Preemption off. */
+void ftagent_exclude_fork(struct task_struct *parent,
+			  struct task_struct *child);
+void ftagent_exclude_rename(struct task_struct *task, const char *comm);
+void ftagent_exclude_exit(u32 tgid);
+
+/*
+ * Replace the filters with @next (caller holds the config lock, may
+ * sleep); takes ownership of @next. Re-derives the excluded processes.
+ */
+void ftagent_filters_replace(struct ftagent_filters *next);
+/* A copy of the filters in force (caller frees with ftagent_filters_free). */
+struct ftagent_filters *ftagent_filters_copy(void);
+void ftagent_filters_free(struct ftagent_filters *f);
+
+/* Figures for the stats family. */
+unsigned int ftagent_excluded_count(void);
+u64 ftagent_exclude_missed(void);
+size_t ftagent_filters_memory(void);
+
+#endif /* _FTAGENT_FILTERS_H */

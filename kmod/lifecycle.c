@@ -1,0 +1,480 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Lifecycle events.
+ *
+ * Where each comes from:
+ *  - fork, exec: the sched_process_fork and sched_process_exec
+ *    tracepoints (processes only: a new thread is not a fork event);
+ *  - exit: an ftrace_ops on acct_process(), which do_exit() calls once,
+ *    in the last thread of a process, after the exit code is set: the
+ *    sched_process_exit tracepoint fires per thread and cannot tell
+ *    which thread is the last when two exit at once;
+ *  - socket close: an ftrace_ops on sock_close(), the release of a
+ *    socket's file, so a close by exit, by dup2() or by the last of
+ *    several descriptors is seen, whoever drops it;
+ *  - bind, listen, connect, accept and open: the traced syscalls, when
+ *    they return (account.c calls in here).
+ * task_rename keeps the excluded processes current (filters.c).
+ *
+ * These points fire a few times per process or connection, so they use
+ * ftrace_ops and tracepoints in both hook sets.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/binfmts.h>
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/ftrace.h>
+#include <linux/kdev_t.h>
+#include <linux/net.h>
+#include <linux/openat2.h>
+#include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/task_io_accounting_ops.h>
+#include <linux/tracepoint.h>
+#include <linux/uaccess.h>
+#include <linux/xxhash.h>
+#include <net/inet_sock.h>
+#include <net/ipv6.h>
+#include <net/sock.h>
+
+#include "events.h"
+#include "filters.h"
+#include "lifecycle.h"
+
+/* Bytes of argv hashed per copy: the path scratch buffer's size. */
+#define FTAGENT_HASH_CHUNK	FTAGENT_REC_PATH_MAX
+
+static void ftagent_copy_comm(char *dst, const struct task_struct *t)
+{
+	/* The name may change under us; 15 bytes and a NUL, whatever. */
+	memcpy(dst, t->comm, FTAGENT_COMM_LEN - 1);
+	dst[FTAGENT_COMM_LEN - 1] = '\0';
+}
+
+/* Record size so far: header and body. */
+static size_t ftagent_body_end(struct ftagent_rec_hdr *hdr, size_t body)
+{
+	hdr->body_size = body;
+	return sizeof(*hdr) + body;
+}
+
+/* Append @file's path; returns its length in the record. */
+static u16 ftagent_put_path(struct ftagent_rec_hdr *hdr, size_t *size,
+			    const struct path *path, u16 trunc_flag,
+			    u16 unreadable_flag)
+{
+	char *buf = ftagent_event_path_buf();
+	char *p = d_path(path, buf, FTAGENT_REC_PATH_MAX);
+
+	if (IS_ERR(p)) {
+		/* Longer than PATH_MAX, or unreachable: say so, no bytes. */
+		hdr->flags |= unreadable_flag;
+		return 0;
+	}
+	return ftagent_event_put_str(hdr, size, p, strlen(p),
+				     FTAGENT_REC_PATH_MAX, trunc_flag);
+}
+
+static void ftagent_fork_probe(void *data, struct task_struct *parent,
+			       struct task_struct *child)
+{
+	struct ftagent_rec_hdr *hdr;
+	struct ftagent_rec_fork *r;
+	size_t size;
+
+	if (child->pid != child->tgid)
+		return;		/* a thread */
+	ftagent_exclude_fork(parent, child);
+	if (ftagent_tgid_excluded(parent->tgid))
+		return;
+	hdr = ftagent_event_begin(FTAGENT_REC_FORK);
+	if (!hdr)
+		return;
+	r = (struct ftagent_rec_fork *)(hdr + 1);
+	memset(r, 0, sizeof(*r));
+	size = ftagent_body_end(hdr, sizeof(*r));
+	r->child_tgid = child->tgid;
+	ftagent_copy_comm(r->comm, parent);
+	ftagent_event_commit(hdr, size);
+}
+
+/*
+ * The arguments the new program was given: they sit in its own memory
+ * (arg_start..arg_end), just written by exec, so reading them cannot
+ * fault in anything. Copies the first FTAGENT_REC_ARGV_MAX bytes into
+ * the record and hashes up to FTAGENT_REC_ARGV_HASH_MAX.
+ */
+static void ftagent_put_argv(struct ftagent_rec_hdr *hdr, size_t *size,
+			     struct ftagent_rec_exec *r, struct mm_struct *mm)
+{
+	unsigned long start = mm->arg_start, total = mm->arg_end - start;
+	unsigned long hashed = min_t(unsigned long, total,
+				     FTAGENT_REC_ARGV_HASH_MAX);
+	char *chunk = ftagent_event_path_buf();
+	struct xxh64_state state;
+	unsigned long off, n;
+	size_t keep;
+
+	r->argv_bytes = total;
+	keep = min_t(unsigned long, total, FTAGENT_REC_ARGV_MAX);
+	if (copy_from_user_nofault((u8 *)hdr + *size,
+				   (const void __user *)start, keep)) {
+		hdr->flags |= FTAGENT_REC_F_STR1_UNREADABLE;
+		return;
+	}
+	if (keep < total)
+		hdr->flags |= FTAGENT_REC_F_STR1_TRUNCATED;
+	*size += keep;
+	r->argv_len = keep;
+
+	xxh64_reset(&state, 0);
+	for (off = 0; off < hashed; off += n) {
+		n = min_t(unsigned long, hashed - off, FTAGENT_HASH_CHUNK);
+		if (copy_from_user_nofault(chunk,
+					   (const void __user *)(start + off),
+					   n)) {
+			hdr->flags |= FTAGENT_REC_F_HASH_PARTIAL;
+			break;
+		}
+		xxh64_update(&state, chunk, n);
+	}
+	if (hashed < total)
+		hdr->flags |= FTAGENT_REC_F_HASH_PARTIAL;
+	r->argv_hash = xxh64_digest(&state);
+}
+
+static void ftagent_exec_probe(void *data, struct task_struct *p,
+			       pid_t old_pid, struct linux_binprm *bprm)
+{
+	const struct cred *cred;
+	struct ftagent_rec_hdr *hdr;
+	struct ftagent_rec_exec *r;
+	size_t size;
+
+	if (ftagent_tgid_excluded(p->tgid))
+		return;
+	hdr = ftagent_event_begin(FTAGENT_REC_EXEC);
+	if (!hdr)
+		return;
+	r = (struct ftagent_rec_exec *)(hdr + 1);
+	memset(r, 0, sizeof(*r));
+	size = ftagent_body_end(hdr, sizeof(*r));
+
+	rcu_read_lock();
+	r->ppid = task_tgid_nr(rcu_dereference(p->real_parent));
+#ifdef CONFIG_CGROUPS
+	r->cgroup_id = cgroup_id(task_dfl_cgroup(p));
+#endif
+	cred = __task_cred(p);
+	r->uid = from_kuid_munged(&init_user_ns, cred->uid);
+	r->gid = from_kgid_munged(&init_user_ns, cred->gid);
+	r->euid = from_kuid_munged(&init_user_ns, cred->euid);
+	rcu_read_unlock();
+	r->argc = bprm->argc;
+	ftagent_copy_comm(r->comm, p);
+
+	r->exe_len = ftagent_put_path(hdr, &size, &bprm->file->f_path,
+				      FTAGENT_REC_F_STR0_TRUNCATED,
+				      FTAGENT_REC_F_STR0_UNREADABLE);
+	if (p->mm)
+		ftagent_put_argv(hdr, &size, r, p->mm);
+	else
+		hdr->flags |= FTAGENT_REC_F_STR1_UNREADABLE;
+	ftagent_event_commit(hdr, size);
+}
+
+static void ftagent_rename_probe(void *data, struct task_struct *task,
+				 const char *comm)
+{
+	ftagent_exclude_rename(task, comm);
+}
+
+/* The process's I/O totals, as /proc/PID/io adds them up. */
+static void ftagent_process_io(struct task_struct *leader,
+			       struct task_io_accounting *acct)
+{
+	struct task_struct *t;
+	unsigned long flags;
+
+	spin_lock_irqsave(&leader->sighand->siglock, flags);
+	*acct = leader->signal->ioac;
+	for_each_thread(leader, t)
+		task_io_accounting_add(acct, &t->ioac);
+	spin_unlock_irqrestore(&leader->sighand->siglock, flags);
+}
+
+/* acct_process(): the last thread of a process is exiting. */
+static void notrace ftagent_exit_hook(unsigned long ip, unsigned long parent_ip,
+				      struct ftrace_ops *op,
+				      struct ftrace_regs *fregs)
+{
+	struct task_struct *t = current;
+	struct signal_struct *sig = t->signal;
+	struct task_io_accounting io;
+	struct ftagent_rec_hdr *hdr;
+	struct ftagent_rec_exit *r;
+	bool excluded;
+	size_t size;
+
+	if (t->flags & PF_KTHREAD)
+		return;
+	preempt_disable_notrace();
+	excluded = ftagent_tgid_excluded(t->tgid);
+	ftagent_exclude_exit(t->tgid);
+	if (excluded)
+		goto out;
+	hdr = ftagent_event_begin(FTAGENT_REC_EXIT);
+	if (!hdr)
+		goto out;
+	r = (struct ftagent_rec_exit *)(hdr + 1);
+	memset(r, 0, sizeof(*r));
+	size = ftagent_body_end(hdr, sizeof(*r));
+	/* What wait(2) will report: see wait_task_zombie(). */
+	r->exit_code = (READ_ONCE(sig->flags) & SIGNAL_GROUP_EXIT) ?
+		       READ_ONCE(sig->group_exit_code) :
+		       READ_ONCE(t->group_leader->exit_code);
+	r->nr_threads = READ_ONCE(sig->nr_threads);
+	ftagent_process_io(t, &io);
+	r->rchar = io.rchar;
+	r->wchar = io.wchar;
+	r->syscr = io.syscr;
+	r->syscw = io.syscw;
+	r->read_bytes = io.read_bytes;
+	r->write_bytes = io.write_bytes;
+	ftagent_copy_comm(r->comm, t);
+	ftagent_event_commit(hdr, size);
+out:
+	preempt_enable_notrace();
+}
+
+/* Fill @r from @sock; false if the socket is not one we report. */
+static bool ftagent_fill_sock(struct ftagent_rec_sock *r, struct socket *sock)
+{
+	struct sock *sk = READ_ONCE(sock->sk);
+	const struct inet_sock *inet;
+	__be32 saddr;
+
+	if (!sk)
+		return false;
+	r->family = READ_ONCE(sk->sk_family);
+	if (r->family != AF_INET && r->family != AF_INET6)
+		return false;
+	r->protocol = READ_ONCE(sk->sk_protocol);
+	if (!ftagent_sock_tracked(READ_ONCE(ftagent_filter_flags), r->family,
+				  r->protocol))
+		return false;
+	r->type = READ_ONCE(sk->sk_type);
+	r->sock_ino = SOCK_INODE(sock)->i_ino;
+	inet = inet_sk(sk);
+	r->local_port = ntohs(READ_ONCE(inet->inet_sport));
+	r->remote_port = ntohs(READ_ONCE(inet->inet_dport));
+	if (r->family == AF_INET) {
+		/* The source chosen by connect, else the bound address. */
+		saddr = READ_ONCE(inet->inet_saddr) ?:
+			READ_ONCE(sk->sk_rcv_saddr);
+		memcpy(r->local_addr, &saddr, sizeof(saddr));
+		saddr = READ_ONCE(inet->inet_daddr);
+		memcpy(r->remote_addr, &saddr, sizeof(saddr));
+		return true;
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	memcpy(r->local_addr, &sk->sk_v6_rcv_saddr, 16);
+	memcpy(r->remote_addr, &sk->sk_v6_daddr, 16);
+#endif
+	return true;
+}
+
+static void ftagent_event_sock(unsigned int type, struct socket *sock,
+			       long result, u32 backlog)
+{
+	struct ftagent_rec_hdr *hdr;
+	struct ftagent_rec_sock *r;
+	size_t size;
+
+	if (ftagent_tgid_excluded(current->tgid))
+		return;
+	hdr = ftagent_event_begin(type);
+	if (!hdr)
+		return;
+	r = (struct ftagent_rec_sock *)(hdr + 1);
+	memset(r, 0, sizeof(*r));
+	size = ftagent_body_end(hdr, sizeof(*r));
+	if (!ftagent_fill_sock(r, sock)) {
+		ftagent_event_cancel(hdr);
+		return;
+	}
+	r->result = result;
+	r->backlog = backlog;
+	ftagent_event_commit(hdr, size);
+}
+
+void ftagent_event_sock_fd(unsigned int type, unsigned long fd, long result,
+			   u32 backlog)
+{
+	struct socket *sock;
+	struct file *file;
+
+	if (fd > INT_MAX)
+		return;
+	file = fget(fd);
+	if (!file)
+		return;
+	sock = sock_from_file(file);
+	if (sock)
+		ftagent_event_sock(type, sock, result, backlog);
+	fput(file);
+}
+
+/* sock_close(inode, file): the last reference to a socket is dropped. */
+static void notrace ftagent_sock_close_hook(unsigned long ip,
+					    unsigned long parent_ip,
+					    struct ftrace_ops *op,
+					    struct ftrace_regs *fregs)
+{
+	struct inode *inode = (struct inode *)fregs->regs.di;
+
+	if (current->flags & PF_KTHREAD)
+		return;	/* a delayed fput: no process to charge */
+	preempt_disable_notrace();
+	ftagent_event_sock(FTAGENT_REC_CLOSE, SOCKET_I(inode), 0, 0);
+	preempt_enable_notrace();
+}
+
+void ftagent_event_open_fd(unsigned long fd, u32 flags)
+{
+	struct ftagent_rec_hdr *hdr;
+	struct ftagent_rec_open *r;
+	struct inode *inode;
+	struct file *file;
+	const char *path;
+	size_t size;
+
+	if (fd > INT_MAX || ftagent_tgid_excluded(current->tgid))
+		return;
+	file = fget(fd);
+	if (!file)
+		return;
+	hdr = ftagent_event_begin(FTAGENT_REC_OPEN);
+	if (!hdr)
+		goto out;
+	r = (struct ftagent_rec_open *)(hdr + 1);
+	memset(r, 0, sizeof(*r));
+	size = ftagent_body_end(hdr, sizeof(*r));
+	r->path_len = ftagent_put_path(hdr, &size, &file->f_path,
+				       FTAGENT_REC_F_STR0_TRUNCATED,
+				       FTAGENT_REC_F_STR0_UNREADABLE);
+	path = (const char *)(hdr + 1) + hdr->body_size;
+	if (ftagent_path_excluded(path, r->path_len)) {
+		ftagent_event_cancel(hdr);
+		goto out;
+	}
+	inode = file_inode(file);
+	r->ino = inode->i_ino;
+	r->dev = new_encode_dev(inode->i_sb->s_dev);
+	r->mode = inode->i_mode;
+	r->fd = fd;
+	r->flags = flags;
+	ftagent_event_commit(hdr, size);
+out:
+	fput(file);
+}
+
+/* Tracepoints are found by name: they are not exported to modules. */
+struct ftagent_tp {
+	const char *name;
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+};
+
+static struct ftagent_tp ftagent_tps[] = {
+	{ .name = "sched_process_fork", .probe = ftagent_fork_probe },
+	{ .name = "sched_process_exec", .probe = ftagent_exec_probe },
+	{ .name = "task_rename", .probe = ftagent_rename_probe },
+};
+
+static void ftagent_find_tp(struct tracepoint *tp, void *priv)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_tps); i++)
+		if (!strcmp(tp->name, ftagent_tps[i].name))
+			ftagent_tps[i].tp = tp;
+}
+
+struct ftagent_fn_hook {
+	const char *symbol;
+	struct ftrace_ops ops;
+	bool registered;
+};
+
+static struct ftagent_fn_hook ftagent_fn_hooks[] = {
+	{ .symbol = "acct_process",
+	  .ops = { .func = ftagent_exit_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "sock_close",
+	  .ops = { .func = ftagent_sock_close_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+};
+
+void ftagent_lifecycle_exit(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_fn_hooks); i++) {
+		struct ftagent_fn_hook *h = &ftagent_fn_hooks[i];
+
+		if (h->registered)
+			unregister_ftrace_function(&h->ops);
+		h->registered = false;
+		ftrace_free_filter(&h->ops);
+	}
+	for (i = 0; i < ARRAY_SIZE(ftagent_tps); i++) {
+		if (ftagent_tps[i].registered)
+			tracepoint_probe_unregister(ftagent_tps[i].tp,
+						    ftagent_tps[i].probe,
+						    NULL);
+		ftagent_tps[i].registered = false;
+	}
+	tracepoint_synchronize_unregister();
+}
+
+int ftagent_lifecycle_init(void)
+{
+	unsigned int i;
+	int err;
+
+	for_each_kernel_tracepoint(ftagent_find_tp, NULL);
+	for (i = 0; i < ARRAY_SIZE(ftagent_tps); i++) {
+		struct ftagent_tp *t = &ftagent_tps[i];
+
+		err = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
+			      -ENOENT;
+		if (err) {
+			pr_err("lifecycle: tracepoint %s: %d\n", t->name, err);
+			goto err;
+		}
+		t->registered = true;
+	}
+	for (i = 0; i < ARRAY_SIZE(ftagent_fn_hooks); i++) {
+		struct ftagent_fn_hook *h = &ftagent_fn_hooks[i];
+
+		err = ftrace_set_filter(&h->ops, (unsigned char *)h->symbol,
+					strlen(h->symbol), 0);
+		if (!err)
+			err = register_ftrace_function(&h->ops);
+		if (err) {
+			pr_err("lifecycle: cannot trace %s: %d\n", h->symbol,
+			       err);
+			goto err;
+		}
+		h->registered = true;
+	}
+	return 0;
+err:
+	ftagent_lifecycle_exit();
+	return err;
+}

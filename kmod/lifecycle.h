@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Lifecycle events: processes (fork, exec, exit), sockets (bind, listen,
+ * connect, accept, close) and file opens, written to the event channel.
+ */
+#ifndef _FTAGENT_LIFECYCLE_H
+#define _FTAGENT_LIFECYCLE_H
+
+#include <linux/types.h>
+
+struct socket;
+
+int ftagent_lifecycle_init(void);
+void ftagent_lifecycle_exit(void);
+
+/*
+ * From the accounting of returned calls (preemption off): a socket event
+ * for descriptor @fd, and an open event for the descriptor an open call
+ * returned. Filters are applied here.
+ */
+void ftagent_event_sock_fd(unsigned int type, unsigned long fd, long result,
+			   u32 backlog);
+void ftagent_event_open_fd(unsigned long fd, u32 flags);
+
+#endif /* _FTAGENT_LIFECYCLE_H */
