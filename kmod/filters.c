@@ -34,17 +34,14 @@
 #define FTAGENT_EXCL_LIVE_MAX	(FTAGENT_EXCL_SLOTS / 4)
 #define FTAGENT_EXCL_USED_MAX	(FTAGENT_EXCL_SLOTS * 3 / 4)
 #define FTAGENT_EXCL_TOMB	U32_MAX		/* 0 is an empty slot */
-
-struct ftagent_excl_table {
-	unsigned int live, used;	/* used: live and tombstones */
-	u32 slot[FTAGENT_EXCL_SLOTS];
-};
+#define FTAGENT_EXCL_BYTES	struct_size((struct ftagent_excl_table *)NULL, \
+					    slot, FTAGENT_EXCL_SLOTS)
 
 u32 ftagent_filter_flags = FTAGENT_TRACK_ALL;
 DEFINE_STATIC_KEY_FALSE(ftagent_exclusions_on);
 
 static struct ftagent_filters __rcu *ftagent_filters_cur;
-static struct ftagent_excl_table __rcu *ftagent_excl;
+struct ftagent_excl_table __rcu *ftagent_excl;
 static struct ftagent_excl_table *ftagent_excl_spare;
 static bool ftagent_excl_spare_ready;	/* no reader can still see it */
 static struct rcu_head ftagent_excl_rcu;
@@ -76,14 +73,7 @@ static bool ftagent_excl_find(const struct ftagent_excl_table *t, u32 tgid)
 
 bool ftagent_tgid_excluded_slow(u32 tgid)
 {
-	const struct ftagent_excl_table *t;
-	bool found;
-
-	rcu_read_lock_sched_notrace();
-	t = rcu_dereference_sched(ftagent_excl);
-	found = t && ftagent_excl_find(t, tgid);
-	rcu_read_unlock_sched_notrace();
-	return found;
+	return ftagent_excl_find(rcu_dereference_sched(ftagent_excl), tgid);
 }
 
 /* Caller holds the lock; @t has a free slot (checked by the caller). */
@@ -130,7 +120,7 @@ static struct ftagent_excl_table *ftagent_excl_compact(void)
 		return NULL;	/* the last compaction is not a grace period old */
 	t = rcu_dereference_protected(ftagent_excl,
 				      lockdep_is_held(&ftagent_excl_lock));
-	memset(s, 0, sizeof(*s));
+	memset(s, 0, FTAGENT_EXCL_BYTES);
 	for (i = 0; i < FTAGENT_EXCL_SLOTS; i++)
 		if (t->slot[i] && t->slot[i] != FTAGENT_EXCL_TOMB)
 			ftagent_excl_place(s, t->slot[i]);
@@ -260,18 +250,6 @@ bool ftagent_path_excluded(const char *path, size_t len)
 	return excluded;
 }
 
-bool ftagent_sock_tracked(u32 flags, unsigned int family,
-			  unsigned int protocol)
-{
-	if ((family == AF_INET && !(flags & FTAGENT_TRACK_IPV4)) ||
-	    (family == AF_INET6 && !(flags & FTAGENT_TRACK_IPV6)))
-		return false;
-	if ((protocol == IPPROTO_TCP && !(flags & FTAGENT_TRACK_TCP)) ||
-	    (protocol == IPPROTO_UDP && !(flags & FTAGENT_TRACK_UDP)))
-		return false;
-	return true;
-}
-
 /*
  * Derive the excluded set from scratch for @f into the spare table:
  * a process is in if a thread's name is listed or its parent is in.
@@ -285,10 +263,10 @@ static void ftagent_excl_rebuild(const struct ftagent_filters *f)
 	struct task_struct *p, *t;
 	bool in;
 
-	memset(s, 0, sizeof(*s));
+	memset(s, 0, FTAGENT_EXCL_BYTES);
 	rcu_read_lock();
 	for_each_process(p) {
-		in = ftagent_excl_find(s, READ_ONCE(p->real_parent)->tgid);
+		in = ftagent_excl_find(s, rcu_dereference(p->real_parent)->tgid);
 		for_each_thread(p, t)
 			if (!in)
 				in = ftagent_comm_listed(f, t->comm);
@@ -389,7 +367,7 @@ u64 ftagent_exclude_missed(void)
 
 size_t ftagent_filters_memory(void)
 {
-	return 2 * sizeof(struct ftagent_excl_table) +
+	return 2 * FTAGENT_EXCL_BYTES +
 	       sizeof(struct ftagent_filters);
 }
 
@@ -398,8 +376,8 @@ int ftagent_filters_init(void)
 	struct ftagent_excl_table *a, *b;
 	struct ftagent_filters *f;
 
-	a = kvzalloc(sizeof(*a), GFP_KERNEL);
-	b = kvzalloc(sizeof(*b), GFP_KERNEL);
+	a = kvzalloc(FTAGENT_EXCL_BYTES, GFP_KERNEL);
+	b = kvzalloc(FTAGENT_EXCL_BYTES, GFP_KERNEL);
 	f = kzalloc(sizeof(*f), GFP_KERNEL);
 	if (!a || !b || !f) {
 		kvfree(a);

@@ -7,7 +7,9 @@
 #ifndef _FTAGENT_FILTERS_H
 #define _FTAGENT_FILTERS_H
 
+#include <linux/in.h>
 #include <linux/jump_label.h>
+#include <linux/socket.h>
 #include <linux/netlink.h>
 #include <linux/sched.h>
 #include <linux/types.h>
@@ -38,19 +40,47 @@ void ftagent_filters_exit(void);
 /* Hot path: the tracking toggles in force. */
 extern u32 ftagent_filter_flags;
 DECLARE_STATIC_KEY_FALSE(ftagent_exclusions_on);
+
+/* The tgids excluded now (filters.c); only the count is read inline. */
+struct ftagent_excl_table {
+	unsigned int live, used;	/* used: live and tombstones */
+	u32 slot[];
+};
+
+extern struct ftagent_excl_table __rcu *ftagent_excl;
+/* Preemption off (it stands for the RCU read side). */
 bool ftagent_tgid_excluded_slow(u32 tgid);
 
-/* Hot path: whether @tgid's calls and events are left alone. */
+/*
+ * Hot path, preemption off: whether @tgid's calls and events are left
+ * alone. Free while no names are listed (a static branch).
+ */
 static __always_inline bool ftagent_tgid_excluded(u32 tgid)
 {
 	if (!static_branch_unlikely(&ftagent_exclusions_on))
+		return false;
+	/* Most of the time nothing running is excluded: one load. */
+	if (likely(!READ_ONCE(rcu_dereference_sched(ftagent_excl)->live)))
 		return false;
 	return ftagent_tgid_excluded_slow(tgid);
 }
 
 /* Whether a socket of @family/@protocol is tracked under @flags. */
-bool ftagent_sock_tracked(u32 flags, unsigned int family,
-			  unsigned int protocol);
+static __always_inline bool ftagent_sock_tracked(u32 flags,
+						 unsigned int family,
+						 unsigned int protocol)
+{
+	if (likely(flags == FTAGENT_TRACK_ALL))
+		return true;
+	if ((family == AF_INET && !(flags & FTAGENT_TRACK_IPV4)) ||
+	    (family == AF_INET6 && !(flags & FTAGENT_TRACK_IPV6)))
+		return false;
+	if ((protocol == IPPROTO_TCP && !(flags & FTAGENT_TRACK_TCP)) ||
+	    (protocol == IPPROTO_UDP && !(flags & FTAGENT_TRACK_UDP)))
+		return false;
+	return true;
+}
+
 /* Whether open events for @path are left out. Preemption off. */
 bool ftagent_path_excluded(const char *path, size_t len);
 

@@ -192,18 +192,24 @@ static void ftagent_rename_probe(void *data, struct task_struct *task,
 	ftagent_exclude_rename(task, comm);
 }
 
-/* The process's I/O totals, as /proc/PID/io adds them up. */
-static void ftagent_process_io(struct task_struct *leader,
+/*
+ * The exiting process's I/O totals, as /proc/PID/io adds them up: the
+ * threads already released are in signal->ioac, the rest still listed.
+ */
+static void ftagent_process_io(struct task_struct *me,
 			       struct task_io_accounting *acct)
 {
+	/* Our own sighand: nothing replaces it while we are exiting. */
+	struct sighand_struct *sighand =
+		rcu_dereference_protected(me->sighand, me == current);
 	struct task_struct *t;
 	unsigned long flags;
 
-	spin_lock_irqsave(&leader->sighand->siglock, flags);
-	*acct = leader->signal->ioac;
-	for_each_thread(leader, t)
+	spin_lock_irqsave(&sighand->siglock, flags);
+	*acct = me->signal->ioac;
+	for_each_thread(me, t)
 		task_io_accounting_add(acct, &t->ioac);
-	spin_unlock_irqrestore(&leader->sighand->siglock, flags);
+	spin_unlock_irqrestore(&sighand->siglock, flags);
 }
 
 /* acct_process(): the last thread of a process is exiting. */
