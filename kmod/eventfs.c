@@ -24,10 +24,90 @@
 #include <linux/namei.h>
 #include <linux/relay.h>
 #include <linux/sysfs.h>
+#include <linux/uaccess.h>
 #include <linux/ftagent.h>
 
 #include "eventfs.h"
 #include "events.h"
+
+/*
+ * relay's file operations plus two ioctls for mmap() readers: where the
+ * writer is, and which sub-buffers the reader is done with (read() tells
+ * relay that by itself). Owned by this module, so an open file keeps it;
+ * relay's own functions are static, hence the forwarders.
+ */
+static int ftagent_relay_open(struct inode *inode, struct file *file)
+{
+	return relay_file_operations.open(inode, file);
+}
+
+static int ftagent_relay_release(struct inode *inode, struct file *file)
+{
+	return relay_file_operations.release(inode, file);
+}
+
+static ssize_t ftagent_relay_read(struct file *file, char __user *ubuf,
+				  size_t count, loff_t *ppos)
+{
+	return relay_file_operations.read(file, ubuf, count, ppos);
+}
+
+static __poll_t ftagent_relay_poll(struct file *file, poll_table *wait)
+{
+	return relay_file_operations.poll(file, wait);
+}
+
+static int ftagent_relay_mmap(struct file *file, struct vm_area_struct *vma)
+{
+	return relay_file_operations.mmap(file, vma);
+}
+
+static long ftagent_relay_ioctl(struct file *file, unsigned int cmd,
+				unsigned long arg)
+{
+	struct rchan_buf *buf = file->private_data;
+	struct ftagent_buf_pos pos = {};
+	size_t offset;
+	u32 n;
+
+	switch (cmd) {
+	case FTAGENT_IOC_BUF_POS:
+		/* A snapshot: the writer on another CPU does not wait. */
+		offset = READ_ONCE(buf->offset);
+		pos.produced = READ_ONCE(buf->subbufs_produced);
+		pos.consumed = READ_ONCE(buf->subbufs_consumed);
+		pos.subbuf_size = buf->chan->subbuf_size;
+		pos.n_subbufs = buf->chan->n_subbufs;
+		pos.full = offset > buf->chan->subbuf_size;
+		pos.offset = pos.full ? 0 : offset;
+		smp_rmb();	/* the records before the offset we report */
+		return copy_to_user((void __user *)arg, &pos, sizeof(pos)) ?
+		       -EFAULT : 0;
+	case FTAGENT_IOC_CONSUMED:
+		if (get_user(n, (u32 __user *)arg))
+			return -EFAULT;
+		if (n > buf->chan->n_subbufs)
+			return -EINVAL;
+		inode_lock(file_inode(file));	/* as relay's read() does */
+		relay_subbufs_consumed(buf->chan, buf->cpu, n);
+		inode_unlock(file_inode(file));
+		return 0;
+	default:
+		return -ENOTTY;
+	}
+}
+
+static const struct file_operations ftagent_relay_fops = {
+	.owner = THIS_MODULE,
+	.open = ftagent_relay_open,
+	.release = ftagent_relay_release,
+	.read = ftagent_relay_read,
+	.poll = ftagent_relay_poll,
+	.mmap = ftagent_relay_mmap,
+	.llseek = no_llseek,
+	.unlocked_ioctl = ftagent_relay_ioctl,
+	.compat_ioctl = compat_ptr_ioctl,
+};
 
 static const struct super_operations ftagent_eventfs_super_ops = {
 	.statfs = simple_statfs,
@@ -105,7 +185,7 @@ struct dentry *ftagent_eventfs_create_file(const char *name,
 	inode->i_atime = current_time(inode);
 	inode->i_mtime = inode->i_atime;
 	inode->i_ctime = inode->i_atime;
-	inode->i_fop = &relay_file_operations;
+	inode->i_fop = &ftagent_relay_fops;
 	inode->i_private = data;
 	/* The reference lookup_one_len() gave us keeps the file alive. */
 	d_instantiate(dentry, inode);

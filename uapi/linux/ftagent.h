@@ -23,6 +23,7 @@
 #ifndef _UAPI_LINUX_FTAGENT_H
 #define _UAPI_LINUX_FTAGENT_H
 
+#include <linux/ioctl.h>
 #include <linux/types.h>
 
 #define FTAGENT_ABI_MAJOR	0
@@ -410,7 +411,13 @@ enum ftagent_hook_attr {
  * order; records never straddle the module's sub-buffers, and padding is
  * never returned. poll() reports a file readable once a sub-buffer is
  * complete, so readers also read on a timer (the daemon does every
- * flush interval). The buffer never overwrites: a record that does not
+ * flush interval). mmap() readers map the whole buffer (n_subbufs
+ * sub-buffers of subbuf_size bytes), ask FTAGENT_IOC_BUF_POS where the
+ * writer is, and hand back whole sub-buffers they have read with
+ * FTAGENT_IOC_CONSUMED; in a sub-buffer, records follow each other with
+ * consecutive numbers until the first that does not (padding, or bytes
+ * of an older lap, which carry smaller numbers). The buffer never
+ * overwrites: a record that does not
  * fit is lost and counted (enum ftagent_event_loss), and the next record
  * that fits on that CPU is preceded by a GAP record. Every record
  * generated on a CPU takes the next sequence number of that CPU, lost
@@ -429,6 +436,31 @@ enum ftagent_hook_attr {
 #define FTAGENT_FS_MOUNTPOINT	"/sys/fs/ftagent"
 #define FTAGENT_FS_MAGIC	0x66746167	/* "ftag" */
 #define FTAGENT_EVENTS_FILE	"events"	/* + the CPU number */
+
+/**
+ * struct ftagent_buf_pos - where the writer of one CPU's buffer is
+ * @produced: sub-buffers completed since the channel was opened
+ * @consumed: sub-buffers handed back (FTAGENT_IOC_CONSUMED or read())
+ * @offset: bytes written into the current sub-buffer, which is number
+ *	@produced (index @produced % @n_subbufs in the mapping)
+ * @subbuf_size: bytes per sub-buffer
+ * @n_subbufs: sub-buffers in the mapping
+ * @full: 1 while every sub-buffer is unread and records are being lost
+ */
+struct ftagent_buf_pos {
+	__u64 produced;
+	__u64 consumed;
+	__u32 offset;
+	__u32 subbuf_size;
+	__u32 n_subbufs;
+	__u32 full;
+};
+
+#define FTAGENT_IOC_MAGIC	0xf7
+/* Read the position of the buffer behind this file. */
+#define FTAGENT_IOC_BUF_POS	_IOR(FTAGENT_IOC_MAGIC, 1, struct ftagent_buf_pos)
+/* The caller has read this many more whole sub-buffers (a __u32). */
+#define FTAGENT_IOC_CONSUMED	_IOW(FTAGENT_IOC_MAGIC, 2, __u32)
 
 /* Default event buffer sizes, all CPUs together; at least 64 KiB a CPU. */
 #define FTAGENT_RING_STANDARD_DEFAULT	4194304U	/* 4 MiB */
