@@ -33,7 +33,7 @@ LDLIBS_JSON := -ljson-c
 DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 	qemu-system-x86 busybox-static iproute2 e2fsprogs python3 \
-	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev \
+	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev \
 	dkms sparse clang-format shellcheck
 
 LIB_SRCS := $(wildcard tools/lib/*.c)
@@ -92,10 +92,10 @@ $(KSELFTEST_HDRS): $(KSRC_TARBALL)
 		linux-source-6.1/tools/testing/selftests/$(notdir $@)
 	@touch $@
 
-$(BUILD)/tests/selftests/%: tests/selftests/%.c $(KSELFTEST_HDRS) $(LIB)
+$(BUILD)/tests/selftests/%: tests/selftests/%.c $(wildcard tests/selftests/*.h) $(KSELFTEST_HDRS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-missing-prototypes -isystem $(KSELFTEST_DIR) -o $@ \
-		$(filter %.c %.a,$^) -lpthread $(LDLIBS_NL)
+		$(filter %.c %.a,$^) -lpthread $(LDLIBS_NL) -lxxhash
 
 deps:
 	@tools/install-deps $(DEB_PACKAGES)

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -183,6 +184,12 @@ static inline ssize_t ft_proc_io(uint64_t *rchar, uint64_t *wchar)
 
 static inline int ft_unload_module(void)
 {
+	/*
+	 * A mount of the event filesystem holds the module: take every one
+	 * away first (none mounted, or no module: umount fails, fine).
+	 */
+	while (!umount2(FTAGENT_FS_MOUNTPOINT, 0))
+		;
 	return syscall(SYS_delete_module, "ftagent", O_NONBLOCK) ? -errno : 0;
 }
 

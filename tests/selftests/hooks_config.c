@@ -133,7 +133,8 @@ TEST(bad_values_are_refused_and_change_nothing)
 	EXPECT_STREQ("HOOKS must be 1 (ftrace) or 2 (kprobe)", err.msg);
 	ASSERT_EQ(-1, set_config(0, 0, &err)); /* nothing to set */
 	EXPECT_EQ(EINVAL, err.err);
-	EXPECT_STREQ("SET_CONFIG needs MODE, HOOKS or FLUSH_INTERVAL_MS",
+	EXPECT_STREQ("SET_CONFIG needs MODE, HOOKS, FLUSH_INTERVAL_MS or "
+		     "RING_BUFFER_SIZE",
 		     err.msg);
 	ASSERT_EQ(0, resources(&after));
 	EXPECT_EQ(before.mode, after.mode);

@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "../lib/counters.h"
+#include "../lib/records.h"
 #include "../lib/status.h"
 #include "ftctl.h"
 
@@ -27,6 +28,33 @@ static uint64_t lost_total(const struct ftagent_resources *res, int cause)
 	return n;
 }
 
+/* The event channel's figures, summed over CPUs (peak: busiest CPU). */
+struct event_totals {
+	uint64_t emitted, delivered, lost, peak_bytes;
+	uint64_t lost_by[__FTAGENT_EV_LOSS_MAX];
+};
+
+static struct event_totals event_totals(const struct ftagent_resources *res)
+{
+	struct event_totals t = {0};
+	size_t i;
+	int c;
+
+	for (i = 0; i < res->n_cpus; i++) {
+		const struct ftagent_cpu_stats *cpu = &res->cpus[i];
+
+		t.emitted += cpu->ev_emitted;
+		t.delivered += cpu->ev_delivered;
+		if (cpu->ev_peak_bytes > t.peak_bytes)
+			t.peak_bytes = cpu->ev_peak_bytes;
+		for (c = 0; c < __FTAGENT_EV_LOSS_MAX; c++) {
+			t.lost_by[c] += cpu->ev_lost[c];
+			t.lost += cpu->ev_lost[c];
+		}
+	}
+	return t;
+}
+
 static uint64_t missed_total(const struct ftagent_resources *res)
 {
 	uint64_t n = 0;
@@ -43,6 +71,52 @@ static void print_size(const char *label, uint64_t bytes)
 		printf("%-18s%.1f MB\n", label, bytes / 1048576.0);
 	else
 		printf("%-18s%.1f KB\n", label, bytes / 1024.0);
+}
+
+static void print_events(const struct ftagent_resources *r)
+{
+	struct event_totals t = event_totals(r);
+	int c;
+
+	printf("%-18s%.1f MB; per CPU %u x %.1f KB; peak %.1f KB\n",
+	       "Event buffer:", r->ring_buffer_size / 1048576.0, r->n_subbufs,
+	       r->subbuf_size / 1024.0, t.peak_bytes / 1024.0);
+	printf("%-18s%" PRIu64 " emitted, %" PRIu64 " delivered, %" PRIu64
+	       " lost\n",
+	       "Events:", t.emitted, t.delivered, t.lost);
+	printf("%-18s%u processes (%" PRIu64 " not recorded)\n",
+	       "Excluded:", r->excluded_tgids, r->exclude_missed);
+	printf("Lost events:\n");
+	for (c = 0; c < __FTAGENT_EV_LOSS_MAX; c++)
+		printf("  %-16s%" PRIu64 "\n", ftagent_event_loss_name(c),
+		       t.lost_by[c]);
+}
+
+static struct json_object *json_u64(uint64_t v);
+
+static struct json_object *events_json(const struct ftagent_resources *r)
+{
+	struct json_object *ev = json_object_new_object();
+	struct json_object *lost = json_object_new_object();
+	struct event_totals t = event_totals(r);
+	int c;
+
+	json_object_object_add(ev, "ring_buffer_size",
+			       json_u64(r->ring_buffer_size));
+	json_object_object_add(ev, "subbuf_size", json_u64(r->subbuf_size));
+	json_object_object_add(ev, "n_subbufs", json_u64(r->n_subbufs));
+	json_object_object_add(ev, "peak_bytes", json_u64(t.peak_bytes));
+	json_object_object_add(ev, "emitted", json_u64(t.emitted));
+	json_object_object_add(ev, "delivered", json_u64(t.delivered));
+	for (c = 0; c < __FTAGENT_EV_LOSS_MAX; c++)
+		json_object_object_add(lost, ftagent_event_loss_name(c),
+				       json_u64(t.lost_by[c]));
+	json_object_object_add(ev, "lost", lost);
+	json_object_object_add(ev, "excluded_processes",
+			       json_u64(r->excluded_tgids));
+	json_object_object_add(ev, "exclude_missed",
+			       json_u64(r->exclude_missed));
+	return ev;
 }
 
 static void print_text(const struct kernel_view *k)
@@ -77,6 +151,7 @@ static void print_text(const struct kernel_view *k)
 	printf("%-18s%u of %u (peak %u), busiest CPU\n", "Table fill:", fill,
 	       r->table_capacity, peak);
 	printf("%-18s%" PRIu64 "\n", "Flushes:", r->flush_count);
+	print_events(r);
 	printf("Lost:\n");
 	for (c = 0; c < __FTAGENT_LOSS_MAX; c++)
 		printf("  %-16s%" PRIu64 "\n", ftagent_loss_name(c),
@@ -123,6 +198,7 @@ static void print_json(const struct kernel_view *k)
 				       json_u64(lost_total(r, c)));
 	json_object_object_add(lost, "hook_missed", json_u64(missed_total(r)));
 	json_object_object_add(kernel, "lost", lost);
+	json_object_object_add(kernel, "events", events_json(r));
 	for (i = 0; i < r->n_hooks; i++) {
 		struct json_object *h = json_object_new_object();
 

@@ -44,10 +44,41 @@ static int u64_attr(const struct nlattr *a, uint64_t *out)
 	return 0;
 }
 
+static int ev_lost_attr(const struct nlattr *a, void *data)
+{
+	uint64_t *lost = data;
+	uint16_t type = mnl_attr_get_type(a);
+
+	/* Type 0 is left for padding; unknown causes are a newer ABI's. */
+	if (type < 1 || type > __FTAGENT_EV_LOSS_MAX)
+		return MNL_CB_OK;
+	return u64_attr(a, &lost[type - 1]) ? MNL_CB_ERROR : MNL_CB_OK;
+}
+
+int ftagent_ev_lost_parse(const struct nlattr *nest,
+			  uint64_t lost[__FTAGENT_EV_LOSS_MAX])
+{
+	memset(lost, 0, sizeof(lost[0]) * __FTAGENT_EV_LOSS_MAX);
+	if (mnl_attr_validate(nest, MNL_TYPE_NESTED) < 0 ||
+	    mnl_attr_parse_nested(nest, ev_lost_attr, lost) != MNL_CB_OK)
+		return -1;
+	return 0;
+}
+
+uint64_t ftagent_cpu_ev_lost(const struct ftagent_cpu_stats *c)
+{
+	uint64_t n = 0;
+	int k;
+
+	for (k = 0; k < __FTAGENT_EV_LOSS_MAX; k++)
+		n += c->ev_lost[k];
+	return n;
+}
+
 static int cpu_attr(const struct nlattr *a, void *data)
 {
 	struct ftagent_cpu_stats *c = data;
-	uint64_t *lost = NULL;
+	uint64_t *val = NULL;
 
 	switch (mnl_attr_get_type(a)) {
 	case FTAGENT_CPU_A_ID:
@@ -59,20 +90,26 @@ static int cpu_attr(const struct nlattr *a, void *data)
 	case FTAGENT_CPU_A_ENTRIES:
 		return u32_attr(a, &c->entries) ? MNL_CB_ERROR : MNL_CB_OK;
 	case FTAGENT_CPU_A_LOST_COUNTER_TABLE:
-		lost = &c->lost[FTAGENT_LOSS_COUNTER_TABLE];
+		val = &c->lost[FTAGENT_LOSS_COUNTER_TABLE];
 		break;
 	case FTAGENT_CPU_A_LOST_RECURSION:
-		lost = &c->lost[FTAGENT_LOSS_RECURSION];
+		val = &c->lost[FTAGENT_LOSS_RECURSION];
 		break;
 	case FTAGENT_CPU_A_LOST_USER_READ:
-		lost = &c->lost[FTAGENT_LOSS_USER_READ];
+		val = &c->lost[FTAGENT_LOSS_USER_READ];
 		break;
 	case FTAGENT_CPU_A_LOST_PENDING_TABLE:
-		lost = &c->lost[FTAGENT_LOSS_PENDING_TABLE];
+		val = &c->lost[FTAGENT_LOSS_PENDING_TABLE];
 		break;
+	case FTAGENT_CPU_A_EV_EMITTED: val = &c->ev_emitted; break;
+	case FTAGENT_CPU_A_EV_DELIVERED: val = &c->ev_delivered; break;
+	case FTAGENT_CPU_A_EV_PEAK_BYTES: val = &c->ev_peak_bytes; break;
+	case FTAGENT_CPU_A_EV_LOST:
+		return ftagent_ev_lost_parse(a, c->ev_lost) ? MNL_CB_ERROR
+							    : MNL_CB_OK;
 	default: return MNL_CB_OK; /* newer minor ABI */
 	}
-	return u64_attr(a, lost) ? MNL_CB_ERROR : MNL_CB_OK;
+	return u64_attr(a, val) ? MNL_CB_ERROR : MNL_CB_OK;
 }
 
 static int parse_cpu(const struct nlattr *nest, struct ftagent_cpu_stats *c)
@@ -293,6 +330,13 @@ static int resources_attr(const struct nlattr *a, void *data)
 	case FTAGENT_STATS_A_MEMORY_BYTES: u64p = &r->memory_bytes; break;
 	case FTAGENT_STATS_A_FLUSH_COUNT: u64p = &r->flush_count; break;
 	case FTAGENT_STATS_A_GEN_SEQ: u64p = &r->gen_seq; break;
+	case FTAGENT_STATS_A_RING_BUFFER_SIZE:
+		u32p = &r->ring_buffer_size;
+		break;
+	case FTAGENT_STATS_A_SUBBUF_SIZE: u32p = &r->subbuf_size; break;
+	case FTAGENT_STATS_A_N_SUBBUFS: u32p = &r->n_subbufs; break;
+	case FTAGENT_STATS_A_EXCLUDED_TGIDS: u32p = &r->excluded_tgids; break;
+	case FTAGENT_STATS_A_EXCLUDE_MISSED: u64p = &r->exclude_missed; break;
 	case FTAGENT_STATS_A_CPU:
 		if (grow((void **)&r->cpus, &r->cap_cpus, r->n_cpus + 1,
 			 sizeof(*r->cpus)) ||

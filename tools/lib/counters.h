@@ -11,12 +11,30 @@
 
 #include "ftnl.h"
 
-/* Per-CPU figures of one generation (dump) or since load (resources). */
+/*
+ * Per-CPU figures of one generation (dump) or since load (resources).
+ * The ev_* event figures come with resources only: records generated
+ * (each takes a sequence number), written, lost by enum ftagent_event_loss,
+ * and the most bytes the CPU's buffer held.
+ */
 struct ftagent_cpu_stats {
 	uint32_t cpu;
 	uint32_t fill, peak, entries;
 	uint64_t lost[__FTAGENT_LOSS_MAX];
+	uint64_t ev_emitted, ev_delivered, ev_peak_bytes;
+	uint64_t ev_lost[__FTAGENT_EV_LOSS_MAX];
 };
+
+/* Every event record lost on a CPU, all causes. */
+uint64_t ftagent_cpu_ev_lost(const struct ftagent_cpu_stats *c);
+
+/*
+ * Decode an EV_LOST nest (one u64 per cause, attribute type = enum
+ * ftagent_event_loss + 1) into @lost, zeroed first; causes of a newer
+ * minor ABI are skipped. 0, or -1 for a wrongly typed attribute.
+ */
+int ftagent_ev_lost_parse(const struct nlattr *nest,
+			  uint64_t lost[__FTAGENT_EV_LOSS_MAX]);
 
 /* One dumped generation: its counters, as the module sent them. */
 struct ftagent_generation {
@@ -65,6 +83,11 @@ struct ftagent_hook_stats {
 struct ftagent_resources {
 	uint32_t mode, hooks, state, nr_cpus, table_capacity, gen_acked;
 	uint64_t memory_bytes, flush_count, gen_seq;
+	/* The event channel: all CPUs' bytes, and each CPU's sub-buffers. */
+	uint32_t ring_buffer_size, subbuf_size, n_subbufs;
+	/* Processes excluded now; exclusions the module could not record. */
+	uint32_t excluded_tgids;
+	uint64_t exclude_missed;
 	struct ftagent_cpu_stats *cpus;
 	size_t n_cpus, cap_cpus;
 	struct ftagent_hook_stats *hook;

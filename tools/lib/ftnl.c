@@ -5,13 +5,19 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/socket.h>
 #include <linux/genetlink.h>
 
 #include "ftnl.h"
 
-/* Room for the largest message a dump sends (the kernel caps at 32 KiB). */
+/*
+ * Room for the largest message a dump sends (the kernel caps at 32 KiB).
+ * A plain reply can be larger (GET_FILTERS with 64 paths of 1 KiB): its
+ * size is peeked first and a larger buffer taken for it.
+ */
 #define FTNL_RECV_BUFFER 32768
 
 static void set_errno_error(struct ftnl_error *err, int errnum,
@@ -93,7 +99,8 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		[NLMSG_DONE] = on_ctl_msg,
 		[NLMSG_OVERRUN] = on_ctl_msg,
 	};
-	char buf[FTNL_RECV_BUFFER];
+	char stack_buf[FTNL_RECV_BUFFER], *buf = stack_buf, *big = NULL;
+	size_t cap = sizeof(stack_buf);
 	struct reply_ctx rctx = {cb, data, {err}};
 	ssize_t n;
 	int rc;
@@ -104,15 +111,36 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		return -1;
 	}
 	do {
-		n = mnl_socket_recvfrom(nl->sock, buf, sizeof(buf));
+		/* A message cut short is lost: learn its size first. */
+		do {
+			n = recv(mnl_socket_get_fd(nl->sock), NULL, 0,
+				 MSG_PEEK | MSG_TRUNC);
+		} while (n < 0 && errno == EINTR);
+		if (n > (ssize_t)cap) {
+			char *p = realloc(big, n);
+
+			if (!p) {
+				free(big);
+				set_errno_error(err, ENOMEM,
+						"cannot receive the reply");
+				return -1;
+			}
+			buf = big = p;
+			cap = n;
+		}
+		n = mnl_socket_recvfrom(nl->sock, buf, cap);
 		if (n < 0) {
-			set_errno_error(err, errno, "cannot receive the reply");
+			int e = errno;
+
+			free(big);
+			set_errno_error(err, e, "cannot receive the reply");
 			return -1;
 		}
 		errno = 0;
 		rc = mnl_cb_run2(buf, n, req->nlmsg_seq, nl->portid,
 				 on_data_msg, &rctx, ctl, MNL_ARRAY_SIZE(ctl));
 	} while (rc == MNL_CB_OK);
+	free(big);
 
 	if (rc == MNL_CB_ERROR) {
 		/* Keep the kernel's message if on_error_msg filled one in. */
@@ -239,6 +267,86 @@ int ftnl_family_listed(const char *family, struct ftnl_error *err)
 		listed_reply, &ctx, err);
 	ftnl_close(&nl);
 	return rc < 0 ? -1 : ctx.found;
+}
+
+struct group_ctx {
+	const char *name;
+	uint32_t id;
+	int found;
+};
+
+static int group_attr(const struct nlattr *attr, void *data)
+{
+	struct group_ctx *g = data;
+	uint16_t type = mnl_attr_get_type(attr);
+
+	if (type == CTRL_ATTR_MCAST_GRP_NAME &&
+	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0 &&
+	    !strcmp(mnl_attr_get_str(attr), g->name))
+		g->found++;
+	else if (type == CTRL_ATTR_MCAST_GRP_ID &&
+		 mnl_attr_validate(attr, MNL_TYPE_U32) == 0)
+		g->id = mnl_attr_get_u32(attr);
+	return MNL_CB_OK;
+}
+
+static int group_list_attr(const struct nlattr *attr, void *data)
+{
+	struct group_ctx *g = data;
+	struct group_ctx one = {g->name, 0, 0};
+
+	if (mnl_attr_parse_nested(attr, group_attr, &one) != MNL_CB_OK)
+		return MNL_CB_ERROR;
+	if (one.found) {
+		g->id = one.id;
+		g->found = 1;
+	}
+	return MNL_CB_OK;
+}
+
+static int family_group_attr(const struct nlattr *attr, void *data)
+{
+	if (mnl_attr_get_type(attr) != CTRL_ATTR_MCAST_GROUPS)
+		return MNL_CB_OK;
+	return mnl_attr_parse_nested(attr, group_list_attr, data);
+}
+
+static int family_group_reply(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), family_group_attr,
+			      data);
+}
+
+int ftnl_join_group(struct ftnl *nl, const char *family, const char *group,
+		    struct ftnl_error *err)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct group_ctx g = {group, 0, 0};
+	uint16_t id = nl->family_id;
+	uint32_t version = nl->family_version;
+	struct nlmsghdr *req;
+	int rc;
+
+	/* Ask the generic netlink controller on this very socket. */
+	nl->family_id = GENL_ID_CTRL;
+	nl->family_version = 1;
+	req = ftnl_put_request(nl, buf, CTRL_CMD_GETFAMILY, 0);
+	mnl_attr_put_strz(req, CTRL_ATTR_FAMILY_NAME, family);
+	rc = ftnl_transact(nl, req, family_group_reply, &g, err);
+	nl->family_id = id;
+	nl->family_version = version;
+	if (rc < 0)
+		return -1;
+	if (!g.found || !g.id) {
+		set_errno_error(err, ENOENT, "no such multicast group");
+		return -1;
+	}
+	if (mnl_socket_setsockopt(nl->sock, NETLINK_ADD_MEMBERSHIP, &g.id,
+				  sizeof(g.id)) < 0) {
+		set_errno_error(err, errno, "cannot join the multicast group");
+		return -1;
+	}
+	return 0;
 }
 
 void ftnl_close(struct ftnl *nl)

@@ -45,6 +45,15 @@ void ftnl_close(struct ftnl *nl);
 int ftnl_family_listed(const char *family, struct ftnl_error *err);
 
 /*
+ * ftnl_join_group() - receive @family's multicast @group on @nl from now
+ * on. Multicast messages then arrive between replies, so a socket that
+ * joins a group is for listening only: make requests on another one.
+ * Returns 0, or -1 with @err (ENOENT: no such group).
+ */
+int ftnl_join_group(struct ftnl *nl, const char *family, const char *group,
+		    struct ftnl_error *err);
+
+/*
  * ftnl_put_request() - start a request for @cmd in @buf (at least
  * MNL_SOCKET_BUFFER_SIZE bytes). Add attributes with mnl_attr_put_*().
  */

@@ -192,7 +192,8 @@ enum ftagent_ctl_cmd {
 	FTAGENT_CTL_CMD_GET_STATUS,
 
 	/*
-	 * SET_CONFIG (do): any of MODE, HOOKS, FLUSH_INTERVAL_MS. Hooks are
+	 * SET_CONFIG (do): any of MODE, HOOKS, FLUSH_INTERVAL_MS,
+	 * RING_BUFFER_SIZE (a new size replaces the event channel). Hooks are
 	 * re-attached without unloading when MODE or HOOKS change; counts
 	 * already taken stay in their generation. All-or-nothing: a bad
 	 * value changes nothing.
@@ -278,6 +279,10 @@ enum ftagent_ctl_attr {
 #define FTAGENT_EXCLUDE_PROCESSES_MAX	64
 #define FTAGENT_EXCLUDE_PATHS_MAX	64
 #define FTAGENT_EXCLUDE_PATH_LEN_MAX	1024	/* bytes, without the NUL */
+/*
+ * A nest is one netlink attribute, at most 65535 bytes with its headers:
+ * 64 prefixes of 1024 bytes do not fit; the list as a whole must.
+ */
 #define FTAGENT_COMM_LEN		16	/* TASK_COMM_LEN, with the NUL */
 
 /**

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * OPEN records: open, creat, openat and openat2 each give one record when
+ * they succeed and none when they fail, with the path /proc/self/fd shows,
+ * the device, inode and mode fstat() reports and the descriptor returned;
+ * only in standard mode; and none for paths under an excluded prefix (a
+ * plain string prefix of that path), while a sibling path still gives one.
+ */
+#include <linux/openat2.h>
+
+#include "kselftest_harness.h"
+#include "events_test.h"
+
+/* Flags both the call and the open file agree on (see /proc fdinfo). */
+#define FLAG_MASK (O_ACCMODE | O_APPEND | O_NONBLOCK)
+
+FIXTURE(file)
+{
+	struct ev_log log;
+	char dir[64];
+	uint32_t mode;
+};
+
+FIXTURE_SETUP(file)
+{
+	strcpy(self->dir, "/tmp/ftef.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, ev_reset_filters());
+	ASSERT_EQ(0, ev_open(&self->log));
+	self->mode = ev_mode();
+	ASSERT_NE(0, self->mode);
+	if (self->mode != FTAGENT_MODE_STANDARD)
+		ASSERT_EQ(0, ev_set_mode(&self->log, FTAGENT_MODE_STANDARD));
+}
+
+FIXTURE_TEARDOWN(file)
+{
+	char cmd[128];
+
+	EXPECT_EQ(0, ev_reset_filters());
+	if (ev_mode() != self->mode)
+		EXPECT_EQ(0, ev_set_mode(NULL, self->mode));
+	ev_close(&self->log);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/* The only OPEN record of descriptor @fd by this thread, or NULL. */
+static const struct ftagent_rec *open_rec(const struct ev_log *l, int fd)
+{
+	const struct ftagent_rec *r, *found = NULL;
+	size_t i = 0;
+
+	while ((r = ev_next(l, &i, FTAGENT_REC_OPEN, getpid()))) {
+		if (EV_BODY(r, struct ftagent_rec_open)->fd != fd)
+			continue;
+		if (found)
+			return NULL;
+		found = r;
+	}
+	return found;
+}
+
+static unsigned long fdinfo_flags(int fd)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	n = ev_read_file(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return ~0ul;
+	buf[n] = '\0';
+	p = strstr(buf, "flags:");
+	return p ? strtoul(p + 6, NULL, 8) : ~0ul;
+}
+
+static void expect_open(struct __test_metadata *_metadata,
+			const struct ev_log *l, int fd, int flags)
+{
+	const struct ftagent_rec *r = open_rec(l, fd);
+	const struct ftagent_rec_open *o;
+	char path[64], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	ASSERT_NE(NULL, r) TH_LOG("no single OPEN record for fd %d", fd);
+	o = r->body;
+	ASSERT_EQ(0, fstat(fd, &st));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target));
+	ASSERT_LT(0, n);
+	EXPECT_EQ(syscall(SYS_gettid), r->hdr->pid);
+	EXPECT_EQ(st.st_ino, o->ino);
+	EXPECT_EQ((uint32_t)st.st_dev, o->dev);
+	EXPECT_EQ(st.st_mode, o->mode);
+	EXPECT_EQ(flags & FLAG_MASK, o->flags & FLAG_MASK);
+	EXPECT_EQ(fdinfo_flags(fd) & FLAG_MASK, o->flags & FLAG_MASK);
+	EXPECT_EQ(0, r->hdr->flags);
+	ASSERT_EQ(1, r->n_str);
+	ASSERT_EQ(n, r->str_len[0]);
+	EXPECT_EQ(0, memcmp(target, r->str[0], n));
+}
+
+TEST_F(file, every_open_call_gives_one_record_like_fstat)
+{
+	struct open_how how = {.flags = O_RDONLY | O_NONBLOCK,
+			       .resolve = RESOLVE_BENEATH};
+	char a[128], b[128];
+	int dfd, fd[5], i;
+
+	snprintf(a, sizeof(a), "%s/a", self->dir);
+	snprintf(b, sizeof(b), "%s/missing/b", self->dir);
+	dfd = open(self->dir, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, dfd);
+	ASSERT_LE(0, ev_drain(&self->log));
+	ev_forget(&self->log);
+
+	fd[0] = syscall(SYS_open, a, O_RDWR | O_CREAT, 0640);
+	fd[1] = syscall(SYS_creat, a, 0600);
+	fd[2] = openat(dfd, "a", O_WRONLY | O_APPEND);
+	fd[3] = syscall(SYS_openat2, dfd, "a", &how, sizeof(how));
+	fd[4] = open(self->dir, O_RDONLY | O_DIRECTORY);
+	/* Failures: no record. */
+	ASSERT_EQ(-1, open(b, O_RDONLY));
+	ASSERT_EQ(-1, openat(dfd, "a", O_RDONLY | O_CREAT | O_EXCL, 0600));
+	ASSERT_LE(0, ev_drain(&self->log));
+
+	for (i = 0; i < 5; i++)
+		ASSERT_LE(0, fd[i]) TH_LOG("open #%d", i);
+	EXPECT_EQ(5, ev_count(&self->log, FTAGENT_REC_OPEN, getpid()));
+	expect_open(_metadata, &self->log, fd[0], O_RDWR);
+	expect_open(_metadata, &self->log, fd[1], O_WRONLY);
+	expect_open(_metadata, &self->log, fd[2], O_WRONLY | O_APPEND);
+	expect_open(_metadata, &self->log, fd[3], O_RDONLY | O_NONBLOCK);
+	expect_open(_metadata, &self->log, fd[4], O_RDONLY);
+	for (i = 0; i < 5; i++)
+		close(fd[i]);
+	close(dfd);
+}
+
+/* Open @path and drain: how many OPEN records of it by us came. */
+static size_t opens_of(struct ev_log *l, const char *path, int creat)
+{
+	const struct ftagent_rec *r;
+	size_t i = 0, n = 0, len = strlen(path);
+	int fd;
+
+	ev_forget(l);
+	fd = open(path, creat ? O_WRONLY | O_CREAT : O_RDONLY, 0600);
+	if (fd < 0 || ev_drain(l) < 0)
+		return (size_t)-1;
+	close(fd);
+	while ((r = ev_next(l, &i, FTAGENT_REC_OPEN, getpid())))
+		if (r->str_len[0] == len && !memcmp(r->str[0], path, len))
+			n++;
+	return n;
+}
+
+TEST_F(file, minimal_mode_gives_no_open_records)
+{
+	char a[128];
+	int s;
+
+	snprintf(a, sizeof(a), "%s/a", self->dir);
+	ASSERT_EQ(1, opens_of(&self->log, a, 1));
+	ASSERT_EQ(0, ev_set_mode(&self->log, FTAGENT_MODE_MINIMAL));
+	EXPECT_EQ(0, opens_of(&self->log, a, 0));
+	/* Events still flow in minimal mode: sockets have records. */
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, s);
+	close(s);
+	ASSERT_LE(0, ev_drain(&self->log));
+	EXPECT_EQ(1, ev_count(&self->log, FTAGENT_REC_CLOSE, getpid()));
+	ASSERT_EQ(0, ev_set_mode(&self->log, FTAGENT_MODE_STANDARD));
+	EXPECT_EQ(1, opens_of(&self->log, a, 0));
+}
+
+TEST_F(file, excluded_prefix_gives_nothing_a_sibling_does)
+{
+	char ex[128], p[128], rel[128];
+	size_t n;
+	int fd;
+
+	snprintf(ex, sizeof(ex), "%s/ex", self->dir);
+	ASSERT_EQ(0, mkdir(ex, 0700));
+	ASSERT_EQ(0, ev_exclude(1, ex));
+
+	snprintf(p, sizeof(p), "%s/ex/a", self->dir);
+	EXPECT_EQ(0, opens_of(&self->log, p, 1));
+	/* A plain string prefix: "ex" covers "exact" too. */
+	snprintf(p, sizeof(p), "%s/exact", self->dir);
+	EXPECT_EQ(0, opens_of(&self->log, p, 1));
+	/* The path the open resolves to counts, not the one asked for. */
+	ASSERT_EQ(0, chdir(ex));
+	ev_forget(&self->log);
+	fd = open("rel", O_WRONLY | O_CREAT, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_LE(0, ev_drain(&self->log));
+	snprintf(rel, sizeof(rel), "%s/rel", ex);
+	EXPECT_EQ(NULL, open_rec(&self->log, fd)) TH_LOG("%s", rel);
+	close(fd);
+	ASSERT_EQ(0, chdir("/"));
+	/* Siblings: a different name, and one shorter than the prefix. */
+	snprintf(p, sizeof(p), "%s/other", self->dir);
+	EXPECT_EQ(1, opens_of(&self->log, p, 1));
+	snprintf(p, sizeof(p), "%s/e", self->dir);
+	EXPECT_EQ(1, opens_of(&self->log, p, 1));
+
+	/* An empty list clears it: the same file gives its record again. */
+	ASSERT_EQ(0, ev_exclude(1, NULL));
+	snprintf(p, sizeof(p), "%s/ex/a", self->dir);
+	n = opens_of(&self->log, p, 0);
+	EXPECT_EQ(1, n);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The event ring's size: one file per possible CPU; SET_CONFIG
+ * RING_BUFFER_SIZE gives each CPU size / CPUs bytes in 4 sub-buffers
+ * (8 from 512 KiB a CPU), which the buffer relay maps must have (mmap()
+ * takes exactly the buffer's size); 0 is the mode's default; a size under
+ * 64 KiB a CPU or over 1 GiB is refused with a reason and changes nothing;
+ * a new size replaces the files, and a reader of the old ones sees
+ * POLLERR.
+ */
+#include <poll.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "events_test.h"
+
+FIXTURE(ring)
+{
+	struct ev_log log;
+	unsigned int cpus;
+	long page;
+};
+
+FIXTURE_SETUP(ring)
+{
+	self->cpus = ev_possible_cpus();
+	self->page = sysconf(_SC_PAGESIZE);
+	ASSERT_LT(0, self->cpus);
+	ASSERT_EQ(0, ev_open(&self->log));
+}
+
+FIXTURE_TEARDOWN(ring)
+{
+	struct ftnl_error err;
+
+	EXPECT_EQ(0, ev_set_ring(NULL, 0, &err)) TH_LOG("%s", err.msg);
+	ev_close(&self->log);
+}
+
+/* The geometry reported, checked against the spec and against mmap(). */
+static void expect_geometry(struct __test_metadata *_metadata,
+			    FIXTURE_DATA(ring) * self, uint32_t bytes)
+{
+	struct ftagent_resources res;
+	uint32_t per_cpu = bytes / self->cpus;
+	size_t alloc;
+	void *p;
+
+	ASSERT_EQ(0, ev_resources(&res));
+	EXPECT_EQ(self->cpus, res.nr_cpus);
+	EXPECT_EQ(self->cpus, res.n_cpus);
+	EXPECT_EQ(self->cpus, self->log.rd.n);
+	EXPECT_EQ(bytes, res.ring_buffer_size);
+	EXPECT_EQ(per_cpu < (512u << 10) ? 4 : 8, res.n_subbufs);
+	/* Whole pages, as much of the CPU's share as they can hold. */
+	EXPECT_EQ(0, res.subbuf_size % self->page);
+	EXPECT_GE(per_cpu, res.subbuf_size * res.n_subbufs);
+	EXPECT_LT(per_cpu - res.n_subbufs * self->page,
+		  res.subbuf_size * res.n_subbufs);
+	alloc = res.subbuf_size * res.n_subbufs;
+	ftagent_resources_free(&res);
+	/* relay maps a buffer only whole: the size is the buffer's own. */
+	p = mmap(NULL, alloc, PROT_READ, MAP_SHARED, self->log.rd.fds[0], 0);
+	EXPECT_NE(MAP_FAILED, p) TH_LOG("mmap %zu: %s", alloc, strerror(errno));
+	if (p != MAP_FAILED)
+		munmap(p, alloc);
+	p = mmap(NULL, alloc + self->page, PROT_READ, MAP_SHARED,
+		 self->log.rd.fds[0], 0);
+	EXPECT_EQ(MAP_FAILED, p);
+}
+
+TEST_F(ring, sizes_give_the_geometry_the_buffers_have)
+{
+	uint32_t min = self->cpus * FTAGENT_RING_PER_CPU_MIN;
+	uint32_t def = FTAGENT_RING_STANDARD_DEFAULT;
+	struct ftnl_error err;
+
+	if (ev_mode() == FTAGENT_MODE_MINIMAL)
+		def = FTAGENT_RING_MINIMAL_DEFAULT;
+	/* The default never gives a CPU less than the minimum. */
+	def = def > min ? def : min;
+	ASSERT_EQ(0, ev_set_ring(&self->log, min, &err)) TH_LOG("%s", err.msg);
+	expect_geometry(_metadata, self, min);
+	ASSERT_EQ(0, ev_set_ring(&self->log, self->cpus * (1u << 20), &err))
+	TH_LOG("%s", err.msg);
+	expect_geometry(_metadata, self, self->cpus * (1u << 20));
+	ASSERT_EQ(0, ev_set_ring(&self->log, 0, &err)) TH_LOG("%s", err.msg);
+	expect_geometry(_metadata, self, def);
+}
+
+TEST_F(ring, bad_sizes_are_refused_and_change_nothing)
+{
+	const char *small = "ring_buffer_size must give every CPU at least "
+			    "64 KiB",
+		   *large = "ring_buffer_size is larger than 1 GiB";
+	const struct {
+		uint32_t bytes;
+		const char *msg;
+	} bad[] = {
+		{self->cpus * FTAGENT_RING_PER_CPU_MIN - 1, small},
+		{4096, small},
+		{FTAGENT_RING_SIZE_MAX + 1, large},
+		{0xffffffffu, large},
+	};
+	uint32_t set = self->cpus * (256u << 10);
+	struct ftagent_resources res;
+	struct ftnl_error err;
+	size_t i;
+
+	ASSERT_EQ(0, ev_set_ring(&self->log, set, &err)) TH_LOG("%s", err.msg);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		EXPECT_EQ(-1, ev_set_ring(NULL, bad[i].bytes, &err));
+		EXPECT_EQ(EINVAL, err.err);
+		EXPECT_STREQ(bad[i].msg, err.msg)
+		TH_LOG("%u bytes", bad[i].bytes);
+	}
+	ASSERT_EQ(0, ev_reopen(&self->log));
+	expect_geometry(_metadata, self, set);
+	ASSERT_EQ(0, ev_resources(&res));
+	EXPECT_EQ(set, res.ring_buffer_size);
+	ftagent_resources_free(&res);
+}
+
+TEST_F(ring, a_new_size_replaces_the_files)
+{
+	struct ftagent_events_reader old = self->log.rd;
+	struct ftnl_error err;
+	struct pollfd pfd;
+	unsigned int i;
+	int s;
+
+	/* The old reader stays open; the log gets a fresh one. */
+	memset(&self->log.rd, 0, sizeof(self->log.rd));
+	ASSERT_EQ(0, ev_set_ring(&self->log, self->cpus * (128u << 10), &err))
+	TH_LOG("%s", err.msg);
+	for (i = 0; i < old.n; i++) {
+		pfd = (struct pollfd){old.fds[i], POLLIN, 0};
+		EXPECT_EQ(1, poll(&pfd, 1, 0));
+		EXPECT_TRUE(pfd.revents & POLLERR) TH_LOG("cpu %u", i);
+	}
+	ftagent_events_close(&old);
+	/* The new files work: a record made now is read from them. */
+	s = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, s);
+	close(s);
+	ASSERT_LE(0, ev_drain(&self->log));
+	EXPECT_EQ(1, ev_count(&self->log, FTAGENT_REC_CLOSE, getpid()));
+}
+
+TEST_HARNESS_MAIN
