@@ -39,6 +39,7 @@ struct ftagent_ev_cpu {
 	local64_t seq;			/* next record number: emitted */
 	local64_t lost[__FTAGENT_EV_LOSS_MAX];
 	u64 delivered;
+	u64 discarded;			/* delivered, dropped with a channel */
 	u64 next_written;		/* the record number a GAP must follow */
 	u64 lost_at_gap[__FTAGENT_EV_LOSS_MAX]; /* lost[] at the last write */
 	u64 peak_bytes;
@@ -156,6 +157,58 @@ static struct rchan *ftagent_chan_open(const struct ftagent_events_geometry *g)
 	return chan;
 }
 
+/*
+ * Records in @buf not yet wholly read: walked from the start of the first
+ * sub-buffer not handed back (a record a reader has only part of counts),
+ * through each complete one up to its padding, and the current one up to
+ * the write offset. No writer runs; readers are kept out by the caller.
+ */
+static u64 ftagent_unread_records(struct rchan_buf *buf)
+{
+	size_t sb = buf->chan->subbuf_size, n = buf->chan->n_subbufs;
+	size_t i, off, end, first = buf->subbufs_consumed;
+	const struct ftagent_rec_hdr *hdr;
+	u64 count = 0;
+
+	for (i = first; i <= buf->subbufs_produced; i++) {
+		if (i < buf->subbufs_produced)
+			end = sb - buf->padding[i % n];
+		else	/* the current one; none while the buffer is full */
+			end = buf->offset > sb ? 0 : buf->offset;
+		if (i - first >= n)
+			break;	/* full: the current one is the first again */
+		for (off = 0; off + sizeof(*hdr) <= end; off += hdr->size) {
+			hdr = buf->start + (i % n) * sb + off;
+			if (hdr->size < sizeof(*hdr) || off + hdr->size > end)
+				break;
+			if (hdr->type != FTAGENT_REC_GAP &&
+			    (i != first || off + hdr->size > buf->bytes_consumed))
+				count++;
+		}
+	}
+	return count;
+}
+
+static void ftagent_count_discarded(struct rchan *chan)
+{
+	struct rchan_buf *buf;
+	struct inode *inode;
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		buf = *per_cpu_ptr(chan->buf, cpu);
+		if (!buf)
+			continue;
+		/* relay's read() consumes under this lock. */
+		inode = buf->dentry ? d_inode(buf->dentry) : NULL;
+		if (inode)
+			inode_lock(inode);
+		ftagent_ev_cpus[cpu].discarded += ftagent_unread_records(buf);
+		if (inode)
+			inode_unlock(inode);
+	}
+}
+
 /* Caller holds ftagent_chan_lock: no writer uses the channel after this. */
 static void ftagent_chan_close(void)
 {
@@ -167,6 +220,7 @@ static void ftagent_chan_close(void)
 	if (!old)
 		return;
 	synchronize_rcu();
+	ftagent_count_discarded(old);
 	relay_close(old);
 	/* A new channel starts with empty buffers: no gap to report. */
 	for_each_possible_cpu(cpu) {
@@ -442,6 +496,7 @@ void ftagent_events_cpu_view(int cpu, struct ftagent_event_cpu_view *v)
 
 	v->emitted = local64_read(&c->seq);
 	v->delivered = READ_ONCE(c->delivered);
+	v->discarded = READ_ONCE(c->discarded);
 	v->peak_bytes = READ_ONCE(c->peak_bytes);
 	for (k = 0; k < __FTAGENT_EV_LOSS_MAX; k++)
 		v->lost[k] = local64_read(&c->lost[k]);

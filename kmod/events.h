@@ -56,7 +56,7 @@ size_t ftagent_event_put_str(struct ftagent_rec_hdr *hdr, size_t *size,
 			     u16 trunc_flag);
 
 struct ftagent_event_cpu_view {
-	u64 emitted, delivered, peak_bytes;
+	u64 emitted, delivered, discarded, peak_bytes;
 	u64 lost[__FTAGENT_EV_LOSS_MAX];
 };
 

@@ -77,6 +77,8 @@ static int ftagent_put_cpu_events(struct sk_buff *msg, int cpu)
 	    nla_put_u64_64bit(msg, FTAGENT_CPU_A_EV_DELIVERED, ev.delivered,
 			      FTAGENT_CPU_A_PAD) ||
 	    nla_put_u64_64bit(msg, FTAGENT_CPU_A_EV_PEAK_BYTES, ev.peak_bytes,
+			      FTAGENT_CPU_A_PAD) ||
+	    nla_put_u64_64bit(msg, FTAGENT_CPU_A_EV_DISCARDED, ev.discarded,
 			      FTAGENT_CPU_A_PAD))
 		return -EMSGSIZE;
 	nest = nla_nest_start(msg, FTAGENT_CPU_A_EV_LOST);

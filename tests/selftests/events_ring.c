@@ -6,7 +6,7 @@
  * takes exactly the buffer's size); 0 is the mode's default; a size under
  * 64 KiB a CPU or over 1 GiB is refused with a reason and changes nothing;
  * a new size replaces the files, and a reader of the old ones sees
- * POLLERR.
+ * POLLERR; the records nobody read are counted as discarded.
  */
 #include <poll.h>
 #include <sys/mman.h>
@@ -145,6 +145,48 @@ TEST_F(ring, a_new_size_replaces_the_files)
 	close(s);
 	ASSERT_LE(0, ev_drain(&self->log));
 	EXPECT_EQ(1, ev_count(&self->log, FTAGENT_REC_CLOSE, getpid()));
+}
+
+/* Delivered and discarded records of every CPU, summed. */
+static int delivered_discarded(uint64_t *delivered, uint64_t *discarded)
+{
+	struct ftagent_resources res;
+	size_t i;
+
+	if (ev_resources(&res) < 0)
+		return -1;
+	*delivered = *discarded = 0;
+	for (i = 0; i < res.n_cpus; i++) {
+		*delivered += res.cpus[i].ev_delivered;
+		*discarded += res.cpus[i].ev_discarded;
+	}
+	ftagent_resources_free(&res);
+	return 0;
+}
+
+TEST_F(ring, records_nobody_read_are_counted_when_the_ring_goes)
+{
+	uint64_t d0, x0, d1, x1, d2, x2;
+	struct ftnl_error err;
+	int i, s;
+
+	/* Everything written so far is read; the partial read too. */
+	ASSERT_LE(0, ev_drain(&self->log));
+	ASSERT_EQ(0, delivered_discarded(&d0, &x0));
+	for (i = 0; i < 50; i++) {
+		s = socket(AF_INET, SOCK_DGRAM, 0);
+		ASSERT_LE(0, s);
+		close(s);
+	}
+	ASSERT_EQ(0, delivered_discarded(&d1, &x1));
+	EXPECT_EQ(x0, x1);
+	ASSERT_LE(50, d1 - d0);
+	ASSERT_EQ(0, ev_set_ring(&self->log, self->cpus * (128u << 10), &err))
+	TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, delivered_discarded(&d2, &x2));
+	/* Each record delivered since the drain, and no other, went unread. */
+	EXPECT_LE(d1 - d0, x2 - x0);
+	EXPECT_GE(d2 - d0, x2 - x0);
 }
 
 TEST_HARNESS_MAIN

@@ -30,23 +30,33 @@ static int cycles(void)
 	return longrun && !strcmp(longrun, "1") ? 100 : 25;
 }
 
-/* Mount the event filesystem, read a little, try to unload: EBUSY. */
+/*
+ * Mount the event filesystem, read a little, try to unload: the module is
+ * in use (EWOULDBLOCK: a non-blocking delete of a module still referenced).
+ */
 static int mounted_module_stays(void)
 {
 	char path[64], buf[4096];
 	int fd, busy;
 
 	if (mount(FTAGENT_FS_TYPE, FTAGENT_FS_MOUNTPOINT, FTAGENT_FS_TYPE, 0,
-		  NULL))
+		  NULL)) {
+		fprintf(stderr, "# mount: %s\n", strerror(errno));
 		return -1;
+	}
 	snprintf(path, sizeof(path), "%s/%s0", FTAGENT_FS_MOUNTPOINT,
 		 FTAGENT_EVENTS_FILE);
 	fd = open(path, O_RDONLY | O_NONBLOCK);
-	if (fd < 0 || read(fd, buf, sizeof(buf)) < 0)
+	if (fd < 0 || read(fd, buf, sizeof(buf)) < 0) {
+		fprintf(stderr, "# %s: %s\n", path, strerror(errno));
 		return -1;
+	}
 	close(fd);
 	busy = syscall(SYS_delete_module, "ftagent", O_NONBLOCK) &&
-	       errno == EBUSY;
+	       errno == EWOULDBLOCK;
+	if (!busy)
+		fprintf(stderr, "# delete_module while mounted: %s\n",
+			strerror(errno));
 	return busy ? 0 : -1;
 }
 

@@ -30,7 +30,7 @@ static uint64_t lost_total(const struct ftagent_resources *res, int cause)
 
 /* The event channel's figures, summed over CPUs (peak: busiest CPU). */
 struct event_totals {
-	uint64_t emitted, delivered, lost, peak_bytes;
+	uint64_t emitted, delivered, discarded, lost, peak_bytes;
 	uint64_t lost_by[__FTAGENT_EV_LOSS_MAX];
 };
 
@@ -45,6 +45,7 @@ static struct event_totals event_totals(const struct ftagent_resources *res)
 
 		t.emitted += cpu->ev_emitted;
 		t.delivered += cpu->ev_delivered;
+		t.discarded += cpu->ev_discarded;
 		if (cpu->ev_peak_bytes > t.peak_bytes)
 			t.peak_bytes = cpu->ev_peak_bytes;
 		for (c = 0; c < __FTAGENT_EV_LOSS_MAX; c++) {
@@ -84,6 +85,8 @@ static void print_events(const struct ftagent_resources *r)
 	printf("%-18s%" PRIu64 " emitted, %" PRIu64 " delivered, %" PRIu64
 	       " lost\n",
 	       "Events:", t.emitted, t.delivered, t.lost);
+	printf("%-18s%" PRIu64 " (delivered, dropped unread with the buffer)\n",
+	       "  discarded:", t.discarded);
 	printf("%-18s%u processes (%" PRIu64 " not recorded)\n",
 	       "Excluded:", r->excluded_tgids, r->exclude_missed);
 	printf("Lost events:\n");
@@ -108,6 +111,7 @@ static struct json_object *events_json(const struct ftagent_resources *r)
 	json_object_object_add(ev, "peak_bytes", json_u64(t.peak_bytes));
 	json_object_object_add(ev, "emitted", json_u64(t.emitted));
 	json_object_object_add(ev, "delivered", json_u64(t.delivered));
+	json_object_object_add(ev, "discarded", json_u64(t.discarded));
 	for (c = 0; c < __FTAGENT_EV_LOSS_MAX; c++)
 		json_object_object_add(lost, ftagent_event_loss_name(c),
 				       json_u64(t.lost_by[c]));

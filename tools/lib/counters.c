@@ -104,6 +104,7 @@ static int cpu_attr(const struct nlattr *a, void *data)
 	case FTAGENT_CPU_A_EV_EMITTED: val = &c->ev_emitted; break;
 	case FTAGENT_CPU_A_EV_DELIVERED: val = &c->ev_delivered; break;
 	case FTAGENT_CPU_A_EV_PEAK_BYTES: val = &c->ev_peak_bytes; break;
+	case FTAGENT_CPU_A_EV_DISCARDED: val = &c->ev_discarded; break;
 	case FTAGENT_CPU_A_EV_LOST:
 		return ftagent_ev_lost_parse(a, c->ev_lost) ? MNL_CB_ERROR
 							    : MNL_CB_OK;

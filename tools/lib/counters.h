@@ -22,6 +22,7 @@ struct ftagent_cpu_stats {
 	uint32_t fill, peak, entries;
 	uint64_t lost[__FTAGENT_LOSS_MAX];
 	uint64_t ev_emitted, ev_delivered, ev_peak_bytes;
+	uint64_t ev_discarded; /* delivered, then dropped with the channel */
 	uint64_t ev_lost[__FTAGENT_EV_LOSS_MAX];
 };
 

@@ -377,6 +377,7 @@ enum ftagent_cpu_attr {
 	FTAGENT_CPU_A_EV_DELIVERED,	/* u64, written to the relay buffer */
 	FTAGENT_CPU_A_EV_LOST,		/* nest of u64 by enum ftagent_event_loss + 1 */
 	FTAGENT_CPU_A_EV_PEAK_BYTES,	/* u64, most bytes the buffer held */
+	FTAGENT_CPU_A_EV_DISCARDED,	/* u64, delivered, then dropped unread */
 
 	__FTAGENT_CPU_A_MAX
 };
@@ -427,7 +428,9 @@ enum ftagent_hook_attr {
  * that fits on that CPU is preceded by a GAP record. Every record
  * generated on a CPU takes the next sequence number of that CPU, lost
  * ones included, so emitted = delivered + lost, and a reader sees each
- * gap in the numbers.
+ * gap in the numbers. Replacing the channel (a new ring size, the last
+ * umount) drops what nobody read: those delivered records are counted as
+ * discarded.
  *
  * A record is a struct ftagent_rec_hdr, a body by type, then the
  * record's strings in the order its body lists their lengths (no NUL),
