@@ -22,7 +22,9 @@
 #include <linux/kobject.h>
 #include <linux/module.h>
 #include <linux/namei.h>
+#include <linux/mm.h>
 #include <linux/relay.h>
+#include <linux/rwsem.h>
 #include <linux/sysfs.h>
 #include <linux/uaccess.h>
 #include <linux/ftagent.h>
@@ -35,10 +37,36 @@
  * writer is, and which sub-buffers the reader is done with (read() tells
  * relay that by itself). Owned by this module, so an open file keeps it;
  * relay's own functions are static, hence the forwarders.
+ *
+ * Two locks close relay's gaps. An inode outlives its buffer (relay
+ * frees the buffer once the file is removed and the last reader gone),
+ * so removal clears i_private under ftagent_files_lock and open() takes
+ * its reference under it. And once a closing channel has counted what
+ * nobody read, read() must not hand those records out after all: the
+ * count and every read() exclude each other through ftagent_read_sem.
  */
+static DEFINE_MUTEX(ftagent_files_lock);
+static DECLARE_RWSEM(ftagent_read_sem);
+
+void ftagent_eventfs_readers_lock(void)
+{
+	down_write(&ftagent_read_sem);
+}
+
+void ftagent_eventfs_readers_unlock(void)
+{
+	up_write(&ftagent_read_sem);
+}
+
 static int ftagent_relay_open(struct inode *inode, struct file *file)
 {
-	return relay_file_operations.open(inode, file);
+	int err = -ENOENT;
+
+	mutex_lock(&ftagent_files_lock);
+	if (inode->i_private)
+		err = relay_file_operations.open(inode, file);
+	mutex_unlock(&ftagent_files_lock);
+	return err;
 }
 
 static int ftagent_relay_release(struct inode *inode, struct file *file)
@@ -49,7 +77,15 @@ static int ftagent_relay_release(struct inode *inode, struct file *file)
 static ssize_t ftagent_relay_read(struct file *file, char __user *ubuf,
 				  size_t count, loff_t *ppos)
 {
-	return relay_file_operations.read(file, ubuf, count, ppos);
+	struct rchan_buf *buf = file->private_data;
+	ssize_t n = 0;
+
+	down_read(&ftagent_read_sem);
+	/* A closed channel's leftovers were counted as discarded. */
+	if (!READ_ONCE(buf->finalized))
+		n = relay_file_operations.read(file, ubuf, count, ppos);
+	up_read(&ftagent_read_sem);
+	return n;
 }
 
 static __poll_t ftagent_relay_poll(struct file *file, poll_table *wait)
@@ -59,6 +95,10 @@ static __poll_t ftagent_relay_poll(struct file *file, poll_table *wait)
 
 static int ftagent_relay_mmap(struct file *file, struct vm_area_struct *vma)
 {
+	/* The buffer is the module's to write; readers only look. */
+	if (vma->vm_flags & VM_WRITE)
+		return -EPERM;
+	vma->vm_flags &= ~VM_MAYWRITE;
 	return relay_file_operations.mmap(file, vma);
 }
 
@@ -66,21 +106,12 @@ static long ftagent_relay_ioctl(struct file *file, unsigned int cmd,
 				unsigned long arg)
 {
 	struct rchan_buf *buf = file->private_data;
-	struct ftagent_buf_pos pos = {};
-	size_t offset;
+	struct ftagent_buf_pos pos;
 	u32 n;
 
 	switch (cmd) {
 	case FTAGENT_IOC_BUF_POS:
-		/* A snapshot: the writer on another CPU does not wait. */
-		offset = READ_ONCE(buf->offset);
-		pos.produced = READ_ONCE(buf->subbufs_produced);
-		pos.consumed = READ_ONCE(buf->subbufs_consumed);
-		pos.subbuf_size = buf->chan->subbuf_size;
-		pos.n_subbufs = buf->chan->n_subbufs;
-		pos.full = offset > buf->chan->subbuf_size;
-		pos.offset = pos.full ? 0 : offset;
-		smp_rmb();	/* the records before the offset we report */
+		ftagent_events_buf_pos(buf, &pos);
 		return copy_to_user((void __user *)arg, &pos, sizeof(pos)) ?
 		       -EFAULT : 0;
 	case FTAGENT_IOC_CONSUMED:
@@ -200,6 +231,10 @@ void ftagent_eventfs_remove_file(struct dentry *dentry)
 
 	if (IS_ERR_OR_NULL(dentry))
 		return;
+	/* No open() may take a reference on the buffer after this. */
+	mutex_lock(&ftagent_files_lock);
+	d_inode(dentry)->i_private = NULL;
+	mutex_unlock(&ftagent_files_lock);
 	dir = d_inode(dentry->d_parent);
 	inode_lock(dir);
 	/*

@@ -17,4 +17,8 @@ struct dentry *ftagent_eventfs_create_file(const char *name,
 					   void *data);
 void ftagent_eventfs_remove_file(struct dentry *dentry);
 
+/* Keep read() out of every event file (a channel is being closed). */
+void ftagent_eventfs_readers_lock(void);
+void ftagent_eventfs_readers_unlock(void);
+
 #endif /* _FTAGENT_EVENTFS_H */

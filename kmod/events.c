@@ -27,6 +27,7 @@
 #include <linux/rcupdate.h>
 #include <linux/relay.h>
 #include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/timekeeping.h>
 #include <linux/workqueue.h>
@@ -43,6 +44,7 @@ struct ftagent_ev_cpu {
 	u64 next_written;		/* the record number a GAP must follow */
 	u64 lost_at_gap[__FTAGENT_EV_LOSS_MAX]; /* lost[] at the last write */
 	u64 peak_bytes;
+	seqcount_t pos_seq;		/* around every change of the position */
 	int busy;			/* a record is being built */
 	u8 rec[FTAGENT_EV_REC_MAX] __aligned(8);
 	char path[FTAGENT_REC_PATH_MAX];
@@ -53,7 +55,6 @@ static struct rchan __rcu *ftagent_chan;
 /* Serialises channel replacement and the mount's file attach/detach. */
 static DEFINE_MUTEX(ftagent_chan_lock);
 static struct dentry *ftagent_files_root;	/* fs root while mounted */
-static bool ftagent_chan_has_files;
 static struct ftagent_events_geometry ftagent_geo;
 
 /* Loss alerts: at most one per interval, armed by the first loss. */
@@ -84,8 +85,7 @@ static struct dentry *ftagent_create_buf_file(const char *filename,
 {
 	/*
 	 * relay asks with no name for a channel without files (not
-	 * mounted) and only wants a non-NULL answer; files come later
-	 * through relay_late_setup_files().
+	 * mounted) and only wants a non-NULL answer.
 	 */
 	if (!filename)
 		return ZERO_SIZE_PTR;
@@ -138,22 +138,13 @@ static void ftagent_geometry_for(u32 bytes, struct ftagent_events_geometry *g)
 static struct rchan *ftagent_chan_open(const struct ftagent_events_geometry *g)
 {
 	struct rchan *chan;
-	int err;
 
-	chan = relay_open(NULL, NULL, g->subbuf_size, g->n_subbufs,
+	/* Mounted: files in the mount's root; else buffers only. */
+	chan = relay_open(ftagent_files_root ? FTAGENT_EVENTS_FILE : NULL,
+			  ftagent_files_root, g->subbuf_size, g->n_subbufs,
 			  &ftagent_relay_callbacks, NULL);
 	if (!chan)
 		return NULL;
-	if (ftagent_files_root) {
-		err = relay_late_setup_files(chan, FTAGENT_EVENTS_FILE,
-					     ftagent_files_root);
-		if (err) {
-			pr_err("cannot create the event files: %d\n", err);
-			relay_close(chan);
-			return NULL;
-		}
-	}
-	ftagent_chan_has_files = ftagent_files_root;
 	return chan;
 }
 
@@ -189,31 +180,32 @@ static u64 ftagent_unread_records(struct rchan_buf *buf)
 	return count;
 }
 
+/*
+ * Count what nobody read and close the buffers to readers in one step:
+ * a read() after this returns nothing (eventfs.c checks finalized under
+ * the same lock), so no record is both discarded and read.
+ */
 static void ftagent_count_discarded(struct rchan *chan)
 {
 	struct rchan_buf *buf;
-	struct inode *inode;
 	int cpu;
 
+	ftagent_eventfs_readers_lock();
 	for_each_possible_cpu(cpu) {
 		buf = *per_cpu_ptr(chan->buf, cpu);
 		if (!buf)
 			continue;
-		/* relay's read() consumes under this lock. */
-		inode = buf->dentry ? d_inode(buf->dentry) : NULL;
-		if (inode)
-			inode_lock(inode);
 		ftagent_ev_cpus[cpu].discarded += ftagent_unread_records(buf);
-		if (inode)
-			inode_unlock(inode);
+		WRITE_ONCE(buf->finalized, 1);
 	}
+	ftagent_eventfs_readers_unlock();
 }
 
 /* Caller holds ftagent_chan_lock: no writer uses the channel after this. */
 static void ftagent_chan_close(void)
 {
 	struct rchan *old;
-	int cpu;
+	int cpu, k;
 
 	old = rcu_replace_pointer(ftagent_chan, NULL,
 				  lockdep_is_held(&ftagent_chan_lock));
@@ -227,6 +219,8 @@ static void ftagent_chan_close(void)
 		struct ftagent_ev_cpu *c = &ftagent_ev_cpus[cpu];
 
 		c->next_written = local64_read(&c->seq);
+		for (k = 0; k < __FTAGENT_EV_LOSS_MAX; k++)
+			c->lost_at_gap[k] = local64_read(&c->lost[k]);
 	}
 }
 
@@ -251,7 +245,8 @@ int ftagent_events_resize(u32 bytes)
 	ftagent_geometry_for(bytes, &g);
 	mutex_lock(&ftagent_chan_lock);
 	old = ftagent_geo;
-	if (g.subbuf_size == old.subbuf_size && g.n_subbufs == old.n_subbufs) {
+	if (g.subbuf_size == old.subbuf_size && g.n_subbufs == old.n_subbufs &&
+	    rcu_access_pointer(ftagent_chan)) {
 		ftagent_geo.ring_bytes = bytes;
 		mutex_unlock(&ftagent_chan_lock);
 		return 0;
@@ -264,26 +259,18 @@ int ftagent_events_resize(u32 bytes)
 }
 
 /*
- * Mounted: the channel, which has had no files since load or since the
- * last umount, gets them now and keeps the records it already holds.
+ * Mounted: the channel is replaced by one with files. Not
+ * relay_late_setup_files(), which creates the files with preemption off
+ * and may sleep there; the records written before the mount are counted
+ * as discarded with the old channel.
  */
 int ftagent_events_attach_files(struct dentry *root)
 {
-	struct rchan *chan;
 	int err;
 
 	mutex_lock(&ftagent_chan_lock);
 	ftagent_files_root = root;
-	chan = rcu_dereference_protected(ftagent_chan,
-					 lockdep_is_held(&ftagent_chan_lock));
-	if (chan && !ftagent_chan_has_files) {
-		err = relay_late_setup_files(chan, FTAGENT_EVENTS_FILE, root);
-		ftagent_chan_has_files = !err;
-		if (err)	/* files half made: start over with new buffers */
-			err = ftagent_chan_replace(&ftagent_geo);
-	} else {
-		err = ftagent_chan_replace(&ftagent_geo);
-	}
+	err = ftagent_chan_replace(&ftagent_geo);
 	if (err)
 		ftagent_files_root = NULL;
 	mutex_unlock(&ftagent_chan_lock);
@@ -422,12 +409,24 @@ static size_t ftagent_gap_record(struct ftagent_ev_cpu *c, u64 seq, int cpu,
 	return size;
 }
 
-/* Reserve @len bytes in @buf's current sub-buffer; NULL when full. */
+/*
+ * Reserve @len bytes in @buf's current sub-buffer; NULL when full. The
+ * switch is refused here, before relay completes the current sub-buffer:
+ * relay's own refusal bumps the produced count first, and a read() on
+ * another CPU in that window takes it for an overrun and skips an unread
+ * sub-buffer. So relay never sees a full buffer, and never skips one.
+ */
 static void *ftagent_relay_reserve(struct rchan_buf *buf, size_t len)
 {
-	if (unlikely(buf->offset + len > buf->chan->subbuf_size) &&
-	    !relay_switch_subbuf(buf, len))
-		return NULL;
+	struct rchan *chan = buf->chan;
+
+	if (unlikely(buf->offset + len > chan->subbuf_size)) {
+		if (buf->subbufs_produced + 1 -
+		    READ_ONCE(buf->subbufs_consumed) >= chan->n_subbufs)
+			return NULL;
+		if (!relay_switch_subbuf(buf, len))
+			return NULL;
+	}
 	return buf->data + buf->offset;
 }
 
@@ -465,8 +464,11 @@ void ftagent_event_commit(struct ftagent_rec_hdr *hdr, size_t size)
 		ftagent_event_lost(c, FTAGENT_EV_LOSS_TOO_BIG);
 		goto out;
 	}
+	/* mmap readers take the position only between whole records. */
+	raw_write_seqcount_begin(&c->pos_seq);
 	dst = ftagent_relay_reserve(buf, padded + gap_size);
 	if (!dst) {
+		raw_write_seqcount_end(&c->pos_seq);
 		ftagent_event_lost(c, FTAGENT_EV_LOSS_BUFFER_FULL);
 		goto out;
 	}
@@ -475,6 +477,7 @@ void ftagent_event_commit(struct ftagent_rec_hdr *hdr, size_t size)
 	/* Readers on other CPUs trust the offset: data first. */
 	smp_wmb();
 	WRITE_ONCE(buf->offset, buf->offset + padded + gap_size);
+	raw_write_seqcount_end(&c->pos_seq);
 	c->delivered++;
 	c->next_written = seq + 1;
 	if (gap_size)
@@ -487,6 +490,26 @@ void ftagent_event_commit(struct ftagent_rec_hdr *hdr, size_t size)
 out:
 	local_irq_restore(flags);
 	c->busy = 0;
+}
+
+void ftagent_events_buf_pos(struct rchan_buf *buf, struct ftagent_buf_pos *pos)
+{
+	struct ftagent_ev_cpu *c = &ftagent_ev_cpus[buf->cpu];
+	size_t offset;
+	unsigned int seq;
+
+	memset(pos, 0, sizeof(*pos));
+	do {
+		seq = raw_read_seqcount_begin(&c->pos_seq);
+		offset = READ_ONCE(buf->offset);
+		pos->produced = READ_ONCE(buf->subbufs_produced);
+		pos->consumed = READ_ONCE(buf->subbufs_consumed);
+	} while (read_seqcount_retry(&c->pos_seq, seq));
+	pos->subbuf_size = buf->chan->subbuf_size;
+	pos->n_subbufs = buf->chan->n_subbufs;
+	/* The writer refuses the switch when no sub-buffer is free. */
+	pos->full = pos->produced + 1 - pos->consumed >= pos->n_subbufs;
+	pos->offset = min_t(size_t, offset, pos->subbuf_size);
 }
 
 void ftagent_events_cpu_view(int cpu, struct ftagent_event_cpu_view *v)
@@ -522,27 +545,22 @@ size_t ftagent_events_memory(void)
 int ftagent_events_init(u32 ring_bytes)
 {
 	struct ftagent_events_geometry g;
-	int err;
+	int err, cpu;
 
 	ftagent_ev_cpus = kvcalloc(nr_cpu_ids, sizeof(*ftagent_ev_cpus),
 				   GFP_KERNEL);
 	if (!ftagent_ev_cpus)
 		return -ENOMEM;
+	for_each_possible_cpu(cpu)
+		seqcount_init(&ftagent_ev_cpus[cpu].pos_seq);
 	ftagent_geometry_for(ring_bytes, &g);
 	mutex_lock(&ftagent_chan_lock);
 	err = ftagent_chan_replace(&g);
 	mutex_unlock(&ftagent_chan_lock);
 	if (err)
 		goto err_free;
-	err = ftagent_eventfs_init();
-	if (err)
-		goto err_chan;
 	return 0;
 
-err_chan:
-	mutex_lock(&ftagent_chan_lock);
-	ftagent_chan_close();
-	mutex_unlock(&ftagent_chan_lock);
 err_free:
 	kvfree(ftagent_ev_cpus);
 	return err;
@@ -551,8 +569,7 @@ err_free:
 /* Every writer (hook, tracepoint) is gone before this runs. */
 void ftagent_events_exit(void)
 {
-	/* A mount pins the module, so no files exist by now. */
-	ftagent_eventfs_exit();
+	/* The filesystem is gone (main.c), so no files exist by now. */
 	mutex_lock(&ftagent_chan_lock);
 	ftagent_chan_close();
 	mutex_unlock(&ftagent_chan_lock);

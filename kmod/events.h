@@ -61,6 +61,10 @@ struct ftagent_event_cpu_view {
 };
 
 void ftagent_events_cpu_view(int cpu, struct ftagent_event_cpu_view *v);
+
+struct rchan_buf;
+/* Where @buf's writer is, between whole records (FTAGENT_IOC_BUF_POS). */
+void ftagent_events_buf_pos(struct rchan_buf *buf, struct ftagent_buf_pos *pos);
 struct ftagent_events_geometry {
 	u32 ring_bytes, subbuf_size, n_subbufs;
 };

@@ -266,6 +266,13 @@ static void ftagent_excl_rebuild(const struct ftagent_filters *f)
 	memset(s, 0, FTAGENT_EXCL_BYTES);
 	rcu_read_lock();
 	for_each_process(p) {
+		/*
+		 * A process past its exit point would never leave the set,
+		 * and its tgid would exclude whoever gets it next.
+		 */
+		if ((p->flags & PF_EXITING) || p->exit_state ||
+		    !atomic_read(&p->signal->live))
+			continue;
 		in = ftagent_excl_find(s, rcu_dereference(p->real_parent)->tgid);
 		for_each_thread(p, t)
 			if (!in)

@@ -145,10 +145,17 @@ static const struct {
 	{ FTAGENT_CTL_A_FILE_TRACK_SENDFILE, FTAGENT_TRACK_SENDFILE },
 };
 
-/* The text of a NAME entry and its length, without any NUL. */
+/*
+ * The length of a NAME entry's text, without a final NUL; 0 (refused as
+ * empty) if a NUL sits inside it, which would silently cut the name.
+ */
 static size_t ftagent_name_len(const struct nlattr *a)
 {
-	return strnlen(nla_data(a), nla_len(a));
+	size_t n = nla_len(a), len = strnlen(nla_data(a), n);
+
+	if (len + 1 < n)
+		return 0;
+	return len;
 }
 
 static int ftagent_parse_comms(struct ftagent_filters *f,
@@ -164,7 +171,7 @@ static int ftagent_parse_comms(struct ftagent_filters *f,
 		len = ftagent_name_len(a);
 		if (!len || len >= FTAGENT_COMM_LEN) {
 			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "a process name is 1 to 15 bytes");
+					    "a process name is 1 to 15 bytes, no NUL inside");
 			return -EINVAL;
 		}
 		if (n == FTAGENT_EXCLUDE_PROCESSES_MAX) {
@@ -193,7 +200,7 @@ static int ftagent_parse_paths(struct ftagent_filters *f,
 		len = ftagent_name_len(a);
 		if (!len || len > FTAGENT_EXCLUDE_PATH_LEN_MAX) {
 			NL_SET_ERR_MSG_ATTR(extack, a,
-					    "a path prefix is 1 to 1024 bytes");
+					    "a path prefix is 1 to 1024 bytes, no NUL inside");
 			return -EINVAL;
 		}
 		if (n++ == FTAGENT_EXCLUDE_PATHS_MAX) {

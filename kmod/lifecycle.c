@@ -225,12 +225,11 @@ static void notrace ftagent_exit_hook(unsigned long ip, unsigned long parent_ip,
 	bool excluded;
 	size_t size;
 
-	if (t->flags & PF_KTHREAD)
-		return;
 	preempt_disable_notrace();
 	excluded = ftagent_tgid_excluded(t->tgid);
+	/* Kernel threads too: a renamed one may have joined the set. */
 	ftagent_exclude_exit(t->tgid);
-	if (excluded)
+	if (excluded || (t->flags & PF_KTHREAD))
 		goto out;
 	hdr = ftagent_event_begin(FTAGENT_REC_EXIT);
 	if (!hdr)

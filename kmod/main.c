@@ -14,6 +14,7 @@
 #include <net/genetlink.h>
 
 #include "config.h"
+#include "eventfs.h"
 #include "ftagent.h"
 
 static int __init ftagent_init(void)
@@ -32,10 +33,20 @@ static int __init ftagent_init(void)
 	if (err)
 		goto err_stats;
 
+	/*
+	 * Last: a mount holds the module, and a failed init would free the
+	 * module under it.
+	 */
+	err = ftagent_eventfs_init();
+	if (err)
+		goto err_ctl;
+
 	pr_info("version %s loaded (ABI %u.%u)\n", FTAGENT_MODULE_VERSION,
 		FTAGENT_ABI_MAJOR, FTAGENT_ABI_MINOR);
 	return 0;
 
+err_ctl:
+	ftagent_genl_ctl_unregister();
 err_stats:
 	ftagent_genl_stats_unregister();
 err_config:
@@ -47,6 +58,8 @@ err_out:
 
 static void __exit ftagent_exit(void)
 {
+	/* Not mounted (a mount holds the module), so no files are open. */
+	ftagent_eventfs_exit();
 	ftagent_genl_ctl_unregister();
 	ftagent_genl_stats_unregister();
 	ftagent_config_exit();

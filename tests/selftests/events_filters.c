@@ -116,9 +116,9 @@ TEST_F(filters, a_request_changes_only_what_it_names)
  * checks the words, so a refusal for another reason does not pass.
  */
 #define MSG_TOGGLE    "a toggle is 0 (off) or 1 (on)"
-#define MSG_COMM      "a process name is 1 to 15 bytes"
+#define MSG_COMM      "a process name is 1 to 15 bytes, no NUL inside"
 #define MSG_COMM_MANY "at most 64 exclude_processes"
-#define MSG_PATH      "a path prefix is 1 to 1024 bytes"
+#define MSG_PATH      "a path prefix is 1 to 1024 bytes, no NUL inside"
 #define MSG_PATH_MANY "at most 64 exclude_paths"
 
 struct bad {
@@ -201,6 +201,33 @@ static int unprivileged(int set)
 		return ftagent_set_filters(&nl, &f, &err) < 0 ? err.err : 0;
 	}
 	return ftagent_get_filters(&nl, &f, &err) < 0 ? err.err : 0;
+}
+
+/* A name with a NUL inside would be cut short silently: refused. */
+TEST_F(filters, a_nul_inside_a_name_is_refused)
+{
+	static const char cut[] = "ftag\0entd";
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct ftagent_filters before, after;
+	struct ftnl_error err;
+	struct nlmsghdr *req;
+	struct nlattr *nest;
+	struct ftnl nl;
+
+	ASSERT_EQ(0, ev_get_filters(&before));
+	ASSERT_EQ(0, ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, &err));
+	req = ftnl_put_request(&nl, buf, FTAGENT_CTL_CMD_SET_FILTERS, 0);
+	nest = mnl_attr_nest_start(req, FTAGENT_CTL_A_EXCLUDE_PROCESSES);
+	mnl_attr_put(req, FTAGENT_CTL_A_NAME, sizeof(cut), cut);
+	mnl_attr_nest_end(req, nest);
+	EXPECT_EQ(-1, ftnl_transact(&nl, req, NULL, NULL, &err));
+	EXPECT_EQ(EINVAL, err.err);
+	EXPECT_STREQ(MSG_COMM, err.msg);
+	ftnl_close(&nl);
+	ASSERT_EQ(0, ev_get_filters(&after));
+	EXPECT_TRUE(ftagent_filters_equal(&before, &after));
+	ftagent_filters_free(&before);
+	ftagent_filters_free(&after);
 }
 
 TEST_F(filters, both_need_cap_net_admin)

@@ -453,7 +453,8 @@ enum ftagent_hook_attr {
  *	@produced (index @produced % @n_subbufs in the mapping)
  * @subbuf_size: bytes per sub-buffer
  * @n_subbufs: sub-buffers in the mapping
- * @full: 1 while every sub-buffer is unread and records are being lost
+ * @full: 1 when no sub-buffer is free: once the current one fills,
+ *	records are lost until sub-buffers are handed back
  */
 struct ftagent_buf_pos {
 	__u64 produced;
