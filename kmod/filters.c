@@ -159,14 +159,59 @@ static void ftagent_excl_add(u32 tgid)
 	spin_unlock_irqrestore(&ftagent_excl_lock, flags);
 }
 
-void ftagent_exclude_exit(u32 tgid)
+/*
+ * The last thread of an excluded process leaves the set in acct_process(),
+ * but closes its files after that (exit_files()), and those closes must
+ * not be reported. It is kept here, by task pointer, which cannot be
+ * reused, until its task_struct is freed (sched_process_free).
+ */
+#define FTAGENT_DYING_SLOTS	64
+
+static struct task_struct *ftagent_dying[FTAGENT_DYING_SLOTS];
+
+bool ftagent_exiting_excluded(struct task_struct *t)
+{
+	int i;
+
+	for (i = 0; i < FTAGENT_DYING_SLOTS; i++)
+		if (READ_ONCE(ftagent_dying[i]) == t)
+			return true;
+	return false;
+}
+
+void ftagent_exclude_free(struct task_struct *t)
+{
+	int i;
+
+	if (!(t->flags & PF_EXITING))
+		return;
+	for (i = 0; i < FTAGENT_DYING_SLOTS; i++)
+		if (READ_ONCE(ftagent_dying[i]) == t)
+			WRITE_ONCE(ftagent_dying[i], NULL);
+}
+
+static void ftagent_excl_remove(u32 tgid);
+
+void ftagent_exclude_exit(struct task_struct *t, bool excluded)
+{
+	int i;
+
+	if (!static_branch_unlikely(&ftagent_exclusions_on))
+		return;
+	for (i = 0; excluded && i < FTAGENT_DYING_SLOTS; i++)
+		if (!cmpxchg(&ftagent_dying[i], NULL, t))
+			break;
+	if (excluded && i == FTAGENT_DYING_SLOTS)
+		ftagent_excl_missed++;	/* its closes at exit will show */
+	ftagent_excl_remove(t->tgid);
+}
+
+static void ftagent_excl_remove(u32 tgid)
 {
 	struct ftagent_excl_table *t;
 	unsigned long flags;
 	u32 i, n, v;
 
-	if (!static_branch_unlikely(&ftagent_exclusions_on))
-		return;
 	spin_lock_irqsave(&ftagent_excl_lock, flags);
 	t = rcu_dereference_protected(ftagent_excl,
 				      lockdep_is_held(&ftagent_excl_lock));
@@ -406,6 +451,10 @@ int ftagent_filters_init(void)
 /* Every hook and tracepoint that reads the filters is gone. */
 void ftagent_filters_exit(void)
 {
+	int i;
+
+	for (i = 0; i < FTAGENT_DYING_SLOTS; i++)
+		WRITE_ONCE(ftagent_dying[i], NULL);
 	static_branch_disable(&ftagent_exclusions_on);
 	rcu_barrier();	/* the spare's and the old filters' callbacks */
 	kvfree(rcu_dereference_protected(ftagent_excl, true));

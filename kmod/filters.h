@@ -55,10 +55,16 @@ bool ftagent_tgid_excluded_slow(u32 tgid);
  * Hot path, preemption off: whether @tgid's calls and events are left
  * alone. Free while no names are listed (a static branch).
  */
+bool ftagent_exiting_excluded(struct task_struct *t);
+
 static __always_inline bool ftagent_tgid_excluded(u32 tgid)
 {
 	if (!static_branch_unlikely(&ftagent_exclusions_on))
 		return false;
+	/* An excluded process closing its files on the way out. */
+	if (unlikely(current->flags & PF_EXITING) &&
+	    ftagent_exiting_excluded(current))
+		return true;
 	/* Most of the time nothing running is excluded: one load. */
 	if (likely(!READ_ONCE(rcu_dereference_sched(ftagent_excl)->live)))
 		return false;
@@ -88,7 +94,8 @@ bool ftagent_path_excluded(const char *path, size_t len);
 void ftagent_exclude_fork(struct task_struct *parent,
 			  struct task_struct *child);
 void ftagent_exclude_rename(struct task_struct *task, const char *comm);
-void ftagent_exclude_exit(u32 tgid);
+void ftagent_exclude_exit(struct task_struct *t, bool excluded);
+void ftagent_exclude_free(struct task_struct *t);
 
 /*
  * Replace the filters with @next (caller holds the config lock, may

@@ -192,6 +192,11 @@ static void ftagent_rename_probe(void *data, struct task_struct *task,
 	ftagent_exclude_rename(task, comm);
 }
 
+static void ftagent_free_probe(void *data, struct task_struct *p)
+{
+	ftagent_exclude_free(p);
+}
+
 /*
  * The exiting process's I/O totals, as /proc/PID/io adds them up: the
  * threads already released are in signal->ioac, the rest still listed.
@@ -228,7 +233,7 @@ static void notrace ftagent_exit_hook(unsigned long ip, unsigned long parent_ip,
 	preempt_disable_notrace();
 	excluded = ftagent_tgid_excluded(t->tgid);
 	/* Kernel threads too: a renamed one may have joined the set. */
-	ftagent_exclude_exit(t->tgid);
+	ftagent_exclude_exit(t, excluded);
 	if (excluded || (t->flags & PF_KTHREAD))
 		goto out;
 	hdr = ftagent_event_begin(FTAGENT_REC_EXIT);
@@ -399,6 +404,7 @@ static struct ftagent_tp ftagent_tps[] = {
 	{ .name = "sched_process_fork", .probe = ftagent_fork_probe },
 	{ .name = "sched_process_exec", .probe = ftagent_exec_probe },
 	{ .name = "task_rename", .probe = ftagent_rename_probe },
+	{ .name = "sched_process_free", .probe = ftagent_free_probe },
 };
 
 static void ftagent_find_tp(struct tracepoint *tp, void *priv)
