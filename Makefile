@@ -33,12 +33,16 @@ LDLIBS_JSON := -ljson-c
 DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 	qemu-system-x86 busybox-static iproute2 e2fsprogs python3 \
-	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev \
+	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev libinih-dev \
 	dkms sparse clang-format shellcheck
 
 LIB_SRCS := $(wildcard tools/lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB := $(BUILD)/libftagent.a
+# The daemon's parts, linked into ftagentd and into their unit tests.
+DAEMON_LIB_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
+DAEMON_LIB := $(BUILD)/libftagentd.a
+LDLIBS_INI := -linih
 FTCTL_SRCS := $(wildcard tools/ftctl/*.c)
 FTCTL := $(BUILD)/ftctl
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
@@ -78,12 +82,19 @@ $(BUILD)/%.o: %.c $(wildcard tools/lib/*.h) uapi/linux/ftagent.h
 $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
+$(BUILD)/daemon/%.o: daemon/%.c $(wildcard daemon/*.h) uapi/linux/ftagent.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c -o $@ $<
+
+$(DAEMON_LIB): $(DAEMON_LIB_SRCS:%.c=$(BUILD)/%.o)
+	$(AR) rcs $@ $^
+
 $(FTCTL): $(FTCTL_SRCS:%.c=$(BUILD)/%.o) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON)
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(LIB)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(DAEMON_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON)
+	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_INI)
 
 # The kselftest harness comes from Debian's linux-source-6.1, not from git.
 $(KSELFTEST_HDRS): $(KSRC_TARBALL)

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftagentd's configuration: /etc/ftagent/ftagent.conf, INI sections as in
+ * docs/config.md. A file is taken whole or not at all: the first bad line
+ * is reported as FILE:LINE: [section] key: reason, and the caller keeps
+ * the configuration it had.
+ */
+#ifndef FTAGENTD_CONFIG_H
+#define FTAGENTD_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define FTAGENTD_CONFIG_PATH "/etc/ftagent/ftagent.conf"
+#define FTAGENTD_LIST_MAX    64
+#define FTAGENTD_NAME_MAX    1024
+
+struct ftagentd_list {
+	char *item[FTAGENTD_LIST_MAX];
+	size_t n;
+};
+
+struct ftagentd_config {
+	struct {
+		uint32_t mode;		   /* enum ftagent_mode */
+		uint32_t hooks;		   /* enum ftagent_hook_set */
+		uint64_t ring_buffer_size; /* bytes, 0: the mode's default */
+		uint64_t flush_interval_ms;
+		uint64_t event_log_size; /* bytes */
+	} agent;
+	struct {
+		uint64_t processes, sockets, flows, files, transfers;
+		uint64_t kernel_counters, metric_series;
+	} limits;
+	struct {
+		int tcp, udp, ipv4, ipv6;
+	} network;
+	struct {
+		int track_read, track_sendfile;
+	} file;
+	struct {
+		struct ftagentd_list exclude_processes, exclude_paths;
+	} filters;
+	struct {
+		char listen[128]; /* "" : off */
+	} metrics;
+};
+
+/* The defaults, as documented. */
+void ftagentd_config_defaults(struct ftagentd_config *cfg);
+void ftagentd_config_free(struct ftagentd_config *cfg);
+
+/*
+ * Parse @path into @cfg (defaults first, then the file). 0, or -1 with
+ * @err (@err_size bytes) saying file, line, key and why; @cfg is then
+ * freed and must not be used.
+ */
+int ftagentd_config_load(const char *path, struct ftagentd_config *cfg,
+			 char *err, size_t err_size);
+/* The same from a string, reported as @name. For tests and --check. */
+int ftagentd_config_parse(const char *name, const char *text,
+			  struct ftagentd_config *cfg, char *err,
+			  size_t err_size);
+
+#endif /* FTAGENTD_CONFIG_H */

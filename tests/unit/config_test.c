@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftagentd's config file: every key, the units, and every kind of error,
+ * which must name the file, the line and the key.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <linux/ftagent.h>
+
+#include "../../daemon/config.h"
+#include "../../daemon/units.h"
+
+static char err[512];
+
+static int parse(const char *text, struct ftagentd_config *cfg)
+{
+	err[0] = '\0';
+	return ftagentd_config_parse("test.conf", text, cfg, err, sizeof(err));
+}
+
+static void defaults_without_a_file_section(void **state)
+{
+	struct ftagentd_config c;
+
+	(void)state;
+	assert_int_equal(0, parse("; nothing but a comment\n", &c));
+	assert_int_equal(FTAGENT_MODE_STANDARD, c.agent.mode);
+	assert_int_equal(FTAGENT_HOOKS_FTRACE, c.agent.hooks);
+	assert_int_equal(0, c.agent.ring_buffer_size);
+	assert_int_equal(250, c.agent.flush_interval_ms);
+	assert_int_equal(4096, c.limits.processes);
+	assert_int_equal(16384, c.limits.sockets);
+	assert_int_equal(16384, c.limits.transfers);
+	assert_int_equal(1, c.network.tcp);
+	assert_int_equal(1, c.file.track_sendfile);
+	assert_int_equal(1, c.filters.exclude_processes.n);
+	assert_string_equal("ftagentd", c.filters.exclude_processes.item[0]);
+	assert_string_equal("", c.metrics.listen);
+	ftagentd_config_free(&c);
+}
+
+static void every_key(void **state)
+{
+	static const char text[] = "[agent]\n"
+				   "mode = minimal\n"
+				   "hooks = kprobe\n"
+				   "ring_buffer_size = 8MB\n"
+				   "flush_interval = 1s\n"
+				   "event_log_size = 512 KiB\n"
+				   "[limits]\n"
+				   "processes = 100\n"
+				   "sockets = 200\n"
+				   "flows = 300\n"
+				   "files = 400\n"
+				   "transfers = 500\n"
+				   "kernel_counters = 600\n"
+				   "metric_series = 700\n"
+				   "[network]\n"
+				   "tcp = false\n"
+				   "udp = no\n"
+				   "ipv4 = off\n"
+				   "ipv6 = 0\n"
+				   "[file]\n"
+				   "track_read = false\n"
+				   "track_sendfile = yes\n"
+				   "[filters]\n"
+				   "exclude_processes = sshd, \"cron\"\n"
+				   "exclude_paths = \"/var/log/\", /proc/\n"
+				   "[metrics]\n"
+				   "listen = \"[::1]:9465\"\n";
+	struct ftagentd_config c;
+
+	(void)state;
+	assert_int_equal(0, parse(text, &c));
+	assert_int_equal(FTAGENT_MODE_MINIMAL, c.agent.mode);
+	assert_int_equal(FTAGENT_HOOKS_KPROBE, c.agent.hooks);
+	assert_int_equal(8 << 20, c.agent.ring_buffer_size);
+	assert_int_equal(1000, c.agent.flush_interval_ms);
+	assert_int_equal(512 << 10, c.agent.event_log_size);
+	assert_int_equal(100, c.limits.processes);
+	assert_int_equal(200, c.limits.sockets);
+	assert_int_equal(300, c.limits.flows);
+	assert_int_equal(400, c.limits.files);
+	assert_int_equal(500, c.limits.transfers);
+	assert_int_equal(600, c.limits.kernel_counters);
+	assert_int_equal(700, c.limits.metric_series);
+	assert_int_equal(0, c.network.tcp + c.network.udp + c.network.ipv4 +
+				    c.network.ipv6);
+	assert_int_equal(0, c.file.track_read);
+	assert_int_equal(1, c.file.track_sendfile);
+	/* The file's list replaces the default one. */
+	assert_int_equal(2, c.filters.exclude_processes.n);
+	assert_string_equal("sshd", c.filters.exclude_processes.item[0]);
+	assert_string_equal("cron", c.filters.exclude_processes.item[1]);
+	assert_int_equal(2, c.filters.exclude_paths.n);
+	assert_string_equal("/var/log/", c.filters.exclude_paths.item[0]);
+	assert_string_equal("/proc/", c.filters.exclude_paths.item[1]);
+	assert_string_equal("[::1]:9465", c.metrics.listen);
+	ftagentd_config_free(&c);
+}
+
+/* Each bad file, and the exact message it must get. */
+static const struct {
+	const char *text, *msg;
+} bad[] = {
+	{"[agent]\nmode = fast\n",
+	 "test.conf:2: [agent] mode: mode is minimal or standard"},
+	{"[agent]\nhooks = ebpf\n",
+	 "test.conf:2: [agent] hooks: hooks is ftrace or kprobe"},
+	{"[agent]\n\nring_buffer_size = 4 parsecs\n",
+	 "test.conf:3: [agent] ring_buffer_size: unknown size unit (use B, KB, "
+	 "MB or GB)"},
+	{"[agent]\nring_buffer_size = 2GB\n",
+	 "test.conf:2: [agent] ring_buffer_size: size out of range"},
+	{"[agent]\nring_buffer_size = 1KB\n",
+	 "test.conf:2: [agent] ring_buffer_size: size out of range"},
+	{"[agent]\nflush_interval = soon\n",
+	 "test.conf:2: [agent] flush_interval: not a duration (a number, then "
+	 "ms, s, m or h)"},
+	{"[agent]\nflush_interval = 2m\n",
+	 "test.conf:2: [agent] flush_interval: duration out of range"},
+	{"[agent]\nflush_interval = 5 fortnights\n",
+	 "test.conf:2: [agent] flush_interval: unknown duration unit (use ms, "
+	 "s, m or h)"},
+	{"[limits]\nprocesses = 12x\n",
+	 "test.conf:2: [limits] processes: not a whole number"},
+	{"[limits]\nprocesses = 3\n",
+	 "test.conf:2: [limits] processes: number out of range"},
+	{"[limits]\nsockets = 99999999999999999999999\n",
+	 "test.conf:2: [limits] sockets: not a whole number"},
+	{"[network]\ntcp = maybe\n",
+	 "test.conf:2: [network] tcp: not a boolean (true or false)"},
+	{"[network]\ntcp = true\ntcp = false\n",
+	 "test.conf:3: [network] tcp: set twice"},
+	{"[network]\nsctp = true\n",
+	 "test.conf:2: [network] sctp: unknown key"},
+	{"[netwrok]\ntcp = true\n", "test.conf:2: [netwrok] tcp: unknown key"},
+	{"tcp = true\n", "test.conf:1: [] tcp: unknown key"},
+	{"[filters]\nexclude_processes = a_name_far_too_long\n",
+	 "test.conf:2: [filters] exclude_processes: a process name is at most "
+	 "15 bytes"},
+	{"[filters]\nexclude_processes = a,,b\n",
+	 "test.conf:2: [filters] exclude_processes: an empty item in the list"},
+	{"[filters]\nexclude_paths = \"/tmp/\n",
+	 "test.conf:2: [filters] exclude_paths: a quoted item has no closing "
+	 "quote"},
+	{"[filters]\nexclude_paths = \"/a\" \"/b\"\n",
+	 "test.conf:2: [filters] exclude_paths: items must be separated by "
+	 "commas"},
+	{"[metrics]\nlisten = 127.0.0.1\n",
+	 "test.conf:2: [metrics] listen: listen is host:port, e.g. "
+	 "127.0.0.1:9465"},
+	{"[metrics]\nlisten = 127.0.0.1:99999\n",
+	 "test.conf:2: [metrics] listen: the port is 1 to 65535"},
+	{"[metrics]\nlisten = ::1:9465\n",
+	 "test.conf:2: [metrics] listen: an IPv6 address goes in brackets: "
+	 "[::1]:9465"},
+	{"[metrics]\nlisten = a:1, b:2\n",
+	 "test.conf:2: [metrics] listen: one value expected, not a list"},
+	{"[policy.ssh]\naction = deny\n",
+	 "test.conf:2: [policy.ssh] action: policy and budget rules come with "
+	 "the policy gate, not in this release"},
+	{"[agent]\nmode = minimal\nthis line has no equals sign\n",
+	 "test.conf:3: not a section, a key = value or a comment"},
+	/* The first error is the one reported. */
+	{"[agent]\nmode = x\nhooks = y\n",
+	 "test.conf:2: [agent] mode: mode is minimal or standard"},
+};
+
+static void bad_files_name_file_line_and_key(void **state)
+{
+	struct ftagentd_config c;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_int_equal(-1, parse(bad[i].text, &c));
+		assert_string_equal(bad[i].msg, err);
+	}
+}
+
+/* 64 items fit; the 65th is refused; a list may go over several lines. */
+static void lists_are_bounded_and_may_continue(void **state)
+{
+	char text[4096] = "[filters]\nexclude_processes = p0";
+	struct ftagentd_config c;
+	size_t len;
+	int i;
+
+	(void)state;
+	for (i = 1; i < FTAGENTD_LIST_MAX; i++) {
+		len = strlen(text);
+		snprintf(text + len, sizeof(text) - len, ", p%d", i);
+	}
+	strcat(text, "\n");
+	assert_int_equal(0, parse(text, &c));
+	assert_int_equal(FTAGENTD_LIST_MAX, c.filters.exclude_processes.n);
+	ftagentd_config_free(&c);
+	strcat(text, "exclude_processes = one_more\n");
+	assert_int_equal(-1, parse(text, &c));
+	assert_string_equal(
+		"test.conf:3: [filters] exclude_processes: at most 64 items",
+		err);
+	assert_int_equal(0, parse("[filters]\nexclude_paths = /a/,\n"
+				  "  /b/\n",
+				  &c));
+	assert_int_equal(2, c.filters.exclude_paths.n);
+	assert_string_equal("/b/", c.filters.exclude_paths.item[1]);
+	ftagentd_config_free(&c);
+}
+
+static void units(void **state)
+{
+	const char *why;
+	uint64_t v;
+	int b;
+
+	(void)state;
+	assert_int_equal(0, ftagentd_parse_size("4096", &v, &why));
+	assert_int_equal(4096, v);
+	assert_int_equal(0, ftagentd_parse_size("4MB", &v, &why));
+	assert_int_equal(4 << 20, v);
+	assert_int_equal(0, ftagentd_parse_size(" 2 gib ", &v, &why));
+	assert_int_equal(2ull << 30, v);
+	assert_int_equal(-1, ftagentd_parse_size("-1MB", &v, &why));
+	assert_int_equal(-1, ftagentd_parse_size("20000000000GB", &v, &why));
+	assert_string_equal("size too large", why);
+	assert_int_equal(0, ftagentd_parse_duration("250ms", &v, &why));
+	assert_int_equal(250, v);
+	assert_int_equal(0, ftagentd_parse_duration("5m", &v, &why));
+	assert_int_equal(300000, v);
+	assert_int_equal(0, ftagentd_parse_duration("2h", &v, &why));
+	assert_int_equal(7200000, v);
+	assert_int_equal(0, ftagentd_parse_bool("Yes", &b, &why));
+	assert_int_equal(1, b);
+	assert_int_equal(-1, ftagentd_parse_bool("yess", &b, &why));
+}
+
+static void a_missing_file_is_named(void **state)
+{
+	struct ftagentd_config c;
+
+	(void)state;
+	assert_int_equal(-1, ftagentd_config_load("/nonexistent/ftagent.conf",
+						  &c, err, sizeof(err)));
+	assert_string_equal(
+		"/nonexistent/ftagent.conf: No such file or directory", err);
+}
+
+static void a_file_reports_its_lines(void **state)
+{
+	char path[] = "/tmp/ftagentd-conf.XXXXXX", want[256];
+	struct ftagentd_config c;
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_true(write(fd,
+			  "# ftagent\n\n[agent]\nmode = standard\n"
+			  "[limits]\nflows = lots\n",
+			  56) == 56);
+	close(fd);
+	assert_int_equal(-1, ftagentd_config_load(path, &c, err, sizeof(err)));
+	snprintf(want, sizeof(want), "%s:6: [limits] flows: not a whole number",
+		 path);
+	assert_string_equal(want, err);
+	unlink(path);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(defaults_without_a_file_section),
+		cmocka_unit_test(every_key),
+		cmocka_unit_test(bad_files_name_file_line_and_key),
+		cmocka_unit_test(lists_are_bounded_and_may_continue),
+		cmocka_unit_test(units),
+		cmocka_unit_test(a_missing_file_is_named),
+		cmocka_unit_test(a_file_reports_its_lines),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
