@@ -92,9 +92,9 @@ $(DAEMON_LIB): $(DAEMON_LIB_SRCS:%.c=$(BUILD)/%.o)
 $(FTCTL): $(FTCTL_SRCS:%.c=$(BUILD)/%.o) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON)
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(DAEMON_LIB) $(LIB)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(DAEMON_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $^ -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_INI)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_INI)
 
 # The kselftest harness comes from Debian's linux-source-6.1, not from git.
 $(KSELFTEST_HDRS): $(KSRC_TARBALL)
@@ -144,7 +144,7 @@ guest-shell: all
 CHECKPATCH_DIR := $(BUILD)/checkpatch
 CHECKPATCH := $(CHECKPATCH_DIR)/checkpatch.pl
 KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) uapi/linux/ftagent.h
-USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.c \
+USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.[ch] \
 	tests/selftests/*.[ch] tools/bench/*.c daemon/*.[ch])
 
 $(CHECKPATCH): $(KSRC_TARBALL)

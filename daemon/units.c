@@ -36,20 +36,47 @@ static int unit_is(const char *rest, const char *unit)
 	return n == strlen(unit) && !strncasecmp(rest, unit, n);
 }
 
-static int scale(uint64_t n, uint64_t by, uint64_t *out)
+struct unit {
+	const char *name;
+	uint64_t by;
+};
+
+/* What one kind of value calls its units, and what it says when wrong. */
+struct unit_kind {
+	const struct unit *units;
+	size_t n;
+	const char *not_a_number, *unknown_unit, *too_large;
+};
+
+/* A number and one of @kind's units: the number times the unit. */
+static int parse_with_unit(const char *s, const struct unit_kind *kind,
+			   uint64_t *out, const char **why)
 {
-	if (by && n > UINT64_MAX / by)
+	const char *rest;
+	uint64_t n;
+	size_t i;
+
+	if (leading_number(s, &n, &rest)) {
+		*why = kind->not_a_number;
 		return -1;
-	*out = n * by;
-	return 0;
+	}
+	for (i = 0; i < kind->n; i++) {
+		if (!unit_is(rest, kind->units[i].name))
+			continue;
+		if (kind->units[i].by && n > UINT64_MAX / kind->units[i].by) {
+			*why = kind->too_large;
+			return -1;
+		}
+		*out = n * kind->units[i].by;
+		return 0;
+	}
+	*why = kind->unknown_unit;
+	return -1;
 }
 
 int ftagentd_parse_size(const char *s, uint64_t *bytes, const char **why)
 {
-	static const struct {
-		const char *unit;
-		uint64_t by;
-	} units[] = {
+	static const struct unit units[] = {
 		{"", 1},
 		{"b", 1},
 		{"kb", 1ull << 10},
@@ -62,55 +89,27 @@ int ftagentd_parse_size(const char *s, uint64_t *bytes, const char **why)
 		{"gib", 1ull << 30},
 		{"g", 1ull << 30},
 	};
-	const char *rest;
-	uint64_t n;
-	size_t i;
+	static const struct unit_kind size = {
+		units, sizeof(units) / sizeof(units[0]),
+		"not a size (a number, then B, KB, MB or GB)",
+		"unknown size unit (use B, KB, MB or GB)", "size too large"};
 
-	if (leading_number(s, &n, &rest)) {
-		*why = "not a size (a number, then B, KB, MB or GB)";
-		return -1;
-	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!unit_is(rest, units[i].unit))
-			continue;
-		if (scale(n, units[i].by, bytes)) {
-			*why = "size too large";
-			return -1;
-		}
-		return 0;
-	}
-	*why = "unknown size unit (use B, KB, MB or GB)";
-	return -1;
+	return parse_with_unit(s, &size, bytes, why);
 }
 
 int ftagentd_parse_duration(const char *s, uint64_t *ms, const char **why)
 {
-	static const struct {
-		const char *unit;
-		uint64_t by;
-	} units[] = {
+	static const struct unit units[] = {
 		{"", 1},      {"ms", 1},      {"s", 1000},
 		{"m", 60000}, {"min", 60000}, {"h", 3600000},
 	};
-	const char *rest;
-	uint64_t n;
-	size_t i;
+	static const struct unit_kind duration = {
+		units, sizeof(units) / sizeof(units[0]),
+		"not a duration (a number, then ms, s, m or h)",
+		"unknown duration unit (use ms, s, m or h)",
+		"duration too long"};
 
-	if (leading_number(s, &n, &rest)) {
-		*why = "not a duration (a number, then ms, s, m or h)";
-		return -1;
-	}
-	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (!unit_is(rest, units[i].unit))
-			continue;
-		if (scale(n, units[i].by, ms)) {
-			*why = "duration too long";
-			return -1;
-		}
-		return 0;
-	}
-	*why = "unknown duration unit (use ms, s, m or h)";
-	return -1;
+	return parse_with_unit(s, &duration, ms, why);
 }
 
 int ftagentd_parse_count(const char *s, uint64_t *n, const char **why)

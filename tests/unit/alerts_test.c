@@ -14,19 +14,10 @@
 #include <cmocka.h>
 #include <linux/genetlink.h>
 
+#include "genl_msg.h"
+
 #include "../../tools/lib/alerts.h"
 #include "../../tools/lib/counters.h"
-
-static struct nlmsghdr *msg(char *buf, uint8_t cmd)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-
-	nlh->nlmsg_type = 0x20;
-	g->cmd = cmd;
-	g->version = 1;
-	return nlh;
-}
 
 /* One u64 per cause, each after a PAD, and a cause this client lacks. */
 static void put_lost(struct nlmsghdr *nlh, uint16_t type, uint16_t pad,
@@ -46,7 +37,7 @@ static void put_lost(struct nlmsghdr *nlh, uint16_t type, uint16_t pad,
 static void alert_decodes(void **state)
 {
 	char buf[1024] = {0};
-	struct nlmsghdr *nlh = msg(buf, FTAGENT_CTL_CMD_ALERT);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_ALERT);
 	struct ftagent_alert a;
 	int k;
 
@@ -72,7 +63,7 @@ static void alert_decodes(void **state)
 static void short_total_is_rejected(void **state)
 {
 	char buf[512] = {0};
-	struct nlmsghdr *nlh = msg(buf, FTAGENT_CTL_CMD_ALERT);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_ALERT);
 	struct ftagent_alert a;
 
 	(void)state;
@@ -85,7 +76,7 @@ static void short_total_is_rejected(void **state)
 static void short_cause_is_rejected(void **state)
 {
 	char buf[512] = {0};
-	struct nlmsghdr *nlh = msg(buf, FTAGENT_CTL_CMD_ALERT);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_ALERT);
 	struct ftagent_alert a;
 	struct nlattr *nest;
 
@@ -99,7 +90,7 @@ static void short_cause_is_rejected(void **state)
 static void resources_carry_event_figures(void **state)
 {
 	char buf[2048] = {0};
-	struct nlmsghdr *nlh = msg(buf, FTAGENT_STATS_CMD_GET_RESOURCES);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_STATS_CMD_GET_RESOURCES);
 	struct ftagent_resources res = {0};
 	const struct ftagent_cpu_stats *c;
 	struct nlattr *cpu;
@@ -139,7 +130,7 @@ static void resources_carry_event_figures(void **state)
 static void short_emitted_is_rejected(void **state)
 {
 	char buf[512] = {0};
-	struct nlmsghdr *nlh = msg(buf, FTAGENT_STATS_CMD_GET_RESOURCES);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_STATS_CMD_GET_RESOURCES);
 	struct ftagent_resources res = {0};
 	struct nlattr *cpu;
 

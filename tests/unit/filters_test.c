@@ -14,18 +14,9 @@
 #include <cmocka.h>
 #include <linux/genetlink.h>
 
+#include "genl_msg.h"
+
 #include "../../tools/lib/filters.h"
-
-static struct nlmsghdr *reply(char *buf)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-
-	nlh->nlmsg_type = 0x20;
-	g->cmd = FTAGENT_CTL_CMD_GET_FILTERS;
-	g->version = 1;
-	return nlh;
-}
 
 static void put_list(struct nlmsghdr *nlh, uint16_t type,
 		     const char *const *names, size_t n)
@@ -43,7 +34,7 @@ static void reply_decodes(void **state)
 	static const char *const comms[] = {"ftagentd", "\x01\xff odd"};
 	static const char *const paths[] = {"/tmp/x"};
 	char buf[1024] = {0};
-	struct nlmsghdr *nlh = reply(buf);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_FILTERS);
 	struct ftagent_filters f;
 	int t;
 
@@ -68,7 +59,7 @@ static void reply_decodes(void **state)
 static void empty_nests_are_empty_lists(void **state)
 {
 	char buf[512] = {0};
-	struct nlmsghdr *nlh = reply(buf);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_FILTERS);
 	struct ftagent_filters f, want;
 	int t;
 
@@ -93,7 +84,7 @@ static void empty_nests_are_empty_lists(void **state)
 static void wide_toggle_is_rejected(void **state)
 {
 	char buf[512] = {0};
-	struct nlmsghdr *nlh = reply(buf);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_FILTERS);
 	struct ftagent_filters f;
 
 	(void)state;
@@ -108,7 +99,7 @@ static void wide_toggle_is_rejected(void **state)
 static void unterminated_name_is_rejected(void **state)
 {
 	char buf[512] = {0};
-	struct nlmsghdr *nlh = reply(buf);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_FILTERS);
 	struct ftagent_filters f;
 	struct nlattr *nest;
 

@@ -12,23 +12,14 @@
 #include <cmocka.h>
 #include <linux/genetlink.h>
 
+#include "genl_msg.h"
+
 #include "../../tools/lib/status.h"
-
-static struct nlmsghdr *reply(char *buf, uint8_t cmd)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
-
-	nlh->nlmsg_type = 0x20;
-	g->cmd = cmd;
-	g->version = 1;
-	return nlh;
-}
 
 static void ctl_status_decodes(void **state)
 {
 	char buf[512] = {0};
-	struct nlmsghdr *nlh = reply(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_STATUS);
 	struct ftagent_status st = {0};
 
 	(void)state;
@@ -53,7 +44,7 @@ static void ctl_status_decodes(void **state)
 static void stats_version_decodes(void **state)
 {
 	char buf[512] = {0};
-	struct nlmsghdr *nlh = reply(buf, FTAGENT_STATS_CMD_GET_VERSION);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_STATS_CMD_GET_VERSION);
 	struct ftagent_status st = {0};
 
 	(void)state;
@@ -69,7 +60,7 @@ static void stats_version_decodes(void **state)
 static void short_u32_is_rejected(void **state)
 {
 	char buf[512] = {0};
-	struct nlmsghdr *nlh = reply(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_STATUS);
 	struct ftagent_status st = {0};
 
 	(void)state;
@@ -82,7 +73,7 @@ static void short_u32_is_rejected(void **state)
 static void unterminated_version_is_rejected(void **state)
 {
 	char buf[512] = {0};
-	struct nlmsghdr *nlh = reply(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_STATUS);
 	struct ftagent_status st = {0};
 
 	(void)state;
@@ -95,7 +86,7 @@ static void oversized_version_is_rejected(void **state)
 {
 	char buf[512] = {0};
 	char big[FTAGENT_VERSION_STR_MAX + 8];
-	struct nlmsghdr *nlh = reply(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_STATUS);
 	struct ftagent_status st = {0};
 
 	(void)state;
