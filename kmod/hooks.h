@@ -47,6 +47,12 @@ struct ftagent_hook_driver {
 extern const struct ftagent_hook_driver ftagent_kprobe_driver;
 extern const struct ftagent_hook_driver ftagent_ftrace_driver;
 
+struct ftrace_ops;
+struct tracepoint;
+/* hooks_ftrace.c, shared with the lifecycle points (lifecycle.c). */
+int ftagent_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
+struct tracepoint *ftagent_tracepoint(const char *name);
+
 int ftagent_hooks_init(void);
 void ftagent_hooks_exit(void);
 /*

@@ -179,13 +179,29 @@ static void notrace ftagent_task_exit(void *data, struct task_struct *p)
 		WRITE_ONCE(b[i], 0UL);
 }
 
-static void ftagent_find_exit_tp(struct tracepoint *tp, void *priv)
+struct ftagent_tp_search {
+	const char *name;
+	struct tracepoint *found;
+};
+
+static void ftagent_tp_match(struct tracepoint *tp, void *priv)
 {
-	if (!strcmp(tp->name, "sched_process_exit"))
-		ftagent_exit_tp = tp;
+	struct ftagent_tp_search *search = priv;
+
+	if (!strcmp(tp->name, search->name))
+		search->found = tp;
 }
 
-static int ftagent_set_filter(struct ftrace_ops *ops, const char *symbol)
+/* Tracepoints are not exported to modules: they are found by name. */
+struct tracepoint *ftagent_tracepoint(const char *name)
+{
+	struct ftagent_tp_search search = { .name = name };
+
+	for_each_kernel_tracepoint(ftagent_tp_match, &search);
+	return search.found;
+}
+
+int ftagent_ftrace_filter(struct ftrace_ops *ops, const char *symbol)
 {
 	return ftrace_set_filter(ops, (unsigned char *)symbol, strlen(symbol),
 				 0);
@@ -211,7 +227,7 @@ static int ftagent_ftrace_start(void)
 	if (!ftagent_pending)
 		return -ENOMEM;
 
-	for_each_kernel_tracepoint(ftagent_find_exit_tp, NULL);
+	ftagent_exit_tp = ftagent_tracepoint("sched_process_exit");
 	if (!ftagent_exit_tp) {
 		pr_err("ftrace hooks: no sched_process_exit tracepoint\n");
 		err = -ENOENT;
@@ -223,8 +239,8 @@ static int ftagent_ftrace_start(void)
 		goto err_free;
 
 	for (i = 0; i < ARRAY_SIZE(ftagent_settle_points); i++) {
-		err = ftagent_set_filter(&ftagent_settle_ops,
-					 ftagent_settle_points[i]);
+		err = ftagent_ftrace_filter(&ftagent_settle_ops,
+					    ftagent_settle_points[i]);
 		if (err) {
 			pr_err("ftrace hooks: cannot trace %s: %d\n",
 			       ftagent_settle_points[i], err);
@@ -248,7 +264,7 @@ err_free:
 
 static int ftagent_ftrace_attach(struct ftagent_hook *hook)
 {
-	int err = ftagent_set_filter(&ftagent_entry_ops, hook->call->symbol);
+	int err = ftagent_ftrace_filter(&ftagent_entry_ops, hook->call->symbol);
 
 	if (!err)
 		ftagent_entry_filters++;

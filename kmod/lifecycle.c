@@ -42,6 +42,7 @@
 
 #include "events.h"
 #include "filters.h"
+#include "hooks.h"
 #include "lifecycle.h"
 
 /* Bytes of argv hashed per copy: the path scratch buffer's size. */
@@ -392,7 +393,6 @@ out:
 	fput(file);
 }
 
-/* Tracepoints are found by name: they are not exported to modules. */
 struct ftagent_tp {
 	const char *name;
 	void *probe;
@@ -406,15 +406,6 @@ static struct ftagent_tp ftagent_tps[] = {
 	{ .name = "task_rename", .probe = ftagent_rename_probe },
 	{ .name = "sched_process_free", .probe = ftagent_free_probe },
 };
-
-static void ftagent_find_tp(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(ftagent_tps); i++)
-		if (!strcmp(tp->name, ftagent_tps[i].name))
-			ftagent_tps[i].tp = tp;
-}
 
 struct ftagent_fn_hook {
 	const char *symbol;
@@ -458,10 +449,10 @@ int ftagent_lifecycle_init(void)
 	unsigned int i;
 	int err;
 
-	for_each_kernel_tracepoint(ftagent_find_tp, NULL);
 	for (i = 0; i < ARRAY_SIZE(ftagent_tps); i++) {
 		struct ftagent_tp *t = &ftagent_tps[i];
 
+		t->tp = ftagent_tracepoint(t->name);
 		err = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
 			      -ENOENT;
 		if (err) {
@@ -473,8 +464,7 @@ int ftagent_lifecycle_init(void)
 	for (i = 0; i < ARRAY_SIZE(ftagent_fn_hooks); i++) {
 		struct ftagent_fn_hook *h = &ftagent_fn_hooks[i];
 
-		err = ftrace_set_filter(&h->ops, (unsigned char *)h->symbol,
-					strlen(h->symbol), 0);
+		err = ftagent_ftrace_filter(&h->ops, h->symbol);
 		if (!err)
 			err = register_ftrace_function(&h->ops);
 		if (err) {

@@ -111,7 +111,6 @@ static int cpu_events(unsigned int cpu, uint64_t *emitted, uint64_t *delivered,
 {
 	struct ftagent_resources res;
 	size_t i;
-	int k;
 
 	if (ev_resources(&res) < 0)
 		return -1;
@@ -120,8 +119,7 @@ static int cpu_events(unsigned int cpu, uint64_t *emitted, uint64_t *delivered,
 			continue;
 		*emitted = res.cpus[i].ev_emitted;
 		*delivered = res.cpus[i].ev_delivered;
-		for (*lost = 0, k = 0; k < __FTAGENT_EV_LOSS_MAX; k++)
-			*lost += res.cpus[i].ev_lost[k];
+		*lost = ftagent_cpu_ev_lost(&res.cpus[i]);
 	}
 	ftagent_resources_free(&res);
 	return 0;

@@ -95,7 +95,10 @@ static void print_events(const struct ftagent_resources *r)
 		       t.lost_by[c]);
 }
 
-static struct json_object *json_u64(uint64_t v);
+static struct json_object *json_u64(uint64_t v)
+{
+	return json_object_new_int64((int64_t)v);
+}
 
 static struct json_object *events_json(const struct ftagent_resources *r)
 {
@@ -161,11 +164,6 @@ static void print_text(const struct kernel_view *k)
 		printf("  %-16s%" PRIu64 "\n", ftagent_loss_name(c),
 		       lost_total(r, c));
 	printf("  %-16s%" PRIu64 "\n", "hook_missed", missed_total(r));
-}
-
-static struct json_object *json_u64(uint64_t v)
-{
-	return json_object_new_int64((int64_t)v);
 }
 
 static void print_json(const struct kernel_view *k)
