@@ -34,6 +34,7 @@ DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 	qemu-system-x86 busybox-static iproute2 e2fsprogs python3 \
 	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev libinih-dev \
+	libmicrohttpd-dev libsystemd-dev prometheus \
 	dkms sparse clang-format shellcheck
 
 LIB_SRCS := $(wildcard tools/lib/*.c)
@@ -43,6 +44,9 @@ LIB := $(BUILD)/libftagent.a
 DAEMON_LIB_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 DAEMON_LIB := $(BUILD)/libftagentd.a
 LDLIBS_INI := -linih
+# What ftagentd links beyond libmnl and json-c.
+LDLIBS_DAEMON := -linih -lxxhash -lmicrohttpd -lsystemd -lpthread
+FTAGENTD := $(BUILD)/ftagentd
 FTCTL_SRCS := $(wildcard tools/ftctl/*.c)
 FTCTL := $(BUILD)/ftctl
 UNIT_SRCS := $(wildcard tests/unit/*_test.c)
@@ -67,7 +71,7 @@ $(MODULE): module
 
 FTBENCH := $(BUILD)/ftbench
 
-userspace: $(FTCTL) $(FTBENCH)
+userspace: $(FTCTL) $(FTAGENTD) $(FTBENCH)
 
 # Static, so the guest can run it from tmpfs with no 9p access.
 $(FTBENCH): tools/bench/ftbench.c
@@ -82,7 +86,7 @@ $(BUILD)/%.o: %.c $(wildcard tools/lib/*.h) uapi/linux/ftagent.h
 $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(BUILD)/daemon/%.o: daemon/%.c $(wildcard daemon/*.h) uapi/linux/ftagent.h
+$(BUILD)/daemon/%.o: daemon/%.c $(wildcard daemon/*.h) $(wildcard tools/lib/*.h) uapi/linux/ftagent.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -92,9 +96,12 @@ $(DAEMON_LIB): $(DAEMON_LIB_SRCS:%.c=$(BUILD)/%.o)
 $(FTCTL): $(FTCTL_SRCS:%.c=$(BUILD)/%.o) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON)
 
+$(FTAGENTD): $(BUILD)/daemon/main.o $(DAEMON_LIB) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON)
+
 $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(DAEMON_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_INI)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON)
 
 # The kselftest harness comes from Debian's linux-source-6.1, not from git.
 $(KSELFTEST_HDRS): $(KSRC_TARBALL)

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftagentd's state as a whole: what main.c owns and hands to the parts
+ * (drain, API, metrics page). Threads: the main loop does all the work;
+ * the metrics page runs in libmicrohttpd's thread and takes
+ * collector.lock, which the main loop holds while it changes anything
+ * below.
+ */
+#ifndef FTAGENTD_H
+#define FTAGENTD_H
+
+#include <stdint.h>
+
+#include "../tools/lib/counters.h"
+#include "../tools/lib/status.h"
+#include "collector.h"
+#include "config.h"
+
+#define FTAGENTD_SOCKET_PATH "/run/ftagent/ftagentd.sock"
+#define FTAGENTD_STATE_DIR   "/run/ftagent"
+
+/* The daemon's own use of the machine, sampled from /proc/self. */
+struct ftd_self_usage {
+	double cpu_seconds;	  /* user + system since start */
+	double cpu_percent;	  /* over the last sample interval */
+	uint64_t rss_bytes;	  /* resident memory */
+	uint64_t vm_bytes;	  /* virtual size */
+	unsigned int open_fds;	  /* entries in /proc/self/fd */
+	uint64_t start_realtime_ns; /* when the daemon started */
+};
+
+struct ftagentd {
+	struct ftagentd_config cfg;
+	const char *config_path;
+	struct ftd_collector col;
+	struct ftagent_status module;	  /* from the handshake */
+	struct ftagent_resources res;	  /* the last GET_RESOURCES */
+	int have_res;
+	uint64_t res_realtime_ns;	  /* when res was taken */
+	struct ftd_self_usage self;
+	/* Metric label sets not exported because of metric_series. */
+	uint64_t metric_series_overflow;
+	uint64_t reloads, reload_errors;
+	char last_reload_error[512];
+};
+
+#endif /* FTAGENTD_H */
