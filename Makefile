@@ -138,7 +138,8 @@ demo:
 
 demo-run: all
 	@tools/guest/run-guest --kver $(KVER) --quiet --timeout 300 -- \
-		tools/demo/guest-demo $(CURDIR)/$(MODULE) $(CURDIR)/$(FTCTL)
+		tools/demo/guest-demo $(CURDIR)/$(MODULE) $(CURDIR)/$(FTCTL) \
+		$(CURDIR)/$(FTAGENTD)
 
 # Per-call overhead in an instruction-count guest (see docs/overhead.md).
 bench: all

@@ -207,8 +207,21 @@ static void on_open_record(struct ftd_collector *c,
 	f->last_ns = now;
 }
 
+uint64_t ftd_record_realtime_ns(uint64_t mono_ns)
+{
+	return mono_ns + ftd_realtime_offset_ns();
+}
+
 void ftd_collector_event(struct ftd_collector *c,
 			 const struct ftagent_rec *rec)
+{
+	ftd_collector_event_at(c, rec,
+			       ftd_record_realtime_ns(rec->hdr->time_ns));
+}
+
+void ftd_collector_event_at(struct ftd_collector *c,
+			    const struct ftagent_rec *rec,
+			    uint64_t realtime_ns)
 {
 	const struct ftagent_rec_hdr *hdr = rec->hdr;
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
@@ -282,9 +295,8 @@ void ftd_collector_event(struct ftd_collector *c,
 	}
 	if (hdr->type == FTAGENT_REC_GAP)
 		return; /* counted above; not an event of a process */
-	if (ftd_eventlog_append(&c->log, hdr, hdr->size,
-				hdr->time_ns + ftd_realtime_offset_ns(),
-				comm) < 0)
+	if (ftd_eventlog_append(&c->log, hdr, hdr->size, realtime_ns, comm) <
+	    0)
 		c->drops[FTD_DROP_EVENT_LOG]++;
 }
 
@@ -461,8 +473,10 @@ void ftd_collector_generation(struct ftd_collector *c,
 	size_t i;
 	int l;
 
-	for (i = 0; i < gen->n_counters; i++)
+	for (i = 0; i < gen->n_counters; i++) {
 		merge_counter(c, &gen->counters[i], now);
+		ftd_metrics_account(&c->totals, &gen->counters[i]);
+	}
 	if (c->attribute_transfers)
 		attribute_generation(c, gen, now);
 	for (i = 0; i < gen->n_cpus; i++)

@@ -16,6 +16,7 @@
 
 #include "config.h"
 #include "eventlog.h"
+#include "metrics.h"
 #include "table.h"
 
 struct ftd_counts {
@@ -145,6 +146,8 @@ struct ftd_collector {
 	/* The event reader's queue: bytes per drain, and the most. */
 	uint64_t queue_bytes, queue_peak, queue_capacity;
 	uint64_t start_mono_ns; /* when this collector was created */
+	/* Monotonic totals for the metrics page; survive table eviction. */
+	struct ftd_metrics_totals totals;
 };
 
 int ftd_collector_init(struct ftd_collector *c,
@@ -155,6 +158,12 @@ void ftd_collector_free(struct ftd_collector *c);
 struct ftagent_rec;
 void ftd_collector_event(struct ftd_collector *c,
 			 const struct ftagent_rec *rec);
+/* The same, with the wall-clock time of the record given (replay). */
+void ftd_collector_event_at(struct ftd_collector *c,
+			    const struct ftagent_rec *rec,
+			    uint64_t realtime_ns);
+/* CLOCK_REALTIME for a record's CLOCK_MONOTONIC time, as of now. */
+uint64_t ftd_record_realtime_ns(uint64_t mono_ns);
 /* Merge one dumped generation (counters and per-CPU losses). */
 struct ftagent_generation;
 void ftd_collector_generation(struct ftd_collector *c,

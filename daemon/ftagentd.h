@@ -41,7 +41,7 @@ struct ftagentd {
 	/* Metric label sets not exported because of metric_series. */
 	uint64_t metric_series_overflow;
 	uint64_t reloads, reload_errors;
-	char last_reload_error[512];
+	char last_reload_error[768];
 };
 
 #endif /* FTAGENTD_H */

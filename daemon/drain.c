@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The two drains. Order matters for "no count lost": a generation is
+ * written to the journal before it is acknowledged, and records are
+ * journaled as soon as they are read, before they are merged.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../tools/lib/counters.h"
+#include "../tools/lib/records.h"
+#include "drain.h"
+
+#define DUMP_TRIES 8
+#define SWAP_TRIES 16
+
+/* Dump the idle generation until a dump is consistent. */
+static int dump(struct ftd_module *m, struct ftd_collector *c,
+		struct ftagent_generation *gen, struct ftnl_error *err)
+{
+	int tries;
+
+	for (tries = 0; tries < DUMP_TRIES; tries++) {
+		if (ftagent_dump_generation(&m->stats, gen, err) < 0) {
+			/* The socket overflowed: the dump is redone whole. */
+			if (err->err == ENOBUFS) {
+				c->drops[FTD_DROP_DUMP_RETRY]++;
+				continue;
+			}
+			return -1;
+		}
+		if (!gen->interrupted)
+			return 0;
+		/* NLM_F_DUMP_INTR: the generation changed under the dump. */
+		c->drops[FTD_DROP_DUMP_RETRY]++;
+		ftagent_generation_free(gen);
+	}
+	err->err = EAGAIN;
+	snprintf(err->msg, sizeof(err->msg),
+		 "no consistent dump in %d tries", DUMP_TRIES);
+	return -1;
+}
+
+static int consume_idle(struct ftd_module *m, struct ftd_collector *c,
+			struct ftd_state *st, struct ftnl_error *err)
+{
+	struct ftagent_generation gen;
+	uint64_t seq;
+
+	if (dump(m, c, &gen, err) < 0)
+		return -1;
+	seq = gen.seq;
+	if (gen.acked) {
+		ftagent_generation_free(&gen);
+		return 0;
+	}
+	/*
+	 * A generation the journal already holds (the daemon died between
+	 * journaling and acknowledging it) is acknowledged, not merged again.
+	 */
+	if (!(c->generations && seq <= c->last_gen_seq)) {
+		pthread_mutex_lock(&c->lock);
+		ftd_state_log_generation(st, &gen);
+		ftd_collector_generation(c, &gen);
+		pthread_mutex_unlock(&c->lock);
+	}
+	ftagent_generation_free(&gen);
+	if (ftagent_ack_generation(&m->ctl, seq, err) < 0 &&
+	    err->err != ESTALE)
+		return -1;
+	return 0;
+}
+
+int ftd_drain_counters(struct ftd_module *m, struct ftd_collector *c,
+		       struct ftd_state *st, char *why, size_t why_len)
+{
+	struct ftnl_error err = {0};
+	char msg[384];
+	uint64_t seq;
+	int tries;
+
+	/* The module's timer may swap too: consume, swap, until ours goes. */
+	for (tries = 0; tries < SWAP_TRIES; tries++) {
+		if (consume_idle(m, c, st, &err) < 0)
+			goto fail;
+		if (ftagent_flush(&m->ctl, &seq, &err) == 0) {
+			if (consume_idle(m, c, st, &err) < 0)
+				goto fail;
+			return 0;
+		}
+		if (err.err != EBUSY)
+			goto fail;
+	}
+	err.err = EBUSY;
+	snprintf(err.msg, sizeof(err.msg), "could not swap generations");
+fail:
+	snprintf(why, why_len, "counters: %s",
+		 ftnl_format_error(&err, msg, sizeof(msg)));
+	return -1;
+}
+
+int ftd_events_open(struct ftd_event_drain *d)
+{
+	int rc;
+
+	d->open = 0;
+	rc = ftagent_events_mount(NULL);
+	if (rc == 0)
+		rc = ftagent_events_open(&d->reader, NULL);
+	if (rc < 0) {
+		snprintf(d->error, sizeof(d->error), "event files %s: %s",
+			 FTAGENT_FS_MOUNTPOINT, strerror(-rc));
+		return -1;
+	}
+	d->open = 1;
+	return 0;
+}
+
+void ftd_events_close(struct ftd_event_drain *d)
+{
+	if (d->open)
+		ftagent_events_close(&d->reader);
+	d->open = 0;
+}
+
+static int batch_add(const struct ftagent_rec *rec, void *arg)
+{
+	struct ftd_event_drain *d = arg;
+	size_t size = rec->hdr->size;
+
+	if (d->batch_len + size > d->batch_cap) {
+		size_t cap = d->batch_cap ? d->batch_cap : 1 << 16;
+		unsigned char *b;
+
+		while (cap < d->batch_len + size)
+			cap *= 2;
+		b = realloc(d->batch, cap);
+		if (!b)
+			return -1;
+		d->batch = b;
+		d->batch_cap = cap;
+	}
+	memcpy(d->batch + d->batch_len, rec->hdr, size);
+	d->batch_len += size;
+	return 0;
+}
+
+long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
+		      struct ftd_state *st)
+{
+	const char *why = NULL;
+	uint64_t offset;
+	size_t off;
+	long n = 0;
+	unsigned int i;
+
+	if (!d->open)
+		return 0;
+	d->batch_len = 0;
+	if (ftagent_events_drain(&d->reader, batch_add, d, &why) < 0) {
+		snprintf(d->error, sizeof(d->error), "event files: %s",
+			 why ? why : strerror(errno));
+		/* A BAD stream: count it, and start the CPU's stream over. */
+		for (i = 0; i < d->reader.n; i++) {
+			if (!d->reader.streams[i].bad)
+				continue;
+			d->bad_streams++;
+			c->drops[FTD_DROP_BAD_RECORD]++;
+			ftagent_rec_stream_init(&d->reader.streams[i]);
+		}
+	}
+	if (!d->batch_len)
+		return 0;
+	offset = ftd_record_realtime_ns(0);
+	ftd_state_log_records(st, d->batch, d->batch_len, offset);
+	pthread_mutex_lock(&c->lock);
+	c->queue_bytes = d->batch_len;
+	if (c->queue_bytes > c->queue_peak)
+		c->queue_peak = c->queue_bytes;
+	for (off = 0; off < d->batch_len;) {
+		struct ftagent_rec rec;
+		size_t used;
+
+		if (ftagent_rec_next(d->batch + off, d->batch_len - off, &rec,
+				     &used, NULL) != FTAGENT_REC_OK)
+			break;
+		ftd_collector_event_at(c, &rec, rec.hdr->time_ns + offset);
+		off += used;
+		n++;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}

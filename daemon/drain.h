@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Draining the module: the counter generations (consume the idle one,
+ * swap, consume again; journal each before acknowledging it) and the
+ * relay files (read every CPU's file, journal the records, merge them).
+ */
+#ifndef FTAGENTD_DRAIN_H
+#define FTAGENTD_DRAIN_H
+
+#include <stddef.h>
+
+#include "../tools/lib/events_reader.h"
+#include "collector.h"
+#include "module.h"
+#include "state.h"
+
+/* Collect every counter taken up to now. 0, or -1 with @why. */
+int ftd_drain_counters(struct ftd_module *m, struct ftd_collector *c,
+		       struct ftd_state *st, char *why, size_t why_len);
+
+struct ftd_event_drain {
+	struct ftagent_events_reader reader;
+	int open;
+	unsigned char *batch; /* records of one drain, for the journal */
+	size_t batch_len, batch_cap;
+	uint64_t bad_streams; /* CPU streams that went bad and were reset */
+	char error[256];
+};
+
+/* Mount the module's filesystem if needed and open every CPU's file. */
+int ftd_events_open(struct ftd_event_drain *d);
+void ftd_events_close(struct ftd_event_drain *d);
+/* Read and merge everything waiting. Records merged, or -1 with d->error. */
+long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
+		      struct ftd_state *st);
+
+#endif /* FTAGENTD_DRAIN_H */

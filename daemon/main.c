@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ftagentd: drains the ftagent module into bounded tables and an event
+ * log, and serves them on a local socket and (optionally) a Prometheus
+ * page. One thread does all the work in an epoll loop; the metrics page
+ * answers from libmicrohttpd's thread under the collector lock.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/mount.h>
+#include <sys/signalfd.h>
+#include <sys/statfs.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+#include <systemd/sd-daemon.h>
+
+#include "api.h"
+#include "api_reply.h"
+#include "drain.h"
+#include "ftagentd.h"
+#include "log.h"
+#include "metrics.h"
+#include "module.h"
+#include "self_usage.h"
+#include "state.h"
+
+#define TAG_TIMER  1
+#define TAG_SIGNAL 2
+#define TAG_EVENTS 3 /* | cpu << 8 */
+
+#define SAMPLE_INTERVAL_NS   1000000000ull /* resources and self usage */
+#define SNAPSHOT_INTERVAL_NS 30000000000ull
+#define SNAPSHOT_JOURNAL_MAX (16ull << 20)
+
+struct options {
+	const char *config;
+	const char *socket;
+	const char *state_dir;
+	int check_config;
+	int config_given;
+};
+
+struct loop {
+	struct ftagentd d;
+	struct ftd_module mod;
+	struct ftd_event_drain ev;
+	struct ftd_state st;
+	struct ftd_api api;
+	struct ftd_metrics_server *metrics;
+	int epoll_fd, timer_fd, signal_fd;
+	int mounted_fs; /* we mounted ftagentfs, so we unmount it */
+	uint64_t last_sample_ns, last_snapshot_ns;
+	int stop;
+};
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: ftagentd [-c FILE] [--check-config] [--socket PATH] "
+		"[--state-dir DIR]\n"
+		"  -c, --config FILE  config file (default %s)\n"
+		"      --check-config validate the config file and exit\n"
+		"      --socket PATH  API socket (default %s)\n"
+		"      --state-dir DIR  snapshot and journal (default %s)\n"
+		"  -V, --version      print the version and exit\n",
+		FTAGENTD_CONFIG_PATH, FTAGENTD_SOCKET_PATH,
+		FTAGENTD_STATE_DIR);
+}
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{"config", required_argument, NULL, 'c'},
+		{"check-config", no_argument, NULL, 'k'},
+		{"socket", required_argument, NULL, 's'},
+		{"state-dir", required_argument, NULL, 'S'},
+		{"version", no_argument, NULL, 'V'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	int c;
+
+	o->config = FTAGENTD_CONFIG_PATH;
+	o->socket = FTAGENTD_SOCKET_PATH;
+	o->state_dir = FTAGENTD_STATE_DIR;
+	while ((c = getopt_long(argc, argv, "c:Vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->config = optarg;
+			o->config_given = 1;
+			break;
+		case 'k':
+			o->check_config = 1;
+			break;
+		case 's':
+			o->socket = optarg;
+			break;
+		case 'S':
+			o->state_dir = optarg;
+			break;
+		case 'V':
+			printf("ftagentd %s (ABI %s)\n", FTAGENTD_VERSION,
+			       FTAGENT_ABI_STRING);
+			exit(FTAGENTD_EXIT_OK);
+		case 'h':
+			usage(stdout);
+			exit(FTAGENTD_EXIT_OK);
+		default:
+			usage(stderr);
+			return -1;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Load the config. The default path may be absent (built-in defaults);
+ * a path given with -c must exist.
+ */
+static int load_config(const struct options *o, struct ftagentd_config *cfg,
+		       char *err, size_t err_len)
+{
+	if (!o->config_given && access(o->config, F_OK) < 0 &&
+	    errno == ENOENT) {
+		ftagentd_config_defaults(cfg);
+		return 0;
+	}
+	return ftagentd_config_load(o->config, cfg, err, err_len);
+}
+
+static int set_timer(int fd, uint64_t interval_ms)
+{
+	struct itimerspec its = {0};
+
+	if (!interval_ms)
+		interval_ms = 250;
+	its.it_interval.tv_sec = (time_t)(interval_ms / 1000);
+	its.it_interval.tv_nsec = (long)(interval_ms % 1000) * 1000000L;
+	its.it_value = its.it_interval;
+	return timerfd_settime(fd, 0, &its, NULL);
+}
+
+static int watch_event_files(struct loop *l)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->ev.reader.n; i++) {
+		struct epoll_event ev = {.events = EPOLLIN,
+					 .data.u64 = TAG_EVENTS | (i << 8)};
+
+		if (l->ev.reader.fds[i] >= 0 &&
+		    epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->ev.reader.fds[i],
+			      &ev) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int open_events(struct loop *l)
+{
+	struct statfs sfs;
+
+	l->mounted_fs = statfs(FTAGENT_FS_MOUNTPOINT, &sfs) == 0 &&
+			sfs.f_type != FTAGENT_FS_MAGIC;
+	if (ftd_events_open(&l->ev) < 0 || watch_event_files(l) < 0) {
+		ftd_log(LOG_ERR, "%s", l->ev.error);
+		return -1;
+	}
+	return 0;
+}
+
+static void sample(struct loop *l, uint64_t now)
+{
+	struct ftagent_resources res = {0};
+	struct ftnl_error err;
+	char msg[384];
+
+	if (ftagent_get_resources(&l->mod.stats, &res, &err) < 0) {
+		ftd_log(LOG_WARNING, "module resources: %s",
+			ftnl_format_error(&err, msg, sizeof(msg)));
+		return;
+	}
+	pthread_mutex_lock(&l->d.col.lock);
+	ftagent_resources_free(&l->d.res);
+	l->d.res = res;
+	l->d.have_res = 1;
+	l->d.res_realtime_ns = ftd_record_realtime_ns(now);
+	l->d.col.queue_capacity = res.ring_buffer_size;
+	ftd_self_usage_sample(&l->d.self, now);
+	pthread_mutex_unlock(&l->d.col.lock);
+}
+
+static void tick(struct loop *l)
+{
+	char why[512];
+	uint64_t now;
+
+	if (ftd_drain_events(&l->ev, &l->d.col, &l->st) < 0)
+		ftd_log(LOG_WARNING, "%s", l->ev.error);
+	if (ftd_drain_counters(&l->mod, &l->d.col, &l->st, why, sizeof(why)) <
+	    0)
+		ftd_log(LOG_WARNING, "%s", why);
+	now = mono_ns();
+	if (now - l->last_sample_ns >= SAMPLE_INTERVAL_NS) {
+		sample(l, now);
+		l->last_sample_ns = now;
+	}
+	if (now - l->last_snapshot_ns >= SNAPSHOT_INTERVAL_NS ||
+	    l->st.journal_bytes >= SNAPSHOT_JOURNAL_MAX) {
+		pthread_mutex_lock(&l->d.col.lock);
+		if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
+			ftd_log(LOG_WARNING, "%s", l->st.error);
+		pthread_mutex_unlock(&l->d.col.lock);
+		l->last_snapshot_ns = now;
+	}
+}
+
+static void start_metrics(struct loop *l)
+{
+	char why[256];
+
+	if (!l->d.cfg.metrics.listen[0])
+		return;
+	l->metrics = ftd_metrics_start(&l->d, l->d.cfg.metrics.listen, why,
+				       sizeof(why));
+	if (!l->metrics)
+		ftd_log(LOG_ERR, "metrics page: %s", why);
+	else
+		ftd_log(LOG_INFO, "metrics page on http://%s/metrics",
+			l->d.cfg.metrics.listen);
+}
+
+/* SIGHUP: a bad file changes nothing and says why. */
+static void reload(struct loop *l, const struct options *o)
+{
+	struct ftagentd_config cfg, old;
+	char why[640];
+	int replaced, limits_changed;
+
+	sd_notify(0, "RELOADING=1");
+	if (load_config(o, &cfg, why, sizeof(why)) < 0) {
+		l->d.reload_errors++;
+		snprintf(l->d.last_reload_error,
+			 sizeof(l->d.last_reload_error), "%s", why);
+		ftd_log(LOG_ERR, "reload refused, running config kept: %s",
+			why);
+		sd_notify(0, "READY=1\nSTATUS=reload refused; old config kept");
+		return;
+	}
+	if (ftd_module_apply(&l->mod, &cfg, &replaced, why, sizeof(why)) < 0) {
+		l->d.reload_errors++;
+		snprintf(l->d.last_reload_error,
+			 sizeof(l->d.last_reload_error), "module: %s", why);
+		ftd_log(LOG_ERR, "reload refused by the module: %s", why);
+		/* Put back what the module had before. */
+		ftd_module_apply(&l->mod, &l->d.cfg, &replaced, why,
+				 sizeof(why));
+		ftagentd_config_free(&cfg);
+		sd_notify(0, "READY=1\nSTATUS=reload refused; old config kept");
+		return;
+	}
+	if (replaced) {
+		ftd_events_close(&l->ev);
+		open_events(l);
+	}
+	limits_changed = memcmp(&cfg.limits, &l->d.cfg.limits,
+				sizeof(cfg.limits)) != 0;
+	pthread_mutex_lock(&l->d.col.lock);
+	old = l->d.cfg;
+	l->d.cfg = cfg;
+	ftd_eventlog_set_limit(&l->d.col.log, cfg.agent.event_log_size);
+	l->d.col.attribute_transfers = cfg.agent.mode == FTAGENT_MODE_STANDARD;
+	pthread_mutex_unlock(&l->d.col.lock);
+	set_timer(l->timer_fd, cfg.agent.flush_interval_ms);
+	if (strcmp(old.metrics.listen, cfg.metrics.listen)) {
+		if (l->metrics)
+			ftd_metrics_stop(l->metrics);
+		l->metrics = NULL;
+		start_metrics(l);
+	}
+	ftagentd_config_free(&old);
+	l->d.reloads++;
+	l->d.last_reload_error[0] = '\0';
+	ftd_log(LOG_INFO, "config reloaded from %s%s", o->config,
+		limits_changed ? "; new [limits] take effect at restart" : "");
+	sd_notify(0, "READY=1\nSTATUS=running");
+}
+
+static int setup(struct loop *l, const struct options *o)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	char why[640];
+	sigset_t mask;
+	int rc, replaced;
+
+	rc = ftd_module_connect(&l->mod, why, sizeof(why));
+	if (rc != FTAGENTD_EXIT_OK) {
+		ftd_log(LOG_ERR, "%s", why);
+		return rc;
+	}
+	l->d.module = l->mod.status;
+	if (ftd_module_apply(&l->mod, &l->d.cfg, &replaced, why,
+			     sizeof(why)) < 0) {
+		ftd_log(LOG_ERR, "the module refused the config: %s", why);
+		return FTAGENTD_EXIT_CONFIG;
+	}
+	if (ftd_collector_init(&l->d.col, &l->d.cfg) < 0) {
+		ftd_log(LOG_ERR, "tables: %s", strerror(errno));
+		return FTAGENTD_EXIT_FAILED;
+	}
+	rc = ftd_state_open(&l->st, o->state_dir, &l->d.col);
+	if (rc < 0) {
+		ftd_log(LOG_ERR, "state: %s", l->st.error);
+		return FTAGENTD_EXIT_FAILED;
+	}
+	if (rc > 0)
+		ftd_log(LOG_WARNING, "state: %s", l->st.error);
+	if (l->st.replayed_generations || l->st.replayed_records)
+		ftd_log(LOG_INFO,
+			"restored: %llu generations, %llu records from the "
+			"journal",
+			(unsigned long long)l->st.replayed_generations,
+			(unsigned long long)l->st.replayed_records);
+	sample(l, mono_ns());
+	/* A module loaded since the state was saved numbers from 1 again. */
+	if (l->d.have_res && l->d.res.gen_seq < l->d.col.last_gen_seq) {
+		ftd_log(LOG_INFO, "the module was reloaded since the last run");
+		l->d.col.last_gen_seq = 0;
+		l->d.col.generations = 0;
+	}
+	l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+	l->timer_fd = timerfd_create(CLOCK_MONOTONIC,
+				     TFD_NONBLOCK | TFD_CLOEXEC);
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	l->signal_fd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (l->epoll_fd < 0 || l->timer_fd < 0 || l->signal_fd < 0)
+		return FTAGENTD_EXIT_FAILED;
+	ev.data.u64 = TAG_TIMER;
+	epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->timer_fd, &ev);
+	ev.data.u64 = TAG_SIGNAL;
+	epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->signal_fd, &ev);
+	if (set_timer(l->timer_fd, l->d.cfg.agent.flush_interval_ms) < 0)
+		return FTAGENTD_EXIT_FAILED;
+	if (open_events(l) < 0)
+		return FTAGENTD_EXIT_FAILED;
+	if (ftd_api_open(&l->api, o->socket, l->epoll_fd, why, sizeof(why)) <
+	    0) {
+		ftd_log(LOG_ERR, "%s", why);
+		return FTAGENTD_EXIT_FAILED;
+	}
+	start_metrics(l);
+	/* Take what is waiting before saying we are ready. */
+	tick(l);
+	l->last_snapshot_ns = mono_ns();
+	return FTAGENTD_EXIT_OK;
+}
+
+static void on_signal(struct loop *l, const struct options *o)
+{
+	struct signalfd_siginfo si;
+
+	while (read(l->signal_fd, &si, sizeof(si)) == sizeof(si)) {
+		if (si.ssi_signo == SIGHUP)
+			reload(l, o);
+		else
+			l->stop = 1;
+	}
+}
+
+static void run(struct loop *l, const struct options *o)
+{
+	struct epoll_event evs[32];
+	int n, i;
+
+	while (!l->stop) {
+		n = epoll_wait(l->epoll_fd, evs, 32, -1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ftd_log(LOG_ERR, "epoll: %s", strerror(errno));
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			uint64_t tag = evs[i].data.u64, expirations;
+
+			if (tag & FTD_API_TAG) {
+				ftd_api_event(&l->api, tag, evs[i].events,
+					      &l->d);
+			} else if (tag == TAG_TIMER) {
+				if (read(l->timer_fd, &expirations,
+					 sizeof(expirations)) > 0)
+					tick(l);
+			} else if (tag == TAG_SIGNAL) {
+				on_signal(l, o);
+			} else if ((tag & 0xff) == TAG_EVENTS) {
+				/* A sub-buffer filled: don't wait for the tick. */
+				if (ftd_drain_events(&l->ev, &l->d.col,
+						     &l->st) < 0)
+					ftd_log(LOG_WARNING, "%s",
+						l->ev.error);
+			}
+		}
+	}
+}
+
+static void shutdown_loop(struct loop *l)
+{
+	sd_notify(0, "STOPPING=1");
+	/* Everything counted so far goes to the snapshot. */
+	tick(l);
+	if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
+		ftd_log(LOG_WARNING, "%s", l->st.error);
+	if (l->metrics)
+		ftd_metrics_stop(l->metrics);
+	ftd_api_close(&l->api);
+	ftd_events_close(&l->ev);
+	/* Our own mount: unmounting lets the module be unloaded. */
+	if (l->mounted_fs && umount2(FTAGENT_FS_MOUNTPOINT, 0) < 0)
+		ftd_log(LOG_WARNING, "umount %s: %s", FTAGENT_FS_MOUNTPOINT,
+			strerror(errno));
+	ftd_state_close(&l->st);
+	ftd_module_close(&l->mod);
+}
+
+int main(int argc, char **argv)
+{
+	static struct loop l;
+	struct options o = {0};
+	char why[640];
+	int rc;
+
+	if (parse_options(argc, argv, &o) < 0)
+		return FTAGENTD_EXIT_USAGE;
+	if (load_config(&o, &l.d.cfg, why, sizeof(why)) < 0) {
+		fprintf(stderr, "ftagentd: %s\n", why);
+		return FTAGENTD_EXIT_CONFIG;
+	}
+	if (o.check_config) {
+		printf("%s: ok\n", o.config);
+		ftagentd_config_free(&l.d.cfg);
+		return FTAGENTD_EXIT_OK;
+	}
+	l.d.config_path = o.config;
+	l.d.self.start_realtime_ns = ftd_record_realtime_ns(mono_ns());
+	rc = setup(&l, &o);
+	if (rc != FTAGENTD_EXIT_OK) {
+		sd_notifyf(0, "STATUS=failed to start\nERRNO=%d", rc);
+		return rc;
+	}
+	sd_notify(0, "READY=1\nSTATUS=running");
+	ftd_log(LOG_INFO, "running: module %s, ABI %u.%u, API on %s",
+		l.d.module.module_version, l.d.module.abi_major,
+		l.d.module.abi_minor, o.socket);
+	run(&l, &o);
+	shutdown_loop(&l);
+	ftd_log(LOG_INFO, "stopped");
+	return FTAGENTD_EXIT_OK;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ftagentd's link to the module: the start-up handshake (is it loaded,
+ * does it speak our ABI) and pushing the config's module settings and
+ * filters.
+ */
+#ifndef FTAGENTD_MODULE_H
+#define FTAGENTD_MODULE_H
+
+#include <stddef.h>
+
+#include "../tools/lib/ftnl.h"
+#include "../tools/lib/status.h"
+#include "config.h"
+
+/* ftagentd's exit codes (docs/ftagentd.md). */
+enum ftagentd_exit {
+	FTAGENTD_EXIT_OK = 0,
+	FTAGENTD_EXIT_FAILED = 1,
+	FTAGENTD_EXIT_USAGE = 2,
+	FTAGENTD_EXIT_NO_MODULE = 3,
+	FTAGENTD_EXIT_ABI = 4,
+	FTAGENTD_EXIT_CONFIG = 6, /* the config file is bad */
+};
+
+struct ftd_module {
+	struct ftnl ctl, stats; /* requests; dumps on stats */
+	struct ftagent_status status;
+};
+
+/*
+ * Open both families and check the ABI. Returns FTAGENTD_EXIT_OK, or the
+ * exit code to use with @why (@why_len bytes) saying what is wrong.
+ */
+int ftd_module_connect(struct ftd_module *m, char *why, size_t why_len);
+void ftd_module_close(struct ftd_module *m);
+
+/*
+ * Push @cfg's mode, hooks, ring buffer size (only what differs from the
+ * module's current state, as changing them re-attaches hooks or replaces
+ * the event channel) and filters. *@channel_replaced says whether the
+ * event files must be reopened. 0, or -1 with @why (the module's reason).
+ */
+int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
+		     int *channel_replaced, char *why, size_t why_len);
+
+#endif /* FTAGENTD_MODULE_H */

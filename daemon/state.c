@@ -1,0 +1,472 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Snapshot and journal files (see state.h). Formats are private to one
+ * build of ftagentd: the snapshot header records the row sizes, and a
+ * snapshot from a different layout is set aside, not misread.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "../tools/lib/counters.h"
+#include "../tools/lib/records.h"
+#include "state.h"
+
+#define SNAP_MAGIC    0x31504e5347415446ull /* "FTAGSNP1" */
+#define JOURNAL_MAGIC 0x4c4e524au	    /* "JRNL" */
+
+enum { J_GENERATION = 1, J_RECORDS = 2 };
+
+struct j_hdr {
+	uint32_t magic, type;
+	uint64_t len;
+};
+
+struct j_gen {
+	uint64_t seq;
+	uint32_t n_counters, n_cpus;
+	/* then counters, then n_cpus * __FTAGENT_LOSS_MAX u64 */
+};
+
+struct j_recs {
+	uint64_t realtime_offset_ns;
+	/* then whole records */
+};
+
+/* The collector's scalar figures, as saved. */
+struct snap_hdr {
+	uint64_t magic;
+	uint64_t row_size[__FTD_T_MAX];
+	uint64_t events[__FTAGENT_REC_MAX];
+	uint64_t events_lost[__FTAGENT_EV_LOSS_MAX];
+	uint64_t drops[__FTD_DROP_MAX];
+	uint64_t kernel_lost[__FTAGENT_LOSS_MAX];
+	uint64_t generations, counters, last_gen_seq;
+	uint64_t evicted[__FTD_T_MAX];
+	uint64_t log_appended, log_aged_out, log_too_big;
+	uint64_t queue_peak;
+	struct ftd_metrics_totals totals;
+};
+
+struct snap_event {
+	uint64_t realtime_ns;
+	char comm[FTAGENT_COMM_LEN];
+	uint64_t size;
+};
+
+static void path_of(const struct ftd_state *st, const char *name, char *buf,
+		    size_t len)
+{
+	snprintf(buf, len, "%s/%s", st->dir, name);
+}
+
+static int read_all(FILE *f, void *buf, size_t len)
+{
+	return fread(buf, 1, len, f) == len ? 0 : -1;
+}
+
+/* One journal entry in one writev, so a killed daemon leaves whole ones. */
+static int journal_append(struct ftd_state *st, uint32_t type,
+			  const struct iovec *parts, int n_parts)
+{
+	struct iovec iov[4];
+	struct j_hdr h = {.magic = JOURNAL_MAGIC, .type = type};
+	size_t total;
+	ssize_t done;
+	int i;
+
+	if (st->journal_fd < 0)
+		return -1;
+	for (i = 0; i < n_parts; i++)
+		h.len += parts[i].iov_len;
+	iov[0].iov_base = &h;
+	iov[0].iov_len = sizeof(h);
+	memcpy(&iov[1], parts, (size_t)n_parts * sizeof(*parts));
+	total = sizeof(h) + h.len;
+	do
+		done = writev(st->journal_fd, iov, n_parts + 1);
+	while (done < 0 && errno == EINTR);
+	if (done != (ssize_t)total) {
+		/* Take a partial entry back, so later entries stay readable. */
+		if (done > 0 &&
+		    ftruncate(st->journal_fd, (off_t)st->journal_bytes) == 0)
+			lseek(st->journal_fd, (off_t)st->journal_bytes,
+			      SEEK_SET);
+		st->journal_errors++;
+		snprintf(st->error, sizeof(st->error),
+			 "journal write: %s", strerror(done < 0 ? errno : ENOSPC));
+		return -1;
+	}
+	st->journal_bytes += total;
+	return 0;
+}
+
+int ftd_state_log_generation(struct ftd_state *st,
+			     const struct ftagent_generation *gen)
+{
+	struct j_gen jg = {.seq = gen->seq,
+			   .n_counters = (uint32_t)gen->n_counters,
+			   .n_cpus = (uint32_t)gen->n_cpus};
+	uint64_t *lost = calloc(gen->n_cpus + 1,
+				sizeof(uint64_t) * __FTAGENT_LOSS_MAX);
+	struct iovec iov[3];
+	size_t i;
+	int rc;
+
+	if (!lost)
+		return -1;
+	for (i = 0; i < gen->n_cpus; i++)
+		memcpy(&lost[i * __FTAGENT_LOSS_MAX], gen->cpus[i].lost,
+		       sizeof(uint64_t) * __FTAGENT_LOSS_MAX);
+	iov[0] = (struct iovec){&jg, sizeof(jg)};
+	iov[1] = (struct iovec){gen->counters,
+				gen->n_counters * sizeof(*gen->counters)};
+	iov[2] = (struct iovec){lost,
+				gen->n_cpus * sizeof(uint64_t) *
+					__FTAGENT_LOSS_MAX};
+	rc = journal_append(st, J_GENERATION, iov, 3);
+	free(lost);
+	return rc;
+}
+
+int ftd_state_log_records(struct ftd_state *st, const void *recs,
+			  size_t len, uint64_t realtime_offset_ns)
+{
+	struct j_recs jr = {.realtime_offset_ns = realtime_offset_ns};
+	struct iovec iov[2] = {{&jr, sizeof(jr)}, {(void *)recs, len}};
+
+	return journal_append(st, J_RECORDS, iov, 2);
+}
+
+static void snap_header(struct snap_hdr *h, const struct ftd_collector *c)
+{
+	int i;
+
+	memset(h, 0, sizeof(*h));
+	h->magic = SNAP_MAGIC;
+	for (i = 0; i < __FTD_T_MAX; i++) {
+		h->row_size[i] = c->table[i].row_size;
+		h->evicted[i] = c->table[i].evicted;
+	}
+	memcpy(h->events, c->events, sizeof(h->events));
+	memcpy(h->events_lost, c->events_lost, sizeof(h->events_lost));
+	memcpy(h->drops, c->drops, sizeof(h->drops));
+	memcpy(h->kernel_lost, c->kernel_lost, sizeof(h->kernel_lost));
+	h->generations = c->generations;
+	h->counters = c->counters;
+	h->last_gen_seq = c->last_gen_seq;
+	h->log_appended = c->log.appended;
+	h->log_aged_out = c->log.aged_out;
+	h->log_too_big = c->log.too_big;
+	h->queue_peak = c->queue_peak;
+	h->totals = c->totals;
+}
+
+static int write_snapshot(FILE *f, const struct ftd_collector *c)
+{
+	struct snap_hdr h;
+	uint64_t n;
+	size_t i;
+	int t;
+
+	snap_header(&h, c);
+	if (fwrite(&h, sizeof(h), 1, f) != 1)
+		return -1;
+	for (t = 0; t < __FTD_T_MAX; t++) {
+		const struct ftd_table *tab = &c->table[t];
+		const void *row;
+
+		n = tab->used;
+		if (fwrite(&n, sizeof(n), 1, f) != 1)
+			return -1;
+		/* Oldest first, so reloading keeps the eviction order. */
+		for (row = ftd_table_first(tab); row;
+		     row = ftd_table_next_row(tab, row))
+			if (fwrite(row, tab->row_size, 1, f) != 1)
+				return -1;
+	}
+	n = c->log.n;
+	if (fwrite(&n, sizeof(n), 1, f) != 1)
+		return -1;
+	for (i = 0; i < c->log.n; i++) {
+		const struct ftd_event *ev =
+			c->log.ring[(c->log.head + i) % c->log.cap];
+		struct snap_event se = {.realtime_ns = ev->realtime_ns,
+					.size = ev->rec_size};
+
+		memcpy(se.comm, ev->comm, sizeof(se.comm));
+		if (fwrite(&se, sizeof(se), 1, f) != 1 ||
+		    fwrite(ev->rec, ev->rec_size, 1, f) != 1)
+			return -1;
+	}
+	return 0;
+}
+
+int ftd_state_snapshot(struct ftd_state *st, const struct ftd_collector *c)
+{
+	char tmp[300], path[300];
+	FILE *f;
+	int ok;
+
+	path_of(st, "snapshot.tmp", tmp, sizeof(tmp));
+	path_of(st, "snapshot", path, sizeof(path));
+	f = fopen(tmp, "we");
+	if (!f)
+		goto fail;
+	ok = write_snapshot(f, c) == 0;
+	if (fclose(f) != 0 || !ok) {
+		unlink(tmp);
+		goto fail;
+	}
+	if (rename(tmp, path) < 0)
+		goto fail;
+	/* The snapshot holds everything the journal did. */
+	if (st->journal_fd >= 0 && ftruncate(st->journal_fd, 0) == 0) {
+		lseek(st->journal_fd, 0, SEEK_SET);
+		st->journal_bytes = 0;
+	}
+	st->snapshots++;
+	return 0;
+fail:
+	st->snapshot_errors++;
+	snprintf(st->error, sizeof(st->error), "snapshot %s: %s", path,
+		 strerror(errno));
+	return -1;
+}
+
+static int load_snapshot(FILE *f, struct ftd_collector *c, char *why,
+			 size_t why_len)
+{
+	struct snap_hdr h;
+	unsigned char *row;
+	uint64_t n, i;
+	int t;
+
+	if (read_all(f, &h, sizeof(h)) || h.magic != SNAP_MAGIC) {
+		snprintf(why, why_len, "not a snapshot of this version");
+		return -1;
+	}
+	for (t = 0; t < __FTD_T_MAX; t++)
+		if (h.row_size[t] != c->table[t].row_size) {
+			snprintf(why, why_len, "written by another build");
+			return -1;
+		}
+	memcpy(c->events, h.events, sizeof(h.events));
+	memcpy(c->events_lost, h.events_lost, sizeof(h.events_lost));
+	memcpy(c->drops, h.drops, sizeof(h.drops));
+	memcpy(c->kernel_lost, h.kernel_lost, sizeof(h.kernel_lost));
+	c->generations = h.generations;
+	c->counters = h.counters;
+	c->last_gen_seq = h.last_gen_seq;
+	c->queue_peak = h.queue_peak;
+	c->totals = h.totals;
+	for (t = 0; t < __FTD_T_MAX; t++) {
+		struct ftd_table *tab = &c->table[t];
+
+		if (read_all(f, &n, sizeof(n)))
+			goto truncated;
+		row = malloc(tab->row_size);
+		if (!row)
+			return -1;
+		for (i = 0; i < n; i++) {
+			void *dst;
+
+			if (read_all(f, row, tab->row_size)) {
+				free(row);
+				goto truncated;
+			}
+			/* A smaller table now: the oldest rows go first. */
+			dst = ftd_table_get(tab, row, NULL);
+			memcpy(dst, row, tab->row_size);
+		}
+		free(row);
+		tab->evicted += h.evicted[t];
+	}
+	if (read_all(f, &n, sizeof(n)))
+		goto truncated;
+	for (i = 0; i < n; i++) {
+		struct snap_event se;
+		void *rec;
+
+		if (read_all(f, &se, sizeof(se)) || se.size > 0x10000)
+			goto truncated;
+		rec = malloc(se.size);
+		if (!rec)
+			return -1;
+		if (read_all(f, rec, se.size)) {
+			free(rec);
+			goto truncated;
+		}
+		se.comm[FTAGENT_COMM_LEN - 1] = '\0';
+		ftd_eventlog_append(&c->log, rec, se.size, se.realtime_ns,
+				    se.comm);
+		free(rec);
+	}
+	c->log.appended = h.log_appended;
+	c->log.aged_out += h.log_aged_out;
+	c->log.too_big += h.log_too_big;
+	return 0;
+truncated:
+	snprintf(why, why_len, "truncated");
+	return -1;
+}
+
+static void replay_generation(struct ftd_collector *c, const void *p,
+			      uint64_t len)
+{
+	struct ftagent_generation gen = {0};
+	struct j_gen jg;
+	const uint64_t *lost;
+	uint64_t need;
+	size_t i;
+
+	if (len < sizeof(jg))
+		return;
+	memcpy(&jg, p, sizeof(jg));
+	need = sizeof(jg) + (uint64_t)jg.n_counters * sizeof(*gen.counters) +
+	       (uint64_t)jg.n_cpus * sizeof(uint64_t) * __FTAGENT_LOSS_MAX;
+	if (need != len)
+		return;
+	gen.seq = jg.seq;
+	gen.n_counters = jg.n_counters;
+	gen.counters = (struct ftagent_counter *)((const char *)p + sizeof(jg));
+	gen.n_cpus = jg.n_cpus;
+	gen.cpus = calloc(jg.n_cpus + 1, sizeof(*gen.cpus));
+	if (!gen.cpus)
+		return;
+	lost = (const uint64_t *)((const char *)gen.counters +
+				  jg.n_counters * sizeof(*gen.counters));
+	for (i = 0; i < jg.n_cpus; i++)
+		memcpy(gen.cpus[i].lost, &lost[i * __FTAGENT_LOSS_MAX],
+		       sizeof(uint64_t) * __FTAGENT_LOSS_MAX);
+	ftd_collector_generation(c, &gen);
+	free(gen.cpus);
+}
+
+static uint64_t replay_records(struct ftd_collector *c, const void *p,
+			       uint64_t len)
+{
+	const unsigned char *b = p;
+	struct j_recs jr;
+	uint64_t off, n = 0;
+
+	if (len < sizeof(jr))
+		return 0;
+	memcpy(&jr, b, sizeof(jr));
+	for (off = sizeof(jr); off < len;) {
+		struct ftagent_rec rec;
+		size_t used;
+
+		if (ftagent_rec_next(b + off, len - off, &rec, &used, NULL) !=
+		    FTAGENT_REC_OK)
+			break;
+		ftd_collector_event_at(c, &rec,
+				       rec.hdr->time_ns +
+					       jr.realtime_offset_ns);
+		off += used;
+		n++;
+	}
+	return n;
+}
+
+/* Replay whole entries; stop at the first damaged or partial one. */
+static int replay_journal(struct ftd_state *st, FILE *f,
+			  struct ftd_collector *c, uint64_t *good_bytes)
+{
+	struct j_hdr h;
+	void *buf;
+
+	*good_bytes = 0;
+	for (;;) {
+		size_t got = fread(&h, 1, sizeof(h), f);
+
+		if (got == 0)
+			return 0; /* the end, between entries */
+		if (got != sizeof(h))
+			return -1; /* a torn entry header */
+		if (h.magic != JOURNAL_MAGIC || h.len > (1ull << 31))
+			return -1;
+		buf = malloc(h.len ? h.len : 1);
+		if (!buf)
+			return -1;
+		if (read_all(f, buf, h.len)) {
+			free(buf);
+			return -1;
+		}
+		if (h.type == J_GENERATION) {
+			replay_generation(c, buf, h.len);
+			st->replayed_generations++;
+		} else if (h.type == J_RECORDS) {
+			/* Aligned: the records decoder reads fields in place. */
+			st->replayed_records += replay_records(c, buf, h.len);
+		}
+		free(buf);
+		*good_bytes += sizeof(h) + h.len;
+	}
+}
+
+int ftd_state_open(struct ftd_state *st, const char *dir,
+		   struct ftd_collector *c)
+{
+	char path[300], why[128];
+	uint64_t good = 0;
+	int damaged = 0;
+	FILE *f;
+
+	memset(st, 0, sizeof(*st));
+	st->journal_fd = -1;
+	snprintf(st->dir, sizeof(st->dir), "%s", dir);
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		snprintf(st->error, sizeof(st->error), "%s: %s", dir,
+			 strerror(errno));
+		return -1;
+	}
+	path_of(st, "snapshot", path, sizeof(path));
+	f = fopen(path, "re");
+	if (f) {
+		if (load_snapshot(f, c, why, sizeof(why)) < 0) {
+			snprintf(st->error, sizeof(st->error),
+				 "%s: %s; set aside", path, why);
+			damaged = 1;
+		}
+		fclose(f);
+		if (damaged) {
+			char aside[320];
+
+			snprintf(aside, sizeof(aside), "%s.bad", path);
+			rename(path, aside);
+		}
+	}
+	path_of(st, "journal", path, sizeof(path));
+	f = fopen(path, "re");
+	if (f) {
+		if (replay_journal(st, f, c, &good) < 0) {
+			snprintf(st->error, sizeof(st->error),
+				 "%s: damaged after %llu bytes; rest dropped",
+				 path, (unsigned long long)good);
+			damaged = 1;
+		}
+		fclose(f);
+	}
+	st->journal_fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0640);
+	if (st->journal_fd < 0 || ftruncate(st->journal_fd, (off_t)good) < 0 ||
+	    lseek(st->journal_fd, (off_t)good, SEEK_SET) < 0) {
+		snprintf(st->error, sizeof(st->error), "%s: %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	st->journal_bytes = good;
+	return damaged;
+}
+
+void ftd_state_close(struct ftd_state *st)
+{
+	if (st->journal_fd >= 0)
+		close(st->journal_fd);
+	st->journal_fd = -1;
+}

@@ -1,0 +1,425 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""ftagentd end to end, in the test guest, with the module loaded.
+
+Real workloads move known sizes; ftagentd's figures (through ftctl and the
+API) must equal those sizes and the kernel's own totals (/proc/PID/io, as
+the exit record carries them). ftagentd is killed with SIGKILL in the
+middle of a workload and restarted: not one counted byte may be lost. The
+Prometheus page must pass promtool, and a real Prometheus server must
+scrape it. Prints TAP.
+
+usage: daemon_e2e.py BUILD_DIR
+"""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+import urllib.request
+
+BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+FTAGENTD = os.path.join(BUILD, "ftagentd")
+FTCTL = os.path.join(BUILD, "ftctl")
+WORK = tempfile.mkdtemp(prefix="ftagent-e2e-")
+SOCK = os.path.join(WORK, "ftagentd.sock")
+STATE = os.path.join(WORK, "state")
+CONF = os.path.join(WORK, "ftagent.conf")
+METRICS = "127.0.0.1:9465"
+WAIT_S = 60  # how long a figure may take to arrive (TCG is slow)
+
+os.environ["FTAGENT_SOCKET"] = SOCK
+
+
+def log(msg):
+    for line in str(msg).splitlines():
+        print("# " + line, flush=True)
+
+
+class Daemon:
+    def __init__(self):
+        self.proc = None
+
+    def start(self):
+        self.out = open(os.path.join(WORK, "ftagentd.log"), "a")
+        self.proc = subprocess.Popen(
+            [FTAGENTD, "-c", CONF, "--socket", SOCK, "--state-dir", STATE],
+            stdout=self.out, stderr=self.out)
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError("ftagentd exited with %d: %s" % (
+                    self.proc.returncode, self.log_text()))
+            try:
+                if api({"cmd": "stats"})["ok"]:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError("ftagentd did not answer in %d s" % WAIT_S)
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            rc = self.proc.wait(timeout=WAIT_S)
+            if rc != 0:
+                raise AssertionError("ftagentd stopped with status %d" % rc)
+
+    def log_text(self):
+        with open(os.path.join(WORK, "ftagentd.log")) as f:
+            return f.read()[-4000:]
+
+
+def api(req):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(WAIT_S)
+        s.connect(SOCK)
+        s.sendall(json.dumps(req).encode() + b"\n")
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            buf += chunk
+    return json.loads(buf)
+
+
+def ftctl_json(*args):
+    out = subprocess.run([FTCTL, "--json", *args], check=True,
+                         capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def top_row(pid):
+    for row in ftctl_json("top", "--once"):
+        if row["pid"] == pid:
+            return row
+    return None
+
+
+def wait_for(what, fn):
+    """Poll fn() until it returns a true value; its last value otherwise."""
+    deadline = time.monotonic() + WAIT_S
+    value = None
+    while time.monotonic() < deadline:
+        value = fn()
+        if value:
+            return value
+        time.sleep(0.25)
+    raise AssertionError("%s: not seen in %d s (last: %r)" % (what, WAIT_S,
+                                                              value))
+
+
+def exit_record(pid):
+    def find():
+        r = api({"cmd": "events", "types": ["exit"], "pid": pid})
+        assert r["ok"], r
+        return r["events"][0] if r["events"] else None
+    return wait_for("exit record of %d" % pid, find)
+
+
+def eq(what, got, want):
+    if got != want:
+        raise AssertionError("%s: got %r, want %r" % (what, got, want))
+
+
+# ---------------------------------------------------------------- tests
+
+def test_dd_file_bytes_match_the_kernel(d):
+    size = 64 * 1024 * 160
+    path = os.path.join(WORK, "dd.out")
+    p = subprocess.Popen(["dd", "if=/dev/zero", "of=" + path, "bs=64k",
+                          "count=160", "status=none"])
+    eq("dd status", p.wait(), 0)
+    eq("file size", os.path.getsize(path), size)
+    ex = exit_record(p.pid)
+    # Everything dd read and wrote, by the kernel's own count at exit.
+    row = wait_for("dd's counters", lambda: (
+        lambda r: r if r and r["file_out_bytes"] + r.get(
+            "other_out_bytes", 0) >= ex["wchar"] else None)(
+                api_top_row(p.pid)))
+    eq("dd file bytes written", row["file_out_bytes"], size)
+    eq("dd bytes written, all kinds (wchar)",
+       row["file_out_bytes"] + row["other_out_bytes"], ex["wchar"])
+    eq("dd bytes read, all kinds (rchar)",
+       row["file_in_bytes"] + row["other_in_bytes"], ex["rchar"])
+    eq("comm", row["comm"], "dd")
+    # ftctl top --json says the same.
+    eq("ftctl top file_out_bytes", top_row(p.pid)["file_out_bytes"], size)
+
+
+def api_top_row(pid):
+    r = api({"cmd": "top", "limit": 100000})
+    assert r["ok"], r
+    for row in r["processes"]:
+        if row["pid"] == pid:
+            return row
+    return None
+
+
+def tcp_pair(size, sender):
+    """A loopback TCP transfer of @size bytes; @sender(sock, size) sends.
+    Returns (server pid, client pid)."""
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(1)
+    port = ls.getsockname()[1]
+    rd, wr = os.pipe()
+    server = os.fork()
+    if server == 0:
+        os.close(rd)
+        c, _ = ls.accept()
+        got = 0
+        while True:
+            b = c.recv(1 << 16)
+            if not b:
+                break
+            got += len(b)
+        os.write(wr, str(got).encode())
+        os._exit(0)
+    ls.close()
+    os.close(wr)
+    client = os.fork()
+    if client == 0:
+        s = socket.create_connection(("127.0.0.1", port))
+        sender(s, size)
+        s.close()
+        os._exit(0)
+    eq("client status", os.waitpid(client, 0)[1], 0)
+    got = int(os.read(rd, 64))
+    os.close(rd)
+    eq("server status", os.waitpid(server, 0)[1], 0)
+    eq("bytes the server received", got, size)
+    return server, client
+
+
+def test_loopback_tcp_bytes_match_sizes(d):
+    size = 3 * 1000 * 1000 + 17
+    server, client = tcp_pair(size, lambda s, n: s.sendall(b"x" * n))
+    srow = wait_for("server's bytes", lambda: (
+        lambda r: r if r and r["net_in_bytes"] >= size else None)(
+            api_top_row(server)))
+    crow = wait_for("client's bytes", lambda: (
+        lambda r: r if r and r["net_out_bytes"] >= size else None)(
+            api_top_row(client)))
+    eq("server net_in_bytes", srow["net_in_bytes"], size)
+    eq("client net_out_bytes", crow["net_out_bytes"], size)
+    eq("ftctl top net_out_bytes", top_row(client)["net_out_bytes"], size)
+    # The flow between them carries the same bytes, named by its ends.
+    rows = api({"cmd": "table", "name": "flows", "limit": 100000})
+    assert rows["ok"], rows
+    outs = [f for f in rows["rows"]
+            if f["out_bytes"] == size and f["remote"].startswith(
+                "127.0.0.1:")]
+    assert outs, "no flow with %d bytes out: %r" % (size, rows["rows"][:8])
+
+
+def test_sendfile_is_a_direct_transfer(d):
+    size = 2 * 1024 * 1024 + 5
+    path = os.path.join(WORK, "sendfile.src")
+    with open(path, "wb") as f:
+        f.write(os.urandom(size))
+
+    def send(s, n):
+        with open(path, "rb") as f:
+            off = 0
+            while off < n:
+                off += os.sendfile(s.fileno(), f.fileno(), off, n - off)
+
+    server, client = tcp_pair(size, send)
+    ino = os.stat(path).st_ino
+
+    def direct():
+        r = api({"cmd": "table", "name": "transfers", "limit": 100000})
+        assert r["ok"], r
+        for x in r["rows"]:
+            if x["pid"] == client and x["ino"] == ino and \
+                    not x["attributed"] and x["bytes"] >= size:
+                return x
+        return None
+    x = wait_for("the sendfile transfer", direct)
+    eq("transfer bytes", x["bytes"], size)
+
+
+def test_kill9_and_restart_lose_no_byte(d):
+    chunks, chunk = 40, 256 * 1024
+    path = os.path.join(WORK, "slow.out")
+    go_rd, go_wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(go_wr)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        buf = b"y" * chunk
+        for i in range(chunks):
+            os.write(fd, buf)
+            if i == chunks // 2:
+                os.read(go_rd, 1)  # wait while the daemon is killed
+            else:
+                time.sleep(0.02)
+        os.close(fd)
+        os._exit(0)
+    os.close(go_rd)
+    # Let the daemon count some of it, then kill it without warning.
+    wait_for("the first half counted", lambda: (
+        lambda r: r and r["file_out_bytes"] >= chunk * 4)(api_top_row(pid)))
+    d.kill9()
+    os.write(go_wr, b"g")  # the second half runs with no daemon
+    os.close(go_wr)
+    eq("writer status", os.waitpid(pid, 0)[1], 0)
+    d.start()
+    size = chunks * chunk
+    row = wait_for("the whole file counted", lambda: (
+        lambda r: r if r and r["file_out_bytes"] >= size else None)(
+            api_top_row(pid)))
+    eq("bytes after kill -9 and restart", row["file_out_bytes"], size)
+    eq("file size", os.path.getsize(path), size)
+
+
+def scrape():
+    with urllib.request.urlopen("http://%s/metrics" % METRICS,
+                                timeout=WAIT_S) as r:
+        eq("content type", r.headers.get_content_type(), "text/plain")
+        return r.read().decode()
+
+
+def test_promtool_accepts_the_page(d):
+    page = scrape()
+    p = subprocess.run(["promtool", "check", "metrics"], input=page,
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        raise AssertionError("promtool: %s %s" % (p.stdout, p.stderr))
+    for name in ("process_cpu_seconds_total", "process_resident_memory_bytes",
+                 "ftagent_events_total", "ftagent_events_dropped_total"):
+        assert ("\n" + name) in page, name + " missing"
+
+
+def test_prometheus_scrapes_the_page(d):
+    if not shutil.which("prometheus"):
+        raise AssertionError("prometheus is not installed (make deps)")
+    pdir = os.path.join(WORK, "prom")
+    os.makedirs(pdir)
+    cfg = os.path.join(pdir, "prometheus.yml")
+    with open(cfg, "w") as f:
+        f.write("global:\n  scrape_interval: 1s\n"
+                "scrape_configs:\n  - job_name: ftagent\n"
+                "    static_configs:\n      - targets: ['%s']\n" % METRICS)
+    out = open(os.path.join(pdir, "log"), "w")
+    prom = subprocess.Popen(
+        ["prometheus", "--config.file=" + cfg,
+         "--storage.tsdb.path=" + os.path.join(pdir, "data"),
+         "--web.listen-address=127.0.0.1:9090"], stdout=out, stderr=out)
+    try:
+        def query():
+            q = "http://127.0.0.1:9090/api/v1/query?query=" \
+                "ftagent_generations_total"
+            try:
+                with urllib.request.urlopen(q, timeout=5) as r:
+                    res = json.loads(r.read())["data"]["result"]
+            except OSError:
+                return None
+            return res[0] if res else None
+        deadline = time.monotonic() + 3 * WAIT_S
+        res = None
+        while time.monotonic() < deadline and not res:
+            res = query()
+            time.sleep(1)
+        if not res:
+            with open(os.path.join(pdir, "log")) as f:
+                log(f.read()[-2000:])
+            raise AssertionError("Prometheus did not scrape the page")
+        assert float(res["value"][1]) > 0, res
+    finally:
+        prom.terminate()
+        prom.wait()
+
+
+def test_bad_reload_keeps_running_config(d):
+    with open(CONF) as f:
+        good = f.read()
+    with open(CONF, "a") as f:
+        f.write("\n[limits]\nprocesses = lots\n")
+    d.proc.send_signal(signal.SIGHUP)
+    st = wait_for("the refused reload", lambda: (
+        lambda r: r if r["daemon"]["reload_errors"] >= 1 else None)(
+            api({"cmd": "stats"})))
+    err = st["daemon"]["last_reload_error"]
+    assert "ftagent.conf:" in err and "processes" in err, err
+    eq("daemon alive", d.proc.poll(), None)
+    with open(CONF, "w") as f:
+        f.write(good)
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for("the good reload", lambda: api({"cmd": "stats"})["daemon"][
+        "reloads"] >= 1)
+
+
+def test_stats_sections(d):
+    st = ftctl_json("stats")
+    assert st["daemon"] is not None, st
+    tables = st["daemon"]["collector"]["tables"]
+    eq("process table capacity", tables["processes"]["capacity"], 4096)
+    assert tables["processes"]["used"] > 0, tables
+    text = subprocess.run([FTCTL, "stats"], check=True, capture_output=True,
+                          text=True).stdout
+    for section in ("RESOURCES", "COLLECTOR", "KERNEL"):
+        assert section in text, section + " missing:\n" + text
+    width = max(len(line) for line in text.splitlines())
+    assert width <= 80, "a line of %d columns" % width
+
+
+TESTS = [
+    test_dd_file_bytes_match_the_kernel,
+    test_loopback_tcp_bytes_match_sizes,
+    test_sendfile_is_a_direct_transfer,
+    test_stats_sections,
+    test_promtool_accepts_the_page,
+    test_prometheus_scrapes_the_page,
+    test_bad_reload_keeps_running_config,
+    test_kill9_and_restart_lose_no_byte,
+]
+
+
+def main():
+    with open(CONF, "w") as f:
+        f.write("[agent]\nmode = standard\n\n[metrics]\nlisten = %s\n"
+                % METRICS)
+    print("1..%d" % len(TESTS), flush=True)
+    d = Daemon()
+    failed = 0
+    try:
+        d.start()
+    except Exception:
+        log(traceback.format_exc())
+        for i, t in enumerate(TESTS, 1):
+            print("not ok %d - %s" % (i, t.__name__))
+        return 1
+    for i, t in enumerate(TESTS, 1):
+        try:
+            if d.proc.poll() is not None:
+                d.start()
+            t(d)
+            print("ok %d - %s" % (i, t.__name__), flush=True)
+        except Exception:
+            failed += 1
+            log(traceback.format_exc())
+            log(d.log_text())
+            print("not ok %d - %s" % (i, t.__name__), flush=True)
+    try:
+        d.stop()
+    except Exception:
+        log(traceback.format_exc())
+        failed += 1
+    shutil.rmtree(WORK, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

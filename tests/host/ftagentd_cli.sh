@@ -1,0 +1,98 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# ftagentd's command line and packaging, on the host (no module needed):
+# --check-config on good and bad files, the exit code and message when the
+# module is not loaded, and the systemd unit as systemd-analyze reads it.
+# Prints TAP.
+#
+# usage: ftagentd_cli.sh BUILD_DIR
+set -u
+build=$1
+top=$(cd "$(dirname "$0")/../.." && pwd)
+ftagentd=$(cd "$build" && pwd)/ftagentd
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+n=0
+failed=0
+
+check() { # NAME COMMAND... : the command must succeed
+	local name=$1
+	shift
+	n=$((n + 1))
+	if "$@"; then
+		echo "ok $n - $name"
+	else
+		echo "not ok $n - $name"
+		failed=$((failed + 1))
+	fi
+}
+
+# run EXPECTED_STATUS PATTERN COMMAND...: status and stderr+stdout match
+run() {
+	local want=$1 pattern=$2 out status
+	shift 2
+	out=$("$@" 2>&1)
+	status=$?
+	if [ "$status" -ne "$want" ]; then
+		echo "# '$*' exited $status, want $want: $out"
+		return 1
+	fi
+	if ! grep -qE -- "$pattern" <<<"$out"; then
+		echo "# '$*' said '$out', want /$pattern/"
+		return 1
+	fi
+}
+
+echo "1..7"
+cat >"$tmp/good.conf" <<'CONF'
+[agent]
+mode = standard
+flush_interval = 500ms
+event_log_size = 8MB
+
+[limits]
+processes = 1024
+
+[metrics]
+listen = "127.0.0.1:9465"
+CONF
+check "a good file passes --check-config" \
+	run 0 "good.conf: ok" "$ftagentd" --check-config -c "$tmp/good.conf"
+
+printf '[agent]\nmode = standard\n\n[limits]\nsockets = many\n' >"$tmp/bad.conf"
+check "a bad file names file, line and key (exit 6)" \
+	run 6 "bad.conf:5: \[limits\] sockets: " \
+	"$ftagentd" --check-config -c "$tmp/bad.conf"
+
+check "a missing -c file is an error (exit 6)" \
+	run 6 "nonexistent.conf" "$ftagentd" --check-config \
+	-c "$tmp/nonexistent.conf"
+
+check "unknown options are usage errors (exit 2)" \
+	run 2 "usage: ftagentd" "$ftagentd" --no-such-option
+
+# This host's kernel has no ftagent module (it refuses modules).
+if grep -q '^ftagent ' /proc/modules 2>/dev/null; then
+	echo "# the module is loaded on this host: cannot test its absence"
+	check "without the module: exit 3 and says so" false
+else
+	check "without the module: exit 3 and says so" \
+		run 3 "module is not loaded" "$ftagentd" -c "$tmp/good.conf" \
+		--socket "$tmp/s.sock" --state-dir "$tmp/state"
+fi
+
+check "--version names the ABI" run 0 "ftagentd .* \(ABI [0-9]+\.[0-9]+\)" \
+	"$ftagentd" --version
+
+# systemd-analyze only warns (status 0) about a bad unit: any output fails.
+verify_unit() {
+	local out
+	sed "s#/usr/sbin/ftagentd#$ftagentd#" \
+		"$top/daemon/systemd/ftagentd.service" >"$tmp/ftagentd.service"
+	out=$(systemd-analyze verify "$tmp/ftagentd.service" 2>&1)
+	[ -z "$out" ] || { echo "# $out"; return 1; }
+}
+check "systemd-analyze accepts the unit" verify_unit
+
+[ "$failed" -eq 0 ]
