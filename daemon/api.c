@@ -33,8 +33,8 @@ static void client_close(struct ftd_api *api, struct ftd_api_client *c)
 	c->fd = -1;
 }
 
-int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd,
-		 char *why, size_t why_len)
+int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd, char *why,
+		 size_t why_len)
 {
 	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	struct epoll_event ev = {.events = EPOLLIN,
@@ -62,8 +62,8 @@ int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd,
 	gr = getgrnam("ftagent");
 	api->group = gr ? gr->gr_gid : (gid_t)-1;
 	strcpy(sun.sun_path, path);
-	api->listen_fd = socket(AF_UNIX,
-				SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	api->listen_fd =
+		socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (api->listen_fd < 0)
 		goto fail;
 	/* A socket left by a daemon that was killed: nobody listens there. */
@@ -172,8 +172,8 @@ static void accept_clients(struct ftd_api *api)
 
 static int queue_reply(struct ftd_api_client *c, struct json_object *reply)
 {
-	const char *s = json_object_to_json_string_ext(reply,
-						       JSON_C_TO_STRING_PLAIN);
+	const char *s =
+		json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN);
 	size_t len = strlen(s);
 	char *out;
 
@@ -226,8 +226,8 @@ static int serve_lines(struct ftd_api *api, struct ftd_api_client *c,
 		c->in_len -= len + 1;
 	}
 	if (c->in_len >= FTD_API_LINE_MAX) {
-		struct json_object *reply = error_reply(
-			"request line longer than 65536 bytes");
+		struct json_object *reply =
+			error_reply("request line longer than 65536 bytes");
 
 		api->errors++;
 		queue_reply(c, reply);

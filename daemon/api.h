@@ -40,8 +40,8 @@ struct ftd_api {
  */
 #define FTD_API_TAG	   (1ull << 40)
 #define FTD_API_LISTEN_TAG (FTD_API_TAG | 0xffff)
-int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd,
-		 char *why, size_t why_len);
+int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd, char *why,
+		 size_t why_len);
 void ftd_api_close(struct ftd_api *api);
 /* Handle an epoll event whose data.u64 had FTD_API_TAG set. */
 void ftd_api_event(struct ftd_api *api, uint64_t tag, uint32_t events,

@@ -4,6 +4,7 @@
  * the figures; event records carry the names (command, executable, path,
  * addresses) that make the figures readable.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -63,7 +64,7 @@ int ftd_collector_init(struct ftd_collector *c,
 		sizeof(struct ftd_xfer),
 	};
 	const uint64_t cap[__FTD_T_MAX] = {
-		cfg->limits.processes, cfg->limits.sockets, cfg->limits.flows,
+		cfg->limits.processes, cfg->limits.sockets,   cfg->limits.flows,
 		cfg->limits.files,     cfg->limits.transfers,
 	};
 	int i;
@@ -128,6 +129,20 @@ static void copy_str(char *to, size_t size, const char *from, size_t len,
 	to[len] = '\0';
 }
 
+static void comm_from_proc(struct ftd_proc *p)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", p->key.tgid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(p->comm, sizeof(p->comm), f))
+		p->comm[strcspn(p->comm, "\n")] = '\0';
+	fclose(f);
+}
+
 static struct ftd_proc *proc_row(struct ftd_collector *c, uint32_t tgid,
 				 uint64_t now)
 {
@@ -136,8 +151,11 @@ static struct ftd_proc *proc_row(struct ftd_collector *c, uint32_t tgid,
 	int created;
 
 	p = ftd_table_get(&c->table[FTD_T_PROCESSES], &key, &created);
-	if (created)
+	if (created) {
 		p->first_ns = now;
+		if (c->read_proc_names)
+			comm_from_proc(p);
+	}
 	p->last_ns = now;
 	return p;
 }
@@ -200,8 +218,7 @@ static void on_open_record(struct ftd_collector *c,
 	if (!S_ISREG(ro->mode) || rec->n_str < 1)
 		return;
 	f = ftd_table_get(&c->table[FTD_T_FILES], &key, NULL);
-	f->path_truncated =
-		!!(rec->hdr->flags & FTAGENT_REC_F_STR0_TRUNCATED);
+	f->path_truncated = !!(rec->hdr->flags & FTAGENT_REC_F_STR0_TRUNCATED);
 	copy_str(f->path, sizeof(f->path), rec->str[0], rec->str_len[0],
 		 &f->path_truncated);
 	f->last_ns = now;
@@ -212,16 +229,14 @@ uint64_t ftd_record_realtime_ns(uint64_t mono_ns)
 	return mono_ns + ftd_realtime_offset_ns();
 }
 
-void ftd_collector_event(struct ftd_collector *c,
-			 const struct ftagent_rec *rec)
+void ftd_collector_event(struct ftd_collector *c, const struct ftagent_rec *rec)
 {
 	ftd_collector_event_at(c, rec,
 			       ftd_record_realtime_ns(rec->hdr->time_ns));
 }
 
 void ftd_collector_event_at(struct ftd_collector *c,
-			    const struct ftagent_rec *rec,
-			    uint64_t realtime_ns)
+			    const struct ftagent_rec *rec, uint64_t realtime_ns)
 {
 	const struct ftagent_rec_hdr *hdr = rec->hdr;
 	uint64_t now = clock_ns(CLOCK_MONOTONIC);
@@ -278,14 +293,9 @@ void ftd_collector_event_at(struct ftd_collector *c,
 	case FTAGENT_REC_ACCEPT:
 	case FTAGENT_REC_CLOSE:
 	case FTAGENT_REC_BIND:
-	case FTAGENT_REC_LISTEN:
-		on_sock_record(c, rec, now);
-		break;
-	case FTAGENT_REC_OPEN:
-		on_open_record(c, rec, now);
-		break;
-	default:
-		break;
+	case FTAGENT_REC_LISTEN: on_sock_record(c, rec, now); break;
+	case FTAGENT_REC_OPEN: on_open_record(c, rec, now); break;
+	default: break;
 	}
 	if (!comm) {
 		struct ftd_proc_key key = {.tgid = hdr->tgid};
@@ -295,8 +305,7 @@ void ftd_collector_event_at(struct ftd_collector *c,
 	}
 	if (hdr->type == FTAGENT_REC_GAP)
 		return; /* counted above; not an event of a process */
-	if (ftd_eventlog_append(&c->log, hdr, hdr->size, realtime_ns, comm) <
-	    0)
+	if (ftd_eventlog_append(&c->log, hdr, hdr->size, realtime_ns, comm) < 0)
 		c->drops[FTD_DROP_EVENT_LOG]++;
 }
 
@@ -336,13 +345,16 @@ static void attribute(struct ftd_collector *c, uint32_t tgid,
 			const struct ftagent_counter *f = g->file_reads[i];
 			const struct ftagent_counter *s = g->sock_sends[j];
 			struct ftd_xfer_key key = {
-				.tgid = tgid, .dev = f->dev, .ino = f->ino,
-				.sock_ino = s->ino, .attributed = 1,
+				.tgid = tgid,
+				.dev = f->dev,
+				.ino = f->ino,
+				.sock_ino = s->ino,
+				.attributed = 1,
 			};
 			unsigned __int128 share =
 				(unsigned __int128)moved * f->in.bytes *
-				s->out.bytes / ((unsigned __int128)g->read *
-						g->sent);
+				s->out.bytes /
+				((unsigned __int128)g->read * g->sent);
 			struct ftd_xfer *x;
 
 			if (!share)
@@ -362,7 +374,8 @@ static void merge_counter(struct ftd_collector *c,
 	struct ftd_proc *p;
 
 	if (k->kind == FTAGENT_OBJ_TRANSFER) {
-		struct ftd_xfer_key key = {.tgid = k->tgid, .dev = k->dev,
+		struct ftd_xfer_key key = {.tgid = k->tgid,
+					   .dev = k->dev,
 					   .ino = k->ino,
 					   .sock_ino = k->peer_ino};
 		struct ftd_xfer *x =
@@ -406,16 +419,16 @@ static void merge_counter(struct ftd_collector *c,
 		f->last_ns = now;
 		break;
 	}
-	default:
-		add_io(&p->other, &d);
-		break;
+	default: add_io(&p->other, &d); break;
 	}
 }
 
 static int by_tgid(const void *a, const void *b)
 {
-	const struct ftagent_counter *x = *(const struct ftagent_counter *const *)a;
-	const struct ftagent_counter *y = *(const struct ftagent_counter *const *)b;
+	const struct ftagent_counter *x =
+		*(const struct ftagent_counter *const *)a;
+	const struct ftagent_counter *y =
+		*(const struct ftagent_counter *const *)b;
 
 	return x->tgid < y->tgid ? -1 : x->tgid > y->tgid;
 }
@@ -444,8 +457,7 @@ static void attribute_generation(struct ftd_collector *c,
 
 			if (k->kind == FTAGENT_OBJ_TRANSFER) {
 				g.direct += k->out.bytes;
-			} else if (k->kind == FTAGENT_OBJ_FILE &&
-				   k->in.bytes) {
+			} else if (k->kind == FTAGENT_OBJ_FILE && k->in.bytes) {
 				g.read += k->in.bytes;
 				if (g.n_reads <= ATTRIBUTE_MAX_ENDS)
 					reads[g.n_reads] = k;

@@ -122,9 +122,9 @@ enum ftd_table_id {
 
 /* Why the collector dropped something it received. */
 enum ftd_drop {
-	FTD_DROP_BAD_RECORD,	/* a record failed validation */
-	FTD_DROP_EVENT_LOG,	/* event log full: oldest entries aged out */
-	FTD_DROP_DUMP_RETRY,	/* counter dumps redone (ENOBUFS, DUMP_INTR) */
+	FTD_DROP_BAD_RECORD, /* a record failed validation */
+	FTD_DROP_EVENT_LOG,  /* event log full: oldest entries aged out */
+	FTD_DROP_DUMP_RETRY, /* counter dumps redone (ENOBUFS, DUMP_INTR) */
 	__FTD_DROP_MAX
 };
 
@@ -133,6 +133,11 @@ struct ftd_collector {
 	struct ftd_table table[__FTD_T_MAX];
 	struct ftd_eventlog log;
 	int attribute_transfers; /* standard mode: infer read-then-send */
+	/*
+	 * Name a process first seen through its counters (it exec'd before
+	 * the daemon started) from /proc/PID/comm. Off in tests and replay.
+	 */
+	int read_proc_names;
 
 	/* Event records by enum ftagent_rec_type, as received. */
 	uint64_t events[__FTAGENT_REC_MAX];

@@ -38,8 +38,8 @@ static int dump(struct ftd_module *m, struct ftd_collector *c,
 		ftagent_generation_free(gen);
 	}
 	err->err = EAGAIN;
-	snprintf(err->msg, sizeof(err->msg),
-		 "no consistent dump in %d tries", DUMP_TRIES);
+	snprintf(err->msg, sizeof(err->msg), "no consistent dump in %d tries",
+		 DUMP_TRIES);
 	return -1;
 }
 
@@ -67,8 +67,7 @@ static int consume_idle(struct ftd_module *m, struct ftd_collector *c,
 		pthread_mutex_unlock(&c->lock);
 	}
 	ftagent_generation_free(&gen);
-	if (ftagent_ack_generation(&m->ctl, seq, err) < 0 &&
-	    err->err != ESTALE)
+	if (ftagent_ack_generation(&m->ctl, seq, err) < 0 && err->err != ESTALE)
 		return -1;
 	return 0;
 }

@@ -60,8 +60,8 @@ static int grow(struct ftd_eventlog *log)
 	return 0;
 }
 
-int ftd_eventlog_append(struct ftd_eventlog *log, const void *rec,
-			size_t size, uint64_t realtime_ns, const char *comm)
+int ftd_eventlog_append(struct ftd_eventlog *log, const void *rec, size_t size,
+			uint64_t realtime_ns, const char *comm)
 {
 	size_t cost = ftd_event_cost(size);
 	struct ftd_event *ev;

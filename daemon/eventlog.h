@@ -39,8 +39,8 @@ void ftd_eventlog_free(struct ftd_eventlog *log);
  * needed. 0, or -1 when the record alone is larger than the bound
  * (counted in too_big) or memory ran out.
  */
-int ftd_eventlog_append(struct ftd_eventlog *log, const void *rec,
-			size_t size, uint64_t realtime_ns, const char *comm);
+int ftd_eventlog_append(struct ftd_eventlog *log, const void *rec, size_t size,
+			uint64_t realtime_ns, const char *comm);
 /* Change the bound (config reload); ages out what no longer fits. */
 void ftd_eventlog_set_limit(struct ftd_eventlog *log, size_t limit_bytes);
 

@@ -21,11 +21,11 @@
 
 /* The daemon's own use of the machine, sampled from /proc/self. */
 struct ftd_self_usage {
-	double cpu_seconds;	  /* user + system since start */
-	double cpu_percent;	  /* over the last sample interval */
-	uint64_t rss_bytes;	  /* resident memory */
-	uint64_t vm_bytes;	  /* virtual size */
-	unsigned int open_fds;	  /* entries in /proc/self/fd */
+	double cpu_seconds;	    /* user + system since start */
+	double cpu_percent;	    /* over the last sample interval */
+	uint64_t rss_bytes;	    /* resident memory */
+	uint64_t vm_bytes;	    /* virtual size */
+	unsigned int open_fds;	    /* entries in /proc/self/fd */
 	uint64_t start_realtime_ns; /* when the daemon started */
 };
 
@@ -33,10 +33,10 @@ struct ftagentd {
 	struct ftagentd_config cfg;
 	const char *config_path;
 	struct ftd_collector col;
-	struct ftagent_status module;	  /* from the handshake */
-	struct ftagent_resources res;	  /* the last GET_RESOURCES */
+	struct ftagent_status module; /* from the handshake */
+	struct ftagent_resources res; /* the last GET_RESOURCES */
 	int have_res;
-	uint64_t res_realtime_ns;	  /* when res was taken */
+	uint64_t res_realtime_ns; /* when res was taken */
 	struct ftd_self_usage self;
 	/* Metric label sets not exported because of metric_series. */
 	uint64_t metric_series_overflow;

@@ -77,8 +77,7 @@ static void usage(FILE *out)
 		"      --socket PATH  API socket (default %s)\n"
 		"      --state-dir DIR  snapshot and journal (default %s)\n"
 		"  -V, --version      print the version and exit\n",
-		FTAGENTD_CONFIG_PATH, FTAGENTD_SOCKET_PATH,
-		FTAGENTD_STATE_DIR);
+		FTAGENTD_CONFIG_PATH, FTAGENTD_SOCKET_PATH, FTAGENTD_STATE_DIR);
 }
 
 static int parse_options(int argc, char **argv, struct options *o)
@@ -103,25 +102,15 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->config = optarg;
 			o->config_given = 1;
 			break;
-		case 'k':
-			o->check_config = 1;
-			break;
-		case 's':
-			o->socket = optarg;
-			break;
-		case 'S':
-			o->state_dir = optarg;
-			break;
+		case 'k': o->check_config = 1; break;
+		case 's': o->socket = optarg; break;
+		case 'S': o->state_dir = optarg; break;
 		case 'V':
 			printf("ftagentd %s (ABI %s)\n", FTAGENTD_VERSION,
 			       FTAGENT_ABI_STRING);
 			exit(FTAGENTD_EXIT_OK);
-		case 'h':
-			usage(stdout);
-			exit(FTAGENTD_EXIT_OK);
-		default:
-			usage(stderr);
-			return -1;
+		case 'h': usage(stdout); exit(FTAGENTD_EXIT_OK);
+		default: usage(stderr); return -1;
 		}
 	}
 	if (optind != argc) {
@@ -258,8 +247,8 @@ static void reload(struct loop *l, const struct options *o)
 	sd_notify(0, "RELOADING=1");
 	if (load_config(o, &cfg, why, sizeof(why)) < 0) {
 		l->d.reload_errors++;
-		snprintf(l->d.last_reload_error,
-			 sizeof(l->d.last_reload_error), "%s", why);
+		snprintf(l->d.last_reload_error, sizeof(l->d.last_reload_error),
+			 "%s", why);
 		ftd_log(LOG_ERR, "reload refused, running config kept: %s",
 			why);
 		sd_notify(0, "READY=1\nSTATUS=reload refused; old config kept");
@@ -267,8 +256,8 @@ static void reload(struct loop *l, const struct options *o)
 	}
 	if (ftd_module_apply(&l->mod, &cfg, &replaced, why, sizeof(why)) < 0) {
 		l->d.reload_errors++;
-		snprintf(l->d.last_reload_error,
-			 sizeof(l->d.last_reload_error), "module: %s", why);
+		snprintf(l->d.last_reload_error, sizeof(l->d.last_reload_error),
+			 "module: %s", why);
 		ftd_log(LOG_ERR, "reload refused by the module: %s", why);
 		/* Put back what the module had before. */
 		ftd_module_apply(&l->mod, &l->d.cfg, &replaced, why,
@@ -281,8 +270,8 @@ static void reload(struct loop *l, const struct options *o)
 		ftd_events_close(&l->ev);
 		open_events(l);
 	}
-	limits_changed = memcmp(&cfg.limits, &l->d.cfg.limits,
-				sizeof(cfg.limits)) != 0;
+	limits_changed =
+		memcmp(&cfg.limits, &l->d.cfg.limits, sizeof(cfg.limits)) != 0;
 	pthread_mutex_lock(&l->d.col.lock);
 	old = l->d.cfg;
 	l->d.cfg = cfg;
@@ -317,8 +306,8 @@ static int setup(struct loop *l, const struct options *o)
 		return rc;
 	}
 	l->d.module = l->mod.status;
-	if (ftd_module_apply(&l->mod, &l->d.cfg, &replaced, why,
-			     sizeof(why)) < 0) {
+	if (ftd_module_apply(&l->mod, &l->d.cfg, &replaced, why, sizeof(why)) <
+	    0) {
 		ftd_log(LOG_ERR, "the module refused the config: %s", why);
 		return FTAGENTD_EXIT_CONFIG;
 	}
@@ -327,6 +316,7 @@ static int setup(struct loop *l, const struct options *o)
 		return FTAGENTD_EXIT_FAILED;
 	}
 	rc = ftd_state_open(&l->st, o->state_dir, &l->d.col);
+	l->d.col.read_proc_names = 1; /* after the replay, not during it */
 	if (rc < 0) {
 		ftd_log(LOG_ERR, "state: %s", l->st.error);
 		return FTAGENTD_EXIT_FAILED;
@@ -347,8 +337,8 @@ static int setup(struct loop *l, const struct options *o)
 		l->d.col.generations = 0;
 	}
 	l->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
-	l->timer_fd = timerfd_create(CLOCK_MONOTONIC,
-				     TFD_NONBLOCK | TFD_CLOEXEC);
+	l->timer_fd =
+		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGTERM);
@@ -419,8 +409,7 @@ static void run(struct loop *l, const struct options *o)
 				/* A sub-buffer filled: don't wait for the tick. */
 				if (ftd_drain_events(&l->ev, &l->d.col,
 						     &l->st) < 0)
-					ftd_log(LOG_WARNING, "%s",
-						l->ev.error);
+					ftd_log(LOG_WARNING, "%s", l->ev.error);
 			}
 		}
 	}

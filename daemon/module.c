@@ -152,14 +152,12 @@ int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 	ftagent_resources_free(&res);
 	if (ftagent_set_config(&m->ctl, &kc, &err) < 0)
 		goto fail;
-	*channel_replaced =
-		!!(kc.set & FTAGENT_CONFIG_HAVE_RING_BUFFER_SIZE);
+	*channel_replaced = !!(kc.set & FTAGENT_CONFIG_HAVE_RING_BUFFER_SIZE);
 	if (push_filters(m, cfg, &err) < 0)
 		goto fail;
 	return 0;
 fail:
 	ftagent_resources_free(&res);
-	snprintf(why, why_len, "%s",
-		 ftnl_format_error(&err, msg, sizeof(msg)));
+	snprintf(why, why_len, "%s", ftnl_format_error(&err, msg, sizeof(msg)));
 	return -1;
 }

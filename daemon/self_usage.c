@@ -25,9 +25,10 @@ static int read_cpu_seconds(double *seconds)
 	buf[n] = '\0';
 	/* The command name may hold spaces: start after its ')'. */
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2,
-			 "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
-			 &utime, &stime) != 2)
+	if (!p ||
+	    sscanf(p + 2,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu",
+		   &utime, &stime) != 2)
 		return -1;
 	*seconds = (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
 	return 0;

@@ -98,8 +98,8 @@ static int journal_append(struct ftd_state *st, uint32_t type,
 			lseek(st->journal_fd, (off_t)st->journal_bytes,
 			      SEEK_SET);
 		st->journal_errors++;
-		snprintf(st->error, sizeof(st->error),
-			 "journal write: %s", strerror(done < 0 ? errno : ENOSPC));
+		snprintf(st->error, sizeof(st->error), "journal write: %s",
+			 strerror(done < 0 ? errno : ENOSPC));
 		return -1;
 	}
 	st->journal_bytes += total;
@@ -112,8 +112,8 @@ int ftd_state_log_generation(struct ftd_state *st,
 	struct j_gen jg = {.seq = gen->seq,
 			   .n_counters = (uint32_t)gen->n_counters,
 			   .n_cpus = (uint32_t)gen->n_cpus};
-	uint64_t *lost = calloc(gen->n_cpus + 1,
-				sizeof(uint64_t) * __FTAGENT_LOSS_MAX);
+	uint64_t *lost =
+		calloc(gen->n_cpus + 1, sizeof(uint64_t) * __FTAGENT_LOSS_MAX);
 	struct iovec iov[3];
 	size_t i;
 	int rc;
@@ -126,16 +126,15 @@ int ftd_state_log_generation(struct ftd_state *st,
 	iov[0] = (struct iovec){&jg, sizeof(jg)};
 	iov[1] = (struct iovec){gen->counters,
 				gen->n_counters * sizeof(*gen->counters)};
-	iov[2] = (struct iovec){lost,
-				gen->n_cpus * sizeof(uint64_t) *
-					__FTAGENT_LOSS_MAX};
+	iov[2] = (struct iovec){lost, gen->n_cpus * sizeof(uint64_t) *
+					      __FTAGENT_LOSS_MAX};
 	rc = journal_append(st, J_GENERATION, iov, 3);
 	free(lost);
 	return rc;
 }
 
-int ftd_state_log_records(struct ftd_state *st, const void *recs,
-			  size_t len, uint64_t realtime_offset_ns)
+int ftd_state_log_records(struct ftd_state *st, const void *recs, size_t len,
+			  uint64_t realtime_offset_ns)
 {
 	struct j_recs jr = {.realtime_offset_ns = realtime_offset_ns};
 	struct iovec iov[2] = {{&jr, sizeof(jr)}, {(void *)recs, len}};
@@ -365,9 +364,8 @@ static uint64_t replay_records(struct ftd_collector *c, const void *p,
 		if (ftagent_rec_next(b + off, len - off, &rec, &used, NULL) !=
 		    FTAGENT_REC_OK)
 			break;
-		ftd_collector_event_at(c, &rec,
-				       rec.hdr->time_ns +
-					       jr.realtime_offset_ns);
+		ftd_collector_event_at(
+			c, &rec, rec.hdr->time_ns + jr.realtime_offset_ns);
 		off += used;
 		n++;
 	}

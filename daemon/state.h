@@ -49,8 +49,8 @@ void ftd_state_close(struct ftd_state *st);
 int ftd_state_log_generation(struct ftd_state *st,
 			     const struct ftagent_generation *gen);
 /* Append event records just read (@len bytes of whole records). */
-int ftd_state_log_records(struct ftd_state *st, const void *recs,
-			  size_t len, uint64_t realtime_offset_ns);
+int ftd_state_log_records(struct ftd_state *st, const void *recs, size_t len,
+			  uint64_t realtime_offset_ns);
 /* Write a snapshot of @c and truncate the journal. 0, or -1. */
 int ftd_state_snapshot(struct ftd_state *st, const struct ftd_collector *c);
 

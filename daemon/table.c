@@ -15,8 +15,7 @@
 
 static uint32_t row_index(const struct ftd_table *t, const void *row)
 {
-	return (uint32_t)(((const unsigned char *)row - t->rows) /
-			  t->row_size);
+	return (uint32_t)(((const unsigned char *)row - t->rows) / t->row_size);
 }
 
 static uint32_t bucket_of(const struct ftd_table *t, const void *key)

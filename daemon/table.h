@@ -18,13 +18,13 @@ struct ftd_table {
 	const char *name; /* "processes", for stats and errors */
 	size_t capacity, used;
 	size_t key_size, row_size;
-	uint64_t evicted;  /* rows dropped to make room */
-	uint64_t inserted; /* rows created */
-	unsigned char *rows;  /* capacity * row_size */
-	uint32_t *bucket;     /* hash heads: row index + 1, 0 = empty */
-	uint32_t *next;	      /* hash chain, row index + 1 */
-	uint32_t *lru_prev;   /* row index + 1: toward the oldest */
-	uint32_t *lru_next;   /* toward the newest */
+	uint64_t evicted;    /* rows dropped to make room */
+	uint64_t inserted;   /* rows created */
+	unsigned char *rows; /* capacity * row_size */
+	uint32_t *bucket;    /* hash heads: row index + 1, 0 = empty */
+	uint32_t *next;	     /* hash chain, row index + 1 */
+	uint32_t *lru_prev;  /* row index + 1: toward the oldest */
+	uint32_t *lru_next;  /* toward the newest */
 	uint32_t n_buckets;
 	uint32_t oldest, newest; /* row index + 1, 0 when empty */
 	uint32_t free_head;	 /* free rows, chained through next[] */

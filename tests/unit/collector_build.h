@@ -12,10 +12,9 @@
 
 /* Write a record of @type at @buf; returns its size. */
 static inline size_t build_rec(void *buf, uint16_t type, uint32_t tgid,
-			       uint64_t seq, uint64_t time_ns,
-			       const void *body, size_t body_size,
-			       const char *s0, size_t l0, const char *s1,
-			       size_t l1)
+			       uint64_t seq, uint64_t time_ns, const void *body,
+			       size_t body_size, const char *s0, size_t l0,
+			       const char *s1, size_t l1)
 {
 	struct ftagent_rec_hdr *h = buf;
 	unsigned char *p = buf;
@@ -55,8 +54,7 @@ static inline size_t build_exec(void *buf, uint32_t tgid, uint64_t seq,
 }
 
 static inline size_t build_connect(void *buf, uint32_t tgid, uint64_t seq,
-				   uint64_t ino, uint16_t lport,
-				   uint16_t rport)
+				   uint64_t ino, uint16_t lport, uint16_t rport)
 {
 	struct ftagent_rec_sock s = {0};
 

@@ -30,9 +30,9 @@ static void feed(struct ftd_collector *c, const void *buf)
 	struct ftagent_rec rec;
 	size_t used;
 
-	assert_int_equal(FTAGENT_REC_OK,
-			 ftagent_rec_next(buf, FTAGENT_REC_SIZE_MAX, &rec,
-					  &used, NULL));
+	assert_int_equal(
+		FTAGENT_REC_OK,
+		ftagent_rec_next(buf, FTAGENT_REC_SIZE_MAX, &rec, &used, NULL));
 	ftd_collector_event(c, &rec);
 }
 
@@ -117,10 +117,10 @@ static void counters_land_in_their_rows(void **state)
 static void a_flow_gets_the_bytes_of_its_socket(void **state)
 {
 	struct ftd_collector c;
-	struct ftagent_counter before = counter(100, FTAGENT_OBJ_SOCKET, 7,
-						10, 20);
-	struct ftagent_counter after = counter(100, FTAGENT_OBJ_SOCKET, 7,
-					       1, 2);
+	struct ftagent_counter before =
+		counter(100, FTAGENT_OBJ_SOCKET, 7, 10, 20);
+	struct ftagent_counter after =
+		counter(100, FTAGENT_OBJ_SOCKET, 7, 1, 2);
 	struct ftd_flow *f;
 
 	(void)state;
@@ -155,10 +155,12 @@ static void file_paths_come_from_open_records(void **state)
 	ftd_collector_free(&c);
 }
 
-static uint64_t xfer_bytes(struct ftd_collector *c, uint32_t tgid,
-			   uint64_t ino, uint64_t sock, uint32_t attributed)
+static uint64_t xfer_bytes(struct ftd_collector *c, uint32_t tgid, uint64_t ino,
+			   uint64_t sock, uint32_t attributed)
 {
-	struct ftd_xfer_key key = {.tgid = tgid, .dev = 8, .ino = ino,
+	struct ftd_xfer_key key = {.tgid = tgid,
+				   .dev = 8,
+				   .ino = ino,
 				   .sock_ino = sock,
 				   .attributed = attributed};
 	struct ftd_xfer *x = ftd_table_find(&c->table[FTD_T_TRANSFERS], &key);
@@ -258,8 +260,8 @@ static void event_log_keeps_its_bound_and_filters(void **state)
 	(void)state;
 	init(&c, 64);
 	for (i = 1; i <= 2000; i++) {
-		size = build_exec(rec_buf, i, i,
-				  i % 2 ? "odd" : "even", "/bin/x");
+		size = build_exec(rec_buf, i, i, i % 2 ? "odd" : "even",
+				  "/bin/x");
 		feed(&c, rec_buf);
 	}
 	/* 64 KiB holds this many of these entries, no more. */
@@ -317,15 +319,14 @@ static void assert_same(struct ftd_collector *a, struct ftd_collector *b)
 	assert_string_equal(proc(a, 100)->comm, proc(b, 100)->comm);
 }
 
-static void work(struct ftd_collector *c, struct ftd_state *st,
-		 uint64_t seq)
+static void work(struct ftd_collector *c, struct ftd_state *st, uint64_t seq)
 {
 	struct ftagent_counter k[2] = {
 		counter(100, FTAGENT_OBJ_SOCKET, 7, 0, 1000 + seq),
 		counter(100, FTAGENT_OBJ_FILE, 42, 4096, 0),
 	};
-	struct ftagent_generation gen = {.seq = seq, .counters = k,
-					 .n_counters = 2};
+	struct ftagent_generation gen = {
+		.seq = seq, .counters = k, .n_counters = 2};
 	size_t n = build_exec(rec_buf, 100, seq, "srv", "/usr/sbin/srv");
 
 	assert_int_equal(0, ftd_state_log_records(st, rec_buf, n,

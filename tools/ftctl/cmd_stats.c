@@ -1,17 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ftctl stats: what the module reports about itself. Later sections
- * (RESOURCES, COLLECTOR) come from ftagentd; KERNEL comes straight from the
- * module over netlink so it shows even when the daemon is down.
+ * ftctl stats: RESOURCES (the daemon's own use of the machine) and
+ * COLLECTOR (what it received, dropped and holds) come from ftagentd's
+ * API; KERNEL comes straight from the module over netlink, so it shows
+ * even when the daemon is down. Nothing here consumes counters.
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include <json-c/json.h>
 
+#include "../lib/api_client.h"
 #include "../lib/counters.h"
 #include "../lib/records.h"
 #include "../lib/status.h"
 #include "ftctl.h"
+#include "human.h"
 
 struct kernel_view {
 	struct ftagent_status st;
@@ -166,10 +173,9 @@ static void print_text(const struct kernel_view *k)
 	printf("  %-16s%" PRIu64 "\n", "hook_missed", missed_total(r));
 }
 
-static void print_json(const struct kernel_view *k)
+static struct json_object *kernel_json(const struct kernel_view *k)
 {
 	const struct ftagent_resources *r = &k->res;
-	struct json_object *root = json_object_new_object();
 	struct json_object *kernel = json_object_new_object();
 	struct json_object *lost = json_object_new_object();
 	struct json_object *hooks = json_object_new_array();
@@ -217,11 +223,7 @@ static void print_json(const struct kernel_view *k)
 		json_object_array_add(hooks, h);
 	}
 	json_object_object_add(kernel, "hooks", hooks);
-	json_object_object_add(root, "kernel", kernel);
-	puts(json_object_to_json_string_ext(
-		root,
-		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(root);
+	return kernel;
 }
 
 /* Shared with `ftctl selfcheck`: status plus resources, or an exit code. */
@@ -249,23 +251,278 @@ int ftctl_query_kernel(struct ftagent_status *st, struct ftagent_resources *res)
 	return FTCTL_OK;
 }
 
-int ftctl_cmd_stats(const struct ftctl_opts *opts, int argc, char **argv)
+/* ---- the daemon's sections ---- */
+
+static void print_resources(struct json_object *r)
 {
+	char a[32], b[32], c[32];
+
+	printf("RESOURCES\n");
+	ftctl_line(
+		"Daemon:", "ftagentd %s, pid %" PRIu64 ", up %s, %s mode",
+		ftctl_printable(ftctl_jstr(r, "daemon.version"), a, sizeof(a)),
+		ftctl_ju64(r, "daemon.pid"),
+		ftctl_duration(ftctl_ju64(r, "daemon.uptime_s"), b, sizeof(b)),
+		ftctl_printable(ftctl_jstr(r, "daemon.mode"), c, sizeof(c)));
+	ftctl_line("CPU:", "%.1f%% now, %.1f s since start",
+		   ftctl_jdouble(r, "resources.cpu_percent"),
+		   ftctl_jdouble(r, "resources.cpu_seconds"));
+	ftctl_line(
+		"Memory:", "%s resident, %s virtual",
+		ftctl_human(ftctl_ju64(r, "resources.rss_bytes"), a, sizeof(a)),
+		ftctl_human(ftctl_ju64(r, "resources.vm_bytes"), b, sizeof(b)));
+	ftctl_line("Open files:", "%" PRIu64 " descriptors",
+		   ftctl_ju64(r, "resources.open_fds"));
+}
+
+static void print_config(struct json_object *r)
+{
+	char path[256], msg[256];
+
+	ftctl_line("Config:", "%s, %" PRIu64 " reloads, %" PRIu64 " failed",
+		   ftctl_printable(ftctl_jstr(r, "daemon.config_path"), path,
+				   sizeof(path)),
+		   ftctl_ju64(r, "daemon.reloads"),
+		   ftctl_ju64(r, "daemon.reload_errors"));
+	if (ftctl_jstr(r, "daemon.last_reload_error")[0])
+		ftctl_line("  last error:", "%s",
+			   ftctl_printable(
+				   ftctl_jstr(r, "daemon.last_reload_error"),
+				   msg, sizeof(msg)));
+}
+
+static void print_tables(struct json_object *tables)
+{
+	char label[32];
+
+	if (!tables || json_object_get_type(tables) != json_type_object)
+		return;
+	printf("Tables:\n");
+	json_object_object_foreach(tables, name, t)
+	{
+		snprintf(label, sizeof(label), "  %.15s", name);
+		ftctl_line(label,
+			   "%" PRIu64 " of %" PRIu64 ", %" PRIu64 " evicted",
+			   ftctl_ju64(t, "used"), ftctl_ju64(t, "capacity"),
+			   ftctl_ju64(t, "evicted"));
+	}
+}
+
+static void print_collector(struct json_object *r)
+{
+	struct json_object *c = ftctl_jget(r, "collector");
+	uint64_t size = ftctl_ju64(c, "event_queue.size_bytes");
+	uint64_t peak = ftctl_ju64(c, "event_queue.peak_bytes");
+	char a[32], b[32], d[32];
+
+	printf("COLLECTOR\n");
+	ftctl_line("Event queue:", "%s; in use %s, peak %s (%.1f%%)",
+		   ftctl_human(size, a, sizeof(a)),
+		   ftctl_human(ftctl_ju64(c, "event_queue.used_bytes"), b,
+			       sizeof(b)),
+		   ftctl_human(peak, d, sizeof(d)),
+		   size ? 100.0 * (double)peak / (double)size : 0.0);
+	ftctl_line("Events received:", "%" PRIu64,
+		   ftctl_sum_counts(ftctl_jget(c, "events_received")));
+	ftctl_print_counts(ftctl_jget(c, "events_received"));
+	ftctl_line("Events dropped:", "%" PRIu64,
+		   ftctl_sum_counts(ftctl_jget(c, "events_dropped")));
+	ftctl_print_counts(ftctl_jget(c, "events_dropped"));
+	ftctl_line("Event log:",
+		   "%s of %s, %" PRIu64 " events, %" PRIu64 " aged out",
+		   ftctl_human(ftctl_ju64(c, "event_log.used_bytes"), a,
+			       sizeof(a)),
+		   ftctl_human(ftctl_ju64(c, "event_log.limit_bytes"), b,
+			       sizeof(b)),
+		   ftctl_ju64(c, "event_log.count"),
+		   ftctl_ju64(c, "event_log.aged_out"));
+	print_tables(ftctl_jget(c, "tables"));
+	ftctl_line("Generations:",
+		   "%" PRIu64 " merged, %" PRIu64 " counters, last #%" PRIu64,
+		   ftctl_ju64(c, "generations"), ftctl_ju64(c, "counters"),
+		   ftctl_ju64(c, "last_generation"));
+	ftctl_line("Counters lost:", "%" PRIu64,
+		   ftctl_sum_counts(ftctl_jget(c, "counter_table_lost")));
+	ftctl_print_counts(ftctl_jget(c, "counter_table_lost"));
+}
+
+/* The stats reply without its "ok": daemon, resources, collector. */
+static struct json_object *daemon_part(struct json_object *reply)
+{
+	json_object_object_del(reply, "ok");
+	return reply;
+}
+
+static void print_not_running(int rc, const char *err)
+{
+	char msg[300];
+
+	snprintf(msg, sizeof(msg), "ftagentd %s (socket %s: %s)",
+		 ftagent_api_not_running(rc) ? "is not running"
+					     : "did not answer",
+		 ftagent_api_socket_path(), err);
+	puts(msg);
+}
+
+static int print_all(const struct ftctl_opts *opts, int json)
+{
+	struct json_object *reply = NULL, *root;
+	char err[256];
 	struct kernel_view k;
+	int drc, rc;
+
+	drc = ftctl_daemon_cmd("stats", &reply, err, sizeof(err));
+	rc = ftctl_query_kernel(&k.st, &k.res);
+	(void)opts;
+	if (json) {
+		if (drc && rc != FTCTL_OK)
+			return rc;
+		root = json_object_new_object();
+		json_object_object_add(root, "daemon",
+				       drc ? NULL : daemon_part(reply));
+		json_object_object_add(root, "daemon_error",
+				       drc ? json_object_new_string(err)
+					   : NULL);
+		json_object_object_add(root, "kernel",
+				       rc == FTCTL_OK ? kernel_json(&k) : NULL);
+		puts(json_object_to_json_string_ext(
+			root, JSON_C_TO_STRING_PRETTY |
+				      JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(root);
+	} else {
+		if (!drc) {
+			print_resources(reply);
+			print_config(reply);
+			printf("\n");
+			print_collector(reply);
+			printf("\n");
+		} else {
+			print_not_running(drc, err);
+		}
+		if (rc == FTCTL_OK)
+			print_text(&k);
+		json_object_put(reply);
+	}
+	if (rc == FTCTL_OK)
+		ftagent_resources_free(&k.res);
+	return rc;
+}
+
+/* ---- stats resources [--watch [SECONDS]] ---- */
+
+static int resources_once(int json, int clear)
+{
+	struct json_object *reply = NULL, *line, *v;
+	struct timespec now;
+	char err[256];
 	int rc;
 
-	(void)argv;
-	if (argc) {
-		fprintf(stderr, "ftctl: stats takes no arguments yet\n");
+	rc = ftctl_daemon_cmd("stats", &reply, err, sizeof(err));
+	if (rc)
+		return ftctl_report_daemon_error("stats resources", rc, err);
+	if (json) {
+		clock_gettime(CLOCK_REALTIME, &now);
+		line = json_object_new_object();
+		json_object_object_add(
+			line, "time_ns",
+			json_object_new_uint64((uint64_t)now.tv_sec *
+						       1000000000ull +
+					       (uint64_t)now.tv_nsec));
+		json_object_object_add(line, "pid",
+				       json_object_new_uint64(ftctl_ju64(
+					       reply, "daemon.pid")));
+		v = ftctl_jget(reply, "resources");
+		if (v) {
+			json_object_object_foreach(v, key, val)
+			{
+				json_object_object_add(line, key,
+						       json_object_get(val));
+			}
+		}
+		puts(json_object_to_json_string_ext(
+			line, JSON_C_TO_STRING_PLAIN |
+				      JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(line);
+	} else {
+		if (clear)
+			fputs("\033[H\033[2J", stdout);
+		print_resources(reply);
+	}
+	fflush(stdout);
+	json_object_put(reply);
+	return FTCTL_OK;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {.tv_sec = (time_t)s};
+
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0)
+		;
+}
+
+static int parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v = strtod(s, &end);
+
+	if (end == s || *end || !(v >= 0.1 && v <= 86400))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int stats_resources(int json, int argc, char **argv)
+{
+	double interval = 1;
+	int watch = 0, i, rc, first = 1;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--watch")) {
+			watch = 1;
+			if (i + 1 < argc && argv[i + 1][0] != '-' &&
+			    parse_seconds(argv[i + 1], &interval) == 0)
+				i++;
+			else if (i + 1 < argc && argv[i + 1][0] != '-')
+				goto usage;
+		} else if (!strcmp(argv[i], "--json")) {
+			json = 1;
+		} else {
+			goto usage;
+		}
+	}
+	if (!watch)
+		return resources_once(json, 0);
+	for (;;) {
+		if (!first && !json && !isatty(STDOUT_FILENO))
+			printf("\n");
+		rc = resources_once(json, !json && isatty(STDOUT_FILENO));
+		if (rc != FTCTL_OK)
+			return rc;
+		first = 0;
+		sleep_s(interval);
+	}
+usage:
+	fprintf(stderr, "ftctl: usage: ftctl [--json] stats resources "
+			"[--watch [SECONDS]] (SECONDS from 0.1 to 86400)\n");
+	return FTCTL_USAGE;
+}
+
+int ftctl_cmd_stats(const struct ftctl_opts *opts, int argc, char **argv)
+{
+	int json = opts->json, i;
+
+	if (argc && !strcmp(argv[0], "resources"))
+		return stats_resources(json, argc - 1, argv + 1);
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json")) {
+			json = 1;
+			continue;
+		}
+		fprintf(stderr, "ftctl: usage: ftctl [--json] stats "
+				"[resources [--watch [SECONDS]]]\n");
 		return FTCTL_USAGE;
 	}
-	rc = ftctl_query_kernel(&k.st, &k.res);
-	if (rc != FTCTL_OK)
-		return rc;
-	if (opts->json)
-		print_json(&k);
-	else
-		print_text(&k);
-	ftagent_resources_free(&k.res);
-	return FTCTL_OK;
+	return print_all(opts, json);
 }

@@ -9,6 +9,7 @@
  *   2  usage error
  *   3  the module is not loaded
  *   4  the module speaks an incompatible ABI
+ *   5  the command needs ftagentd, which is not running
  */
 enum ftctl_exit {
 	FTCTL_OK = 0,
@@ -16,6 +17,7 @@ enum ftctl_exit {
 	FTCTL_USAGE = 2,
 	FTCTL_NO_MODULE = 3,
 	FTCTL_ABI_MISMATCH = 4,
+	FTCTL_NO_DAEMON = 5,
 };
 
 struct ftctl_opts {
@@ -26,6 +28,7 @@ int ftctl_cmd_stats(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_version(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_top(const struct ftctl_opts *opts, int argc, char **argv);
+int ftctl_cmd_events(const struct ftctl_opts *opts, int argc, char **argv);
 
 struct ftagent_status;
 struct ftagent_resources;

@@ -15,10 +15,13 @@ static const struct {
 	int (*run)(const struct ftctl_opts *opts, int argc, char **argv);
 	const char *help;
 } commands[] = {
-	{"stats", ftctl_cmd_stats, "show the module's state and figures"},
+	{"stats", ftctl_cmd_stats,
+	 "the daemon's and the module's figures; stats resources [--watch]"},
 	{"version", ftctl_cmd_version, "show client and module versions"},
 	{"selfcheck", ftctl_cmd_selfcheck, "prove that every hook fires"},
-	{"top", ftctl_cmd_top, "--once: bytes and calls per process"},
+	{"top", ftctl_cmd_top, "bytes and calls per process, live or --once"},
+	{"events", ftctl_cmd_events,
+	 "recent events (--since 5m, --type exec, ...): needs ftagentd"},
 };
 
 static void usage(FILE *out)
