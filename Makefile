@@ -59,7 +59,7 @@ MODULE := kmod/ftagent.ko
 
 .PHONY: all module userspace tests deps check check-run check-long demo demo-run lint bench \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
-	dkms-install dkms-remove guest-shell
+	dkms-install dkms-remove install uninstall guest-shell
 
 all: module userspace tests
 
@@ -192,6 +192,28 @@ dkms-install:
 	dkms add -m ftagent -v $(VERSION)
 	dkms build -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
 	dkms install -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
+
+# ftagentd, ftctl, the unit and the example config (packaging: DESTDIR).
+PREFIX ?= /usr
+install: userspace
+	install -D -m 0755 $(FTAGENTD) $(DESTDIR)$(PREFIX)/sbin/ftagentd
+	install -D -m 0755 $(FTCTL) $(DESTDIR)$(PREFIX)/bin/ftctl
+	install -D -m 0644 daemon/systemd/ftagentd.service \
+		$(DESTDIR)/lib/systemd/system/ftagentd.service
+	install -D -m 0644 daemon/systemd/ftagent-modules.conf \
+		$(DESTDIR)/etc/modules-load.d/ftagent.conf
+	test -e $(DESTDIR)/etc/ftagent/ftagent.conf || install -D -m 0644 \
+		daemon/ftagent.conf.example $(DESTDIR)/etc/ftagent/ftagent.conf
+	install -d $(DESTDIR)$(PREFIX)/share/doc/ftagent
+	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ftagent/
+	@test -n "$(DESTDIR)" || getent group ftagent >/dev/null || \
+		groupadd --system ftagent
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/sbin/ftagentd $(DESTDIR)$(PREFIX)/bin/ftctl \
+		$(DESTDIR)/lib/systemd/system/ftagentd.service \
+		$(DESTDIR)/etc/modules-load.d/ftagent.conf
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/ftagent
 
 dkms-remove:
 	dkms remove -m ftagent -v $(VERSION) --all

@@ -16,7 +16,9 @@
 
 #include "../tools/lib/counters.h"
 #include "../tools/lib/records.h"
+#include "api.h"
 #include "api_reply.h"
+#include "state.h"
 #include "event_json.h"
 
 #define LIMIT_TOP_DEFAULT    20
@@ -242,6 +244,31 @@ static struct json_object *daemon_json(const struct ftagentd *d)
 	    d->config_path ? ftd_json_cstr(d->config_path, 4096) : NULL);
 	add(o, "mode",
 	    json_object_new_string(ftagent_mode_name(d->cfg.agent.mode)));
+	if (d->state) {
+		struct json_object *st = json_object_new_object();
+
+		add_u64(st, "snapshots", d->state->snapshots);
+		add_u64(st, "snapshot_errors", d->state->snapshot_errors);
+		add_u64(st, "journal_bytes", d->state->journal_bytes);
+		add_u64(st, "journal_errors", d->state->journal_errors);
+		add_u64(st, "replayed_generations",
+			d->state->replayed_generations);
+		add_u64(st, "replayed_records", d->state->replayed_records);
+		add(st, "error",
+		    d->state->error[0]
+			    ? ftd_json_cstr(d->state->error,
+					    sizeof(d->state->error))
+			    : NULL);
+		add(o, "state", st);
+	}
+	if (d->api) {
+		struct json_object *a = json_object_new_object();
+
+		add_u64(a, "requests", d->api->requests);
+		add_u64(a, "errors", d->api->errors);
+		add_u64(a, "refused", d->api->refused);
+		add(o, "api", a);
+	}
 	add_u64(o, "reloads", d->reloads);
 	add_u64(o, "reload_errors", d->reload_errors);
 	add(o, "last_reload_error",

@@ -29,6 +29,9 @@ struct ftd_self_usage {
 	uint64_t start_realtime_ns; /* when the daemon started */
 };
 
+struct ftd_state;
+struct ftd_api;
+
 struct ftagentd {
 	struct ftagentd_config cfg;
 	const char *config_path;
@@ -40,6 +43,9 @@ struct ftagentd {
 	struct ftd_self_usage self;
 	/* Metric label sets not exported because of metric_series. */
 	uint64_t metric_series_overflow;
+	/* The state files and the API transport, for stats (NULL in tests). */
+	const struct ftd_state *state;
+	const struct ftd_api *api;
 	uint64_t reloads, reload_errors;
 	char last_reload_error[768];
 };

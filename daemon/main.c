@@ -317,6 +317,8 @@ static int setup(struct loop *l, const struct options *o)
 	}
 	rc = ftd_state_open(&l->st, o->state_dir, &l->d.col);
 	l->d.col.read_proc_names = 1; /* after the replay, not during it */
+	l->d.state = &l->st;
+	l->d.api = &l->api;
 	if (rc < 0) {
 		ftd_log(LOG_ERR, "state: %s", l->st.error);
 		return FTAGENTD_EXIT_FAILED;

@@ -331,6 +331,9 @@ def test_kill9_and_restart_lose_no_byte(d):
     os.close(go_wr)
     eq("writer status", os.waitpid(pid, 0)[1], 0)
     d.start()
+    state = api({"cmd": "stats"})["daemon"]["state"]
+    # The restart came back from the journal, not from nothing.
+    assert state["replayed_generations"] > 0, state
     size = chunks * chunk
     row = wait_for("the whole file counted", lambda: (
         lambda r: r if r and r["file_out_bytes"] >= size else None)(

@@ -44,7 +44,7 @@ run() {
 	fi
 }
 
-echo "1..7"
+echo "1..9"
 cat >"$tmp/good.conf" <<'CONF'
 [agent]
 mode = standard
@@ -81,6 +81,21 @@ else
 		run 3 "module is not loaded" "$ftagentd" -c "$tmp/good.conf" \
 		--socket "$tmp/s.sock" --state-dir "$tmp/state"
 fi
+
+check "the shipped example config is valid" \
+	run 0 "ok" "$ftagentd" --check-config -c "$top/daemon/ftagent.conf.example"
+
+# make install into a staging root puts every piece where the unit expects.
+staged_install() {
+	make -s -C "$top" install DESTDIR="$tmp/root" BUILD="$build" >/dev/null &&
+		[ -x "$tmp/root/usr/sbin/ftagentd" ] &&
+		[ -x "$tmp/root/usr/bin/ftctl" ] &&
+		[ -f "$tmp/root/lib/systemd/system/ftagentd.service" ] &&
+		[ -f "$tmp/root/etc/modules-load.d/ftagent.conf" ] &&
+		"$tmp/root/usr/sbin/ftagentd" --check-config \
+			-c "$tmp/root/etc/ftagent/ftagent.conf" >/dev/null
+}
+check "make install stages a working layout" staged_install
 
 check "--version names the ABI" run 0 "ftagentd .* \(ABI [0-9]+\.[0-9]+\)" \
 	"$ftagentd" --version
