@@ -255,10 +255,9 @@ static struct json_object *daemon_json(const struct ftagentd *d)
 			d->state->replayed_generations);
 		add_u64(st, "replayed_records", d->state->replayed_records);
 		add(st, "error",
-		    d->state->error[0]
-			    ? ftd_json_cstr(d->state->error,
-					    sizeof(d->state->error))
-			    : NULL);
+		    d->state->error[0] ? ftd_json_cstr(d->state->error,
+						       sizeof(d->state->error))
+				       : NULL);
 		add(o, "state", st);
 	}
 	if (d->api) {

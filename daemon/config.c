@@ -15,7 +15,18 @@
 #include "config.h"
 #include "units.h"
 
-enum kind { MODE, HOOKS, SIZE, DURATION, COUNT, BOOL, COMMS, PATHS, LISTEN };
+enum kind {
+	MODE,
+	HOOKS,
+	SIZE,
+	DURATION,
+	COUNT,
+	BOOL,
+	COMMS,
+	PATHS,
+	LISTEN,
+	OUTPUT,
+};
 
 struct key {
 	const char *section, *name;
@@ -40,6 +51,7 @@ static const struct key keys[] = {
 	 60000, 1},
 	{"agent", "event_log_size", SIZE, AT(agent.event_log_size), 64 * KIB,
 	 GIB, 0},
+	{"agent", "event_output", OUTPUT, AT(agent.event_output), 0, 0, 0},
 	{"limits", "processes", COUNT, AT(limits.processes), 16, 1 << 20, 0},
 	{"limits", "sockets", COUNT, AT(limits.sockets), 16, 1 << 22, 0},
 	{"limits", "flows", COUNT, AT(limits.flows), 16, 1 << 22, 0},
@@ -243,6 +255,20 @@ static int set_value(struct parse *p, size_t k, const char *value,
 		add.max_len = key->kind == COMMS ? FTAGENT_COMM_LEN - 1
 						 : FTAGENTD_NAME_MAX;
 		return ftagentd_parse_list(value, add_item, &add, why) ? -1 : 0;
+	case OUTPUT:
+		if (ftagentd_parse_string(value, field,
+					  sizeof(p->cfg->agent.event_output),
+					  why))
+			return -1;
+		/* "none" and "journal", or where to append JSON lines. */
+		if (!strcmp(field, "none")) {
+			*(char *)field = '\0';
+			return 0;
+		}
+		if (!strcmp(field, "journal") || *(const char *)field == '/')
+			return 0;
+		*why = "must be none, journal or an absolute file path";
+		return -1;
 	case LISTEN:
 		if (ftagentd_parse_string(value, field,
 					  sizeof(p->cfg->metrics.listen), why))

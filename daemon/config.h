@@ -27,6 +27,8 @@ struct ftagentd_config {
 		uint64_t ring_buffer_size; /* bytes, 0: the mode's default */
 		uint64_t flush_interval_ms;
 		uint64_t event_log_size; /* bytes */
+		/* Events as JSON lines too: "" none, "journal", or a path. */
+		char event_output[256];
 	} agent;
 	struct {
 		uint64_t processes, sockets, flows, files, transfers;

@@ -150,7 +150,7 @@ long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		      struct ftd_state *st)
 {
 	const char *why = NULL;
-	uint64_t offset;
+	uint64_t offset, appended;
 	size_t off;
 	long n = 0;
 	unsigned int i;
@@ -185,10 +185,17 @@ long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		if (ftagent_rec_next(d->batch + off, d->batch_len - off, &rec,
 				     &used, NULL) != FTAGENT_REC_OK)
 			break;
+		appended = c->log.appended;
 		ftd_collector_event_at(c, &rec, rec.hdr->time_ns + offset);
+		/* As logged (with its comm), so file and API agree. */
+		if (d->output && c->log.appended != appended)
+			ftd_event_output_add(d->output,
+					     ftd_eventlog_newest(&c->log));
 		off += used;
 		n++;
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (d->output && ftd_event_output_flush(d->output) < 0)
+		snprintf(d->error, sizeof(d->error), "%s", d->output->error);
 	return n;
 }

@@ -11,6 +11,7 @@
 
 #include "../tools/lib/events_reader.h"
 #include "collector.h"
+#include "event_output.h"
 #include "module.h"
 #include "state.h"
 
@@ -24,7 +25,8 @@ struct ftd_event_drain {
 	unsigned char *batch; /* records of one drain, for the journal */
 	size_t batch_len, batch_cap;
 	uint64_t bad_streams; /* CPU streams that went bad and were reset */
-	char error[256];
+	struct ftd_event_output *output; /* events for log shippers, or NULL */
+	char error[400];
 };
 
 /* Mount the module's filesystem if needed and open every CPU's file. */

@@ -142,3 +142,8 @@ size_t ftd_eventlog_query(const struct ftd_eventlog *log,
 	}
 	return passed;
 }
+
+const struct ftd_event *ftd_eventlog_newest(const struct ftd_eventlog *log)
+{
+	return log->n ? log->ring[(log->head + log->n - 1) % log->cap] : NULL;
+}

@@ -44,6 +44,9 @@ int ftd_eventlog_append(struct ftd_eventlog *log, const void *rec, size_t size,
 /* Change the bound (config reload); ages out what no longer fits. */
 void ftd_eventlog_set_limit(struct ftd_eventlog *log, size_t limit_bytes);
 
+/* The entry appended last, or NULL when the log is empty. */
+const struct ftd_event *ftd_eventlog_newest(const struct ftd_eventlog *log);
+
 struct ftd_event_query {
 	uint64_t since_ns, until_ns; /* realtime; until 0: no bound */
 	uint32_t type_mask;	     /* bits (1 << type); 0: all */

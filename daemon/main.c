@@ -50,6 +50,7 @@ struct loop {
 	struct ftagentd d;
 	struct ftd_module mod;
 	struct ftd_event_drain ev;
+	struct ftd_event_output out;
 	struct ftd_state st;
 	struct ftd_api api;
 	struct ftd_metrics_server *metrics;
@@ -222,6 +223,14 @@ static void tick(struct loop *l)
 	}
 }
 
+/* A file that can't be opened is logged; events still reach the log. */
+static void open_output(struct loop *l)
+{
+	if (ftd_event_output_open(&l->out, l->d.cfg.agent.event_output) < 0)
+		ftd_log(LOG_ERR, "%s", l->out.error);
+	l->ev.output = ftd_event_output_on(&l->out) ? &l->out : NULL;
+}
+
 static void start_metrics(struct loop *l)
 {
 	char why[256];
@@ -279,6 +288,9 @@ static void reload(struct loop *l, const struct options *o)
 	l->d.col.attribute_transfers = cfg.agent.mode == FTAGENT_MODE_STANDARD;
 	pthread_mutex_unlock(&l->d.col.lock);
 	set_timer(l->timer_fd, cfg.agent.flush_interval_ms);
+	/* Reopened even when unchanged: logrotate moved the file away. */
+	ftd_event_output_close(&l->out);
+	open_output(l);
 	if (strcmp(old.metrics.listen, cfg.metrics.listen)) {
 		if (l->metrics)
 			ftd_metrics_stop(l->metrics);
@@ -356,6 +368,7 @@ static int setup(struct loop *l, const struct options *o)
 	epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->signal_fd, &ev);
 	if (set_timer(l->timer_fd, l->d.cfg.agent.flush_interval_ms) < 0)
 		return FTAGENTD_EXIT_FAILED;
+	open_output(l);
 	if (open_events(l) < 0)
 		return FTAGENTD_EXIT_FAILED;
 	if (ftd_api_open(&l->api, o->socket, l->epoll_fd, why, sizeof(why)) <
@@ -428,6 +441,7 @@ static void shutdown_loop(struct loop *l)
 		ftd_metrics_stop(l->metrics);
 	ftd_api_close(&l->api);
 	ftd_events_close(&l->ev);
+	ftd_event_output_close(&l->out);
 	/* Our own mount: unmounting lets the module be unloaded. */
 	if (l->mounted_fs && umount2(FTAGENT_FS_MOUNTPOINT, 0) < 0)
 		ftd_log(LOG_WARNING, "umount %s: %s", FTAGENT_FS_MOUNTPOINT,

@@ -30,6 +30,7 @@ WORK = tempfile.mkdtemp(prefix="ftagent-e2e-")
 SOCK = os.path.join(WORK, "ftagentd.sock")
 STATE = os.path.join(WORK, "state")
 CONF = os.path.join(WORK, "ftagent.conf")
+EVENTS = os.path.join(WORK, "events.jsonl")
 METRICS = "127.0.0.1:9465"
 WAIT_S = 60  # how long a figure may take to arrive (TCG is slow)
 
@@ -155,6 +156,21 @@ def test_dd_file_bytes_match_the_kernel(d):
     # are not system calls: see the next test for rchar.)
     eq("dd bytes read from /dev/zero", row["other_in_bytes"], size)
     eq("comm", row["comm"], "dd")
+    # The exec, through ftctl events and in the JSON-lines file.
+    evs = ftctl_json("events", "--since", "5m", "--type", "exec", "--pid",
+                     str(p.pid))
+    assert len(evs) == 1 and evs[0]["comm"] == "dd", evs
+    eq("exec argv", evs[0]["argv"][-1], "status=none")
+
+    def in_file():
+        with open(EVENTS) as f:
+            for line in f:
+                e = json.loads(line)
+                if e["type"] == "exec" and e["pid"] == p.pid:
+                    return e
+        return None
+    eq("event_output line", wait_for("dd's exec in " + EVENTS, in_file),
+       evs[0])
     # ftctl top --json says the same.
     eq("ftctl top file_out_bytes", top_row(p.pid)["file_out_bytes"], size)
 
@@ -433,6 +449,18 @@ def test_stats_sections(d):
     assert width <= 80, "a line of %d columns" % width
 
 
+def test_stats_without_the_daemon(d):
+    d.stop()
+    p = subprocess.run([FTCTL, "stats"], capture_output=True, text=True)
+    eq("ftctl stats status without the daemon", p.returncode, 0)
+    assert "ftagentd is not running" in p.stdout + p.stderr, p
+    assert "KERNEL" in p.stdout, p.stdout
+    st = ftctl_json("stats")
+    eq("daemon section", st["daemon"], None)
+    assert st["kernel"] is not None and st["daemon_error"], st
+    d.start()
+
+
 TESTS = [
     test_dd_file_bytes_match_the_kernel,
     test_live_process_matches_proc_pid_io,
@@ -442,14 +470,15 @@ TESTS = [
     test_promtool_accepts_the_page,
     test_prometheus_scrapes_the_page,
     test_bad_reload_keeps_running_config,
+    test_stats_without_the_daemon,
     test_kill9_and_restart_lose_no_byte,
 ]
 
 
 def main():
     with open(CONF, "w") as f:
-        f.write("[agent]\nmode = standard\n\n[metrics]\nlisten = %s\n"
-                % METRICS)
+        f.write("[agent]\nmode = standard\nevent_output = %s\n\n"
+                "[metrics]\nlisten = %s\n" % (EVENTS, METRICS))
     print("1..%d" % len(TESTS), flush=True)
     d = Daemon()
     failed = 0

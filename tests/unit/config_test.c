@@ -110,6 +110,9 @@ static void every_key(void **state)
 static const struct {
 	const char *text, *msg;
 } bad[] = {
+	{"[agent]\nevent_output = relative/path.jsonl\n",
+	 "test.conf:2: [agent] event_output: must be none, journal or an "
+	 "absolute file path"},
 	{"[agent]\nmode = fast\n",
 	 "test.conf:2: [agent] mode: mode is minimal or standard"},
 	{"[agent]\nhooks = ebpf\n",
@@ -184,6 +187,28 @@ static void bad_files_name_file_line_and_key(void **state)
 		assert_int_equal(-1, parse(bad[i].text, &c));
 		assert_string_equal(bad[i].msg, err);
 	}
+}
+
+static void event_output_takes_none_journal_or_a_path(void **state)
+{
+	struct ftagentd_config c;
+
+	(void)state;
+	assert_int_equal(0, parse("", &c));
+	assert_string_equal("", c.agent.event_output);
+	ftagentd_config_free(&c);
+	assert_int_equal(0, parse("[agent]\nevent_output = journal\n", &c));
+	assert_string_equal("journal", c.agent.event_output);
+	ftagentd_config_free(&c);
+	assert_int_equal(0, parse("[agent]\nevent_output = none\n", &c));
+	assert_string_equal("", c.agent.event_output);
+	ftagentd_config_free(&c);
+	assert_int_equal(0, parse("[agent]\nevent_output = "
+				  "\"/var/log/ftagent/events.jsonl\"\n",
+				  &c));
+	assert_string_equal("/var/log/ftagent/events.jsonl",
+			    c.agent.event_output);
+	ftagentd_config_free(&c);
 }
 
 /* 64 items fit; the 65th is refused; a list may go over several lines. */
@@ -281,6 +306,7 @@ int main(void)
 		cmocka_unit_test(every_key),
 		cmocka_unit_test(bad_files_name_file_line_and_key),
 		cmocka_unit_test(lists_are_bounded_and_may_continue),
+		cmocka_unit_test(event_output_takes_none_journal_or_a_path),
 		cmocka_unit_test(units),
 		cmocka_unit_test(a_missing_file_is_named),
 		cmocka_unit_test(a_file_reports_its_lines),
