@@ -25,7 +25,8 @@ VERSION := $(shell sed -n 's/^\#define FTAGENT_MODULE_VERSION\t*"\(.*\)"/\1/p' k
 CC ?= gcc
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
-	  -Wmissing-prototypes -D_GNU_SOURCE -isystem uapi
+	  -Wmissing-prototypes -D_GNU_SOURCE -isystem uapi \
+	  -DFTAGENTD_VERSION='"$(VERSION)"'
 LDLIBS_NL := -lmnl
 LDLIBS_JSON := -ljson-c
 
@@ -86,7 +87,7 @@ $(BUILD)/%.o: %.c $(wildcard tools/lib/*.h) uapi/linux/ftagent.h
 $(LIB): $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
-$(BUILD)/daemon/%.o: daemon/%.c $(wildcard daemon/*.h) $(wildcard tools/lib/*.h) uapi/linux/ftagent.h
+$(BUILD)/daemon/%.o: daemon/%.c $(wildcard daemon/*.h) $(wildcard tools/lib/*.h) uapi/linux/ftagent.h kmod/ftagent.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -99,7 +100,7 @@ $(FTCTL): $(FTCTL_SRCS:%.c=$(BUILD)/%.o) $(LIB)
 $(FTAGENTD): $(BUILD)/daemon/main.o $(DAEMON_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON)
 
-$(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(DAEMON_LIB) $(LIB)
+$(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(DAEMON_LIB) $(LIB) kmod/ftagent.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON)
 
@@ -182,7 +183,8 @@ lint-shell:
 	shellcheck -x tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
 		tools/guest/init tools/demo/guest-demo tests/run-check \
 		tests/selftests/guest-run tools/bench/run-icount \
-		tools/bench/guest-icount tools/check-abi tools/check-versions
+		tools/bench/guest-icount tools/check-abi tools/check-versions \
+		tests/host/ftagentd_cli.sh
 
 # A real server: build and install through DKMS so kernel updates rebuild it.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)

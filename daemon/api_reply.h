@@ -12,7 +12,10 @@
 
 #include "ftagentd.h"
 
-#define FTAGENTD_VERSION "0.4.0"
+/* One version for the project: the Makefile passes kmod/ftagent.h's. */
+#ifndef FTAGENTD_VERSION
+#error "build with -DFTAGENTD_VERSION (the Makefile does)"
+#endif
 
 /* The longest request line, the newline not included. */
 #define FTD_API_REQUEST_MAX 65536

@@ -344,6 +344,16 @@ static int setup(struct loop *l, const struct options *o)
 			(unsigned long long)l->st.replayed_generations,
 			(unsigned long long)l->st.replayed_records);
 	sample(l, mono_ns());
+	if (l->d.have_res &&
+	    l->d.res.table_capacity != l->d.cfg.limits.kernel_counters)
+		ftd_log(LOG_WARNING,
+			"the module holds %u counter keys per CPU; [limits] "
+			"kernel_counters = %llu takes effect when the module "
+			"is "
+			"loaded with kernel_counters=%llu (modprobe.d)",
+			l->d.res.table_capacity,
+			(unsigned long long)l->d.cfg.limits.kernel_counters,
+			(unsigned long long)l->d.cfg.limits.kernel_counters);
 	/* A module loaded since the state was saved numbers from 1 again. */
 	if (l->d.have_res && l->d.res.gen_seq < l->d.col.last_gen_seq) {
 		ftd_log(LOG_INFO, "the module was reloaded since the last run");

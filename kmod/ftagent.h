@@ -10,7 +10,7 @@
 #include <net/genetlink.h>
 
 /* The module's release; dkms.conf carries the same string. */
-#define FTAGENT_MODULE_VERSION	"0.3.0"
+#define FTAGENT_MODULE_VERSION	"0.4.0"
 
 /*
  * A reply to @info from @family for @cmd, room for @size bytes of

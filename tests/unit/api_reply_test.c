@@ -352,7 +352,7 @@ static void stats_of_an_empty_daemon(void **state)
 	size_t i;
 
 	assert_true(bool_at(o, "ok"));
-	assert_string_equal(str_at(o, "daemon.version"), "0.4.0");
+	assert_string_equal(str_at(o, "daemon.version"), FTAGENTD_VERSION);
 	assert_int_equal(u64_at(o, "daemon.pid"), (uint64_t)getpid());
 	assert_true(u64_at(o, "daemon.uptime_s") < 5);
 	assert_string_equal(str_at(o, "daemon.config_path"),
