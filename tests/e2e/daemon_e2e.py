@@ -45,12 +45,26 @@ def log(msg):
 class Daemon:
     def __init__(self):
         self.proc = None
+        # Stand in for systemd: a Type=notify service reports here.
+        self.notify_path = os.path.join(WORK, "notify")
+        self.notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        self.notify.bind(self.notify_path)
+        self.notify.setblocking(False)
+
+    def notifications(self):
+        msgs = []
+        while True:
+            try:
+                msgs.append(self.notify.recv(4096).decode())
+            except BlockingIOError:
+                return msgs
 
     def start(self):
         self.out = open(os.path.join(WORK, "ftagentd.log"), "a")
         self.proc = subprocess.Popen(
             [FTAGENTD, "-c", CONF, "--socket", SOCK, "--state-dir", STATE],
-            stdout=self.out, stderr=self.out)
+            stdout=self.out, stderr=self.out,
+            env=dict(os.environ, NOTIFY_SOCKET=self.notify_path))
         deadline = time.monotonic() + WAIT_S
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -449,6 +463,25 @@ def test_stats_sections(d):
     assert width <= 80, "a line of %d columns" % width
 
 
+def test_systemd_notifications(d):
+    d.notifications()  # whatever came before
+    d.stop()
+    msgs = d.notifications()
+    assert any("STOPPING=1" in m for m in msgs), msgs
+    d.start()
+    msgs = d.notifications()
+    assert any("READY=1" in m for m in msgs), msgs
+    d.proc.send_signal(signal.SIGHUP)
+    seen = []
+
+    def reloaded():
+        seen.extend(d.notifications())
+        text = "\n".join(seen)
+        start = text.find("RELOADING=1")
+        return start >= 0 and "READY=1" in text[start:]
+    wait_for("RELOADING=1 then READY=1", reloaded)
+
+
 def test_stats_without_the_daemon(d):
     d.stop()
     p = subprocess.run([FTCTL, "stats"], capture_output=True, text=True)
@@ -471,6 +504,7 @@ TESTS = [
     test_prometheus_scrapes_the_page,
     test_bad_reload_keeps_running_config,
     test_stats_without_the_daemon,
+    test_systemd_notifications,
     test_kill9_and_restart_lose_no_byte,
 ]
 
