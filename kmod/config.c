@@ -25,6 +25,8 @@
 #include "account.h"
 #include "config.h"
 #include "counters.h"
+#include "gate.h"
+#include "policy.h"
 #include "events.h"
 #include "filters.h"
 #include "hooks.h"
@@ -205,8 +207,13 @@ int __init ftagent_config_init(void)
 	err = ftagent_lifecycle_init();
 	if (err)
 		goto err_hooks;
+	err = ftagent_gate_init();
+	if (err)
+		goto err_lifecycle;
 	return 0;
 
+err_lifecycle:
+	ftagent_lifecycle_exit();
 err_hooks:
 	ftagent_hooks_exit();
 err_events:
@@ -221,6 +228,11 @@ err_counters:
 /* Writers first: once hooks and lifecycle points are gone, nothing writes. */
 void ftagent_config_exit(void)
 {
+	/* The gate first: it refuses calls, and it writes verdict records. */
+	mutex_lock(&ftagent_config_mutex);
+	ftagent_policy_exit();
+	mutex_unlock(&ftagent_config_mutex);
+	ftagent_gate_exit();
 	ftagent_lifecycle_exit();
 	mutex_lock(&ftagent_config_mutex);
 	ftagent_hooks_exit();

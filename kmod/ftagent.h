@@ -40,6 +40,8 @@ void ftagent_genl_ctl_unregister(void);
  * previous alert, @total since load. 0 if sent (or nobody listens).
  */
 int ftagent_genl_loss_alert(const u64 *lost, unsigned int n, u64 total);
+/* Multicast a verdict alert: @n counts by enum ftagent_verdict. */
+int ftagent_genl_verdict_alert(const u64 *counts, unsigned int n);
 
 /* genl_stats.c: the statistics family. */
 int ftagent_genl_stats_register(void);

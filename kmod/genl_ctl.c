@@ -16,6 +16,7 @@
 #include "counters.h"
 #include "events.h"
 #include "filters.h"
+#include "policy.h"
 #include "ftagent.h"
 #include "hooks.h"
 
@@ -333,6 +334,112 @@ static int ftagent_ctl_get_filters(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+static int ftagent_ctl_set_policy(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ftagent_ruleset *set;
+	struct sk_buff *msg;
+	u64 generation;
+	void *hdr;
+	int err;
+
+	set = ftagent_policy_parse(info->attrs,
+				   nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
+				   nlmsg_attrlen(info->nlhdr, GENL_HDRLEN),
+				   info->extack);
+	if (IS_ERR(set))
+		return PTR_ERR(set);
+	/* No rule and the default allow: nothing to decide, no gate. */
+	if (!set->n && set->default_action == FTAGENT_ACTION_ALLOW &&
+	    set->enforce) {
+		ftagent_policy_free(set);
+		set = NULL;
+	}
+	ftagent_config_lock();
+	err = ftagent_policy_install(set);
+	generation = ftagent_policy_generation();
+	ftagent_config_unlock();
+	if (err) {
+		ftagent_policy_free(set);
+		NL_SET_ERR_MSG(info->extack,
+			       "cannot hook the gate's security functions (livepatched?)");
+		return err;
+	}
+	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family,
+				     FTAGENT_CTL_CMD_SET_POLICY,
+				     NLMSG_DEFAULT_SIZE, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64_64bit(msg, FTAGENT_CTL_A_POLICY_GENERATION, generation,
+			      FTAGENT_CTL_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/*
+ * GET_POLICY dump: cb->args[0] is the next rule (0: the header message
+ * first), cb->seq the generation, so a set swapped mid-dump flags
+ * NLM_F_DUMP_INTR and the caller dumps again.
+ */
+static int ftagent_ctl_get_policy(struct sk_buff *skb,
+				  struct netlink_callback *cb)
+{
+	const struct ftagent_ruleset *set;
+	long next = cb->args[0];
+	void *hdr;
+	int err = 0;
+
+	ftagent_config_lock();
+	set = rcu_dereference_protected(ftagent_policy, true);
+	cb->seq = ftagent_policy_generation() + 1;
+	for (;;) {
+		if (next > 0 && (!set || next > set->n))
+			break;
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ftagent_ctl_family,
+				  NLM_F_MULTI, FTAGENT_CTL_CMD_GET_POLICY);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		if (next == 0)
+			err = nla_put_u64_64bit(skb,
+						FTAGENT_CTL_A_POLICY_GENERATION,
+						ftagent_policy_generation(),
+						FTAGENT_CTL_A_PAD) ||
+			      nla_put_u8(skb, FTAGENT_CTL_A_POLICY_ENFORCE,
+					 set ? set->enforce : 1) ||
+			      nla_put_u32(skb, FTAGENT_CTL_A_POLICY_DEFAULT,
+					  set ? set->default_action :
+						FTAGENT_ACTION_ALLOW) ||
+			      nla_put_u64_64bit(skb,
+						FTAGENT_CTL_A_POLICY_DEFAULT_HITS,
+						set ? ftagent_policy_hits(set,
+									  set->n) :
+						      0,
+						FTAGENT_CTL_A_PAD) ?
+				      -EMSGSIZE :
+				      0;
+		else
+			err = ftagent_policy_put_rule(skb, set, next - 1);
+		if (err) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		next++;
+	}
+	ftagent_config_unlock();
+	cb->args[0] = next;
+	/* A full message: come back for the rest; else the dump is done. */
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
 /* One policy per command; those taking nothing refuse every attribute. */
 static const struct nla_policy ftagent_ctl_no_attrs_policy[FTAGENT_CTL_A_MAX + 1] = {
 	[FTAGENT_CTL_A_ABI_MAJOR ... FTAGENT_CTL_A_MAX] = {
@@ -431,6 +538,14 @@ static const struct nla_policy ftagent_ctl_set_config_policy[FTAGENT_CTL_A_MAX +
 		NLA_POLICY_VALIDATE_FN(NLA_U32, ftagent_check_interval),
 };
 
+static const struct nla_policy ftagent_ctl_set_policy_policy[FTAGENT_CTL_A_MAX + 1] = {
+	[FTAGENT_CTL_A_POLICY_ENFORCE] =
+		NLA_POLICY_VALIDATE_FN(NLA_U8, ftagent_check_bool),
+	[FTAGENT_CTL_A_POLICY_DEFAULT] =
+		NLA_POLICY_MAX(NLA_U32, __FTAGENT_ACTION_MAX - 1),
+	[FTAGENT_CTL_A_POLICY_RULE] = { .type = NLA_NESTED },
+};
+
 static const struct nla_policy ftagent_ctl_ack_policy[FTAGENT_CTL_A_MAX + 1] = {
 	[FTAGENT_CTL_A_GEN_SEQ] = { .type = NLA_U64 },
 };
@@ -474,6 +589,20 @@ static const struct genl_ops ftagent_ctl_ops[] = {
 	{
 		.cmd = FTAGENT_CTL_CMD_GET_FILTERS,
 		.doit = ftagent_ctl_get_filters,
+		.policy = ftagent_ctl_no_attrs_policy,
+		.maxattr = FTAGENT_CTL_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FTAGENT_CTL_CMD_SET_POLICY,
+		.doit = ftagent_ctl_set_policy,
+		.policy = ftagent_ctl_set_policy_policy,
+		.maxattr = FTAGENT_CTL_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FTAGENT_CTL_CMD_GET_POLICY,
+		.dumpit = ftagent_ctl_get_policy,
 		.policy = ftagent_ctl_no_attrs_policy,
 		.maxattr = FTAGENT_CTL_A_MAX,
 		.flags = GENL_ADMIN_PERM,
@@ -540,6 +669,45 @@ int ftagent_genl_loss_alert(const u64 *lost, unsigned int n, u64 total)
 	}
 	genlmsg_end(msg, hdr);
 	err = genlmsg_multicast(&ftagent_ctl_family, msg, 0, 0, GFP_KERNEL);
+out:
+	mutex_unlock(&ftagent_alerts_lock);
+	return err;
+}
+
+int ftagent_genl_verdict_alert(const u64 *counts, unsigned int n)
+{
+	struct sk_buff *msg;
+	struct nlattr *nest;
+	unsigned int k;
+	void *hdr;
+	int err = -ESRCH;
+
+	mutex_lock(&ftagent_alerts_lock);
+	if (!ftagent_alerts_on ||
+	    !genl_has_listeners(&ftagent_ctl_family, &init_net, 0))
+		goto out;
+	err = -ENOMEM;
+	msg = genlmsg_new(NLMSG_DEFAULT_SIZE, GFP_KERNEL);
+	if (!msg)
+		goto out;
+	err = -EMSGSIZE;
+	hdr = genlmsg_put(msg, 0, 0, &ftagent_ctl_family, 0,
+			  FTAGENT_CTL_CMD_ALERT);
+	if (!hdr || nla_put_u32(msg, FTAGENT_CTL_A_ALERT_KIND,
+				FTAGENT_ALERT_VERDICT))
+		goto free;
+	nest = nla_nest_start(msg, FTAGENT_CTL_A_VERDICTS);
+	if (!nest)
+		goto free;
+	for (k = 0; k < n; k++)
+		if (nla_put_u64_64bit(msg, k + 1, counts[k], FTAGENT_CTL_A_PAD))
+			goto free;
+	nla_nest_end(msg, nest);
+	genlmsg_end(msg, hdr);
+	err = genlmsg_multicast(&ftagent_ctl_family, msg, 0, 0, GFP_KERNEL);
+	goto out;
+free:
+	nlmsg_free(msg);
 out:
 	mutex_unlock(&ftagent_alerts_lock);
 	return err;

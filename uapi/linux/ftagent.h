@@ -27,7 +27,7 @@
 #include <linux/types.h>
 
 #define FTAGENT_ABI_MAJOR	0
-#define FTAGENT_ABI_MINOR	3
+#define FTAGENT_ABI_MINOR	4
 
 #define FTAGENT_GENL_CTL_NAME		"ftagent_ctl"
 #define FTAGENT_GENL_CTL_VERSION	1
@@ -235,6 +235,28 @@ enum ftagent_ctl_cmd {
 	 */
 	FTAGENT_CTL_CMD_ALERT,
 
+	/*
+	 * SET_POLICY (do): the whole policy rule set, replacing the one in
+	 * force. POLICY_ENFORCE (u8, default 1; 0: monitor mode, nothing is
+	 * refused, would-be denials are reported), POLICY_DEFAULT (u32, enum
+	 * ftagent_action, default allow) and any number of POLICY_RULE nests,
+	 * in order: the first rule that matches decides. At most
+	 * FTAGENT_POLICY_RULES_MAX rules. All-or-nothing: one bad rule
+	 * rejects the request with EINVAL and a message naming the rule, and
+	 * the set in force stays. No rules and the default allow: no gate.
+	 * The request may exceed the default socket buffer: raise SO_SNDBUF.
+	 * Reply: POLICY_GENERATION of the set now in force.
+	 */
+	FTAGENT_CTL_CMD_SET_POLICY,
+
+	/*
+	 * GET_POLICY (dump): the set in force. The first message carries
+	 * POLICY_GENERATION, POLICY_ENFORCE, POLICY_DEFAULT and
+	 * POLICY_DEFAULT_HITS; then one message per rule with a POLICY_RULE
+	 * nest holding its attributes and RULE_HITS.
+	 */
+	FTAGENT_CTL_CMD_GET_POLICY,
+
 	__FTAGENT_CTL_CMD_MAX
 };
 
@@ -265,6 +287,12 @@ enum ftagent_ctl_attr {
 	FTAGENT_CTL_A_ALERT_KIND,	/* u32, enum ftagent_alert_kind */
 	FTAGENT_CTL_A_EV_LOST,		/* nest of u64, by enum ftagent_event_loss + 1 */
 	FTAGENT_CTL_A_EV_LOST_TOTAL,	/* u64, event records lost since load */
+	FTAGENT_CTL_A_POLICY_ENFORCE,	/* u8, 0/1: refuse what a rule denies */
+	FTAGENT_CTL_A_POLICY_DEFAULT,	/* u32, enum ftagent_action */
+	FTAGENT_CTL_A_POLICY_RULE,	/* nest of enum ftagent_rule_attr */
+	FTAGENT_CTL_A_POLICY_GENERATION, /* u64, +1 per set accepted */
+	FTAGENT_CTL_A_POLICY_DEFAULT_HITS, /* u64, calls the default decided */
+	FTAGENT_CTL_A_VERDICTS,		/* nest of u64 by enum ftagent_verdict + 1 */
 
 	__FTAGENT_CTL_A_MAX
 };
@@ -274,6 +302,94 @@ enum ftagent_ctl_attr {
 /* The control family's multicast group for alerts. */
 #define FTAGENT_GENL_ALERTS_GROUP	"alerts"
 #define FTAGENT_ALERT_INTERVAL_MS	1000
+
+/**
+ * enum ftagent_op - what the policy gate decides on, and where
+ * @FTAGENT_OP_EXEC: an execve/execveat, once the executable is open
+ *	(security_bprm_creds_for_exec); object: the executable's path
+ * @FTAGENT_OP_CONNECT: connect (security_socket_connect); object: the
+ *	address and port connected to
+ * @FTAGENT_OP_OPEN: opening a file (security_file_open); object: its path
+ * @FTAGENT_OP_SEND: send, sendto, sendmsg, write on a socket
+ *	(security_socket_sendmsg); object: the destination, given or connected
+ * @FTAGENT_OP_BIND: bind (security_socket_bind); object: the local address
+ *
+ * The gate sits where the kernel has its own copy of the arguments, so a
+ * rule judges what the call will use, and io_uring's calls are gated too.
+ */
+enum ftagent_op {
+	FTAGENT_OP_EXEC,
+	FTAGENT_OP_CONNECT,
+	FTAGENT_OP_OPEN,
+	FTAGENT_OP_SEND,
+	FTAGENT_OP_BIND,
+
+	__FTAGENT_OP_MAX
+};
+
+/**
+ * enum ftagent_action - what a rule does with a call it matches
+ * @FTAGENT_ACTION_ALLOW: let it run, say nothing
+ * @FTAGENT_ACTION_DENY: refuse it with EPERM (in monitor mode: let it run
+ *	and report that it would have been refused); a verdict record
+ * @FTAGENT_ACTION_AUDIT: let it run; a verdict record
+ */
+enum ftagent_action {
+	FTAGENT_ACTION_ALLOW,
+	FTAGENT_ACTION_DENY,
+	FTAGENT_ACTION_AUDIT,
+
+	__FTAGENT_ACTION_MAX
+};
+
+/**
+ * enum ftagent_verdict - what happened to a call a verdict is about
+ * @FTAGENT_VERDICT_DENIED: refused with EPERM
+ * @FTAGENT_VERDICT_WOULD_DENY: a deny rule matched in monitor mode
+ * @FTAGENT_VERDICT_AUDITED: an audit rule matched; the call ran
+ */
+enum ftagent_verdict {
+	FTAGENT_VERDICT_DENIED,
+	FTAGENT_VERDICT_WOULD_DENY,
+	FTAGENT_VERDICT_AUDITED,
+
+	__FTAGENT_VERDICT_MAX
+};
+
+/*
+ * One policy rule (FTAGENT_CTL_A_POLICY_RULE nest). A rule matches a call
+ * when its operation is in OPS and every principal and object attribute
+ * present matches; an absent attribute matches anything. Object
+ * attributes must suit every operation in OPS: paths for exec and open,
+ * ports and addresses for connect, send and bind.
+ */
+enum ftagent_rule_attr {
+	FTAGENT_RULE_A_UNSPEC,
+	FTAGENT_RULE_A_NAME,		/* string, required, for messages and records */
+	FTAGENT_RULE_A_OPS,		/* u32, bits (1 << enum ftagent_op), required */
+	FTAGENT_RULE_A_ACTION,		/* u32, enum ftagent_action, required */
+	FTAGENT_RULE_A_UID,		/* u32, real uid, initial user namespace */
+	FTAGENT_RULE_A_COMM,		/* string, the task's command name, exact */
+	FTAGENT_RULE_A_CGROUP_ID,	/* u64, cgroup v2 id; descendants match too */
+	FTAGENT_RULE_A_EXE_PREFIX,	/* string, absolute: the executable's path */
+	FTAGENT_RULE_A_SUBTREE,		/* u32, a tgid: it and its descendants */
+	FTAGENT_RULE_A_PATH_PREFIX,	/* string, absolute: exec, open */
+	FTAGENT_RULE_A_PORT_MIN,	/* u16: connect, send, bind */
+	FTAGENT_RULE_A_PORT_MAX,	/* u16, >= PORT_MIN (default PORT_MIN) */
+	FTAGENT_RULE_A_ADDR,		/* binary, 4 (IPv4) or 16 (IPv6) bytes */
+	FTAGENT_RULE_A_PREFIX_LEN,	/* u8, bits of ADDR that must match */
+	FTAGENT_RULE_A_HITS,		/* u64, reply: calls this rule decided */
+	FTAGENT_RULE_A_PAD,
+
+	__FTAGENT_RULE_A_MAX
+};
+
+#define FTAGENT_RULE_A_MAX		(__FTAGENT_RULE_A_MAX - 1)
+#define FTAGENT_POLICY_RULES_MAX	16384
+#define FTAGENT_RULE_NAME_MAX		63	/* bytes, without the NUL */
+#define FTAGENT_RULE_PREFIX_MAX		255	/* path and exe prefixes */
+/* ftagent_rec_verdict.rule when the default action decided. */
+#define FTAGENT_RULE_DEFAULT		0xffffffff
 
 /* Filter limits: longer lists or names are refused with EINVAL. */
 #define FTAGENT_EXCLUDE_PROCESSES_MAX	64
@@ -288,7 +404,10 @@ enum ftagent_ctl_attr {
 /**
  * enum ftagent_alert_kind - what a multicast alert reports
  * @FTAGENT_ALERT_EVENT_LOSS: event records were lost since the last alert
- * @FTAGENT_ALERT_VERDICT: a policy verdict other than allow (policy gate)
+ * @FTAGENT_ALERT_VERDICT: calls were denied, would have been, or were
+ *	audited since the last alert: VERDICTS holds the counts by enum
+ *	ftagent_verdict; at most one per FTAGENT_ALERT_INTERVAL_MS, the
+ *	verdict records themselves are in the event files
  */
 enum ftagent_alert_kind {
 	FTAGENT_ALERT_UNSPEC,
@@ -700,6 +819,37 @@ struct ftagent_rec_open {
 	__u32 mode;
 	__u16 path_len;
 	__u16 reserved[3];
+};
+
+/**
+ * struct ftagent_rec_verdict - a policy verdict other than allow; string:
+ *	the object's path (exec, open)
+ * @policy_generation: the rule set that decided
+ * @rule: its index in the set, or FTAGENT_RULE_DEFAULT
+ * @op: enum ftagent_op
+ * @action: enum ftagent_action of the rule
+ * @verdict: enum ftagent_verdict
+ * @error: what the call returned because of it: -EPERM, or 0
+ * @family: connect, send, bind: AF_INET or AF_INET6; else 0
+ * @port: connect, send, bind: host byte order
+ * @addr: connect, send, bind: network byte order, IPv4 in the first 4
+ * @path_len: exec, open: the path's length
+ * @rule_name: the rule's name, NUL-padded (cut to fit)
+ */
+struct ftagent_rec_verdict {
+	__u64 policy_generation;
+	__u32 rule;
+	__u8 op;
+	__u8 action;
+	__u8 verdict;
+	__u8 reserved;
+	__s32 error;
+	__u16 family;
+	__u16 port;
+	__u8 addr[16];
+	__u16 path_len;
+	__u16 reserved2[3];
+	char rule_name[32];
 };
 
 #endif /* _UAPI_LINUX_FTAGENT_H */

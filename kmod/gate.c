@@ -1,0 +1,478 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The policy gate. One ftrace_ops per operation, on the security hook the
+ * kernel calls once it holds its own copy of the call's arguments:
+ *
+ *   exec     security_bprm_creds_for_exec(bprm)   the executable is open
+ *   connect  security_socket_connect(sock, addr, len)
+ *   open     security_file_open(file)
+ *   send     security_socket_sendmsg(sock, msg, size)
+ *   bind     security_socket_bind(sock, addr, len)
+ *
+ * So a rule judges what the call will really use (no re-read of user
+ * memory after the check), and calls made through io_uring are gated as
+ * well. An operation is hooked only while a rule set needs it.
+ *
+ * To refuse, the callback points the saved instruction pointer at
+ * ftagent_gate_refuse(), which returns -EPERM in the hook's place: the
+ * caller sees the security hook fail, exactly as with an LSM denial, and
+ * unwinds normally. This is the one place ftagent redirects (the ops are
+ * IPMODIFY, so a livepatch of these functions and the gate exclude each
+ * other); observing hooks never do.
+ *
+ * Everything here runs with preemption off (ftrace's recursion guard),
+ * which is also the RCU read side the rule set is freed after. Nothing
+ * sleeps and nothing is allocated: paths are resolved into per-CPU
+ * buffers.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/binfmts.h>
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/dcache.h>
+#include <linux/file.h>
+#include <linux/ftrace.h>
+#include <linux/in.h>
+#include <linux/in6.h>
+#include <linux/ipv6.h>
+#include <net/ipv6.h>
+#include <linux/mm.h>
+#include <linux/net.h>
+#include <linux/sched.h>
+#include <linux/sched/mm.h>
+#include <linux/socket.h>
+#include <linux/workqueue.h>
+#include <net/inet_sock.h>
+#include <net/sock.h>
+
+#include "events.h"
+#include "ftagent.h"
+#include "gate.h"
+#include "hooks.h"
+#include "policy.h"
+
+/* What one call offers the rules, worked out only when a rule asks. */
+struct ftagent_gate_call {
+	u8 op;
+	const struct path *path;	/* exec, open */
+	const char *obj;		/* its text, once resolved */
+	int obj_len;			/* -1: not yet; -2: unreadable */
+	const char *exe;
+	int exe_len;
+	bool have_addr;
+	u16 family, port;
+	u8 addr[16];
+};
+
+struct ftagent_gate_buf {
+	char obj[FTAGENT_REC_PATH_MAX];
+	char exe[FTAGENT_REC_PATH_MAX];
+};
+
+static struct ftagent_gate_buf __percpu *ftagent_gate_bufs;
+static DEFINE_PER_CPU(u64[__FTAGENT_VERDICT_MAX], ftagent_verdict_count);
+static u64 ftagent_verdict_sent[__FTAGENT_VERDICT_MAX];
+static void ftagent_verdict_alert_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(ftagent_verdict_alert_work,
+			    ftagent_verdict_alert_fn);
+static bool ftagent_gate_live;
+
+/* Returns in the security hook's place: the call fails with EPERM. */
+static noinline int ftagent_gate_refuse(void)
+{
+	return -EPERM;
+}
+
+static const char *ftagent_gate_obj(struct ftagent_gate_call *c)
+{
+	char *p;
+
+	if (c->obj_len == -1) {
+		p = d_path(c->path, this_cpu_ptr(ftagent_gate_bufs)->obj,
+			   FTAGENT_REC_PATH_MAX);
+		c->obj_len = IS_ERR(p) ? -2 : strlen(p);
+		c->obj = IS_ERR(p) ? NULL : p;
+	}
+	return c->obj;
+}
+
+static const char *ftagent_gate_exe(struct ftagent_gate_call *c)
+{
+	struct mm_struct *mm = current->mm;
+	struct file *exe;
+	char *p = ERR_PTR(-ENOENT);
+
+	if (c->exe_len != -1)
+		return c->exe;
+	rcu_read_lock();
+	exe = mm ? rcu_dereference(mm->exe_file) : NULL;
+	if (exe && get_file_rcu(exe)) {
+		rcu_read_unlock();
+		p = d_path(&exe->f_path, this_cpu_ptr(ftagent_gate_bufs)->exe,
+			   FTAGENT_REC_PATH_MAX);
+		fput(exe);
+	} else {
+		rcu_read_unlock();
+	}
+	c->exe_len = IS_ERR(p) ? -2 : strlen(p);
+	c->exe = IS_ERR(p) ? NULL : p;
+	return c->exe;
+}
+
+static bool ftagent_prefix(const char *s, int len, const char *prefix,
+			   u16 plen)
+{
+	return s && len >= plen && !memcmp(s, prefix, plen);
+}
+
+static bool ftagent_in_cgroup(u64 id)
+{
+#ifdef CONFIG_CGROUPS
+	struct cgroup *cgrp;
+	bool found = false;
+
+	rcu_read_lock();
+	for (cgrp = task_dfl_cgroup(current); cgrp; cgrp = cgroup_parent(cgrp))
+		if (cgroup_id(cgrp) == id) {
+			found = true;
+			break;
+		}
+	rcu_read_unlock();
+	return found;
+#else
+	return false;
+#endif
+}
+
+static bool ftagent_in_subtree(u32 tgid)
+{
+	struct task_struct *t;
+	bool found = false;
+
+	rcu_read_lock();
+	for (t = current; t->pid > 1; t = rcu_dereference(t->real_parent))
+		if (t->tgid == tgid) {
+			found = true;
+			break;
+		}
+	rcu_read_unlock();
+	return found || tgid == 1;
+}
+
+static bool ftagent_addr_match(const struct ftagent_rule *r,
+			       const struct ftagent_gate_call *c)
+{
+	const u8 *a = c->addr;
+	unsigned int bits = r->prefix_len, bytes = bits / 8;
+	u16 family = c->family;
+
+	/* An IPv4-mapped IPv6 address is the IPv4 address. */
+	if (family == AF_INET6 && r->family == AF_INET &&
+	    ipv6_addr_v4mapped((const struct in6_addr *)a)) {
+		family = AF_INET;
+		a += 12;
+	}
+	if (family != r->family)
+		return false;
+	if (memcmp(a, r->addr, bytes))
+		return false;
+	bits %= 8;
+	return !bits || !((a[bytes] ^ r->addr[bytes]) & (0xff00 >> bits));
+}
+
+static bool ftagent_rule_matches(const struct ftagent_ruleset *set,
+				 const struct ftagent_rule *r,
+				 struct ftagent_gate_call *c)
+{
+	u32 have = r->have;
+
+	if ((have & FTAGENT_RULE_HAVE_UID) &&
+	    from_kuid_munged(&init_user_ns, current_uid()) != r->uid)
+		return false;
+	if ((have & FTAGENT_RULE_HAVE_COMM) &&
+	    strncmp(current->comm, r->comm, FTAGENT_COMM_LEN))
+		return false;
+	if ((have & FTAGENT_RULE_HAVE_PORT) &&
+	    (!c->have_addr || c->port < r->port_min || c->port > r->port_max))
+		return false;
+	if ((have & FTAGENT_RULE_HAVE_ADDR) &&
+	    (!c->have_addr || !ftagent_addr_match(r, c)))
+		return false;
+	if ((have & FTAGENT_RULE_HAVE_SUBTREE) &&
+	    !ftagent_in_subtree(r->subtree))
+		return false;
+	if ((have & FTAGENT_RULE_HAVE_CGROUP) &&
+	    !ftagent_in_cgroup(r->cgroup_id))
+		return false;
+	/* Resolve first: argument evaluation order is unspecified. */
+	if (have & FTAGENT_RULE_HAVE_PATH) {
+		const char *obj = ftagent_gate_obj(c);
+
+		if (!ftagent_prefix(obj, c->obj_len,
+				    set->strings + r->path_off, r->path_len))
+			return false;
+	}
+	if (have & FTAGENT_RULE_HAVE_EXE) {
+		const char *exe = ftagent_gate_exe(c);
+
+		if (!ftagent_prefix(exe, c->exe_len,
+				    set->strings + r->exe_off, r->exe_len))
+			return false;
+	}
+	return true;
+}
+
+static void ftagent_gate_record(const struct ftagent_ruleset *set, u32 rule,
+				u8 action, u8 verdict,
+				struct ftagent_gate_call *c)
+{
+	struct ftagent_rec_verdict *v;
+	struct ftagent_rec_hdr *hdr;
+	const char *name;
+	size_t size;
+
+	hdr = ftagent_event_begin(FTAGENT_REC_VERDICT);
+	if (!hdr)
+		return;
+	v = (struct ftagent_rec_verdict *)(hdr + 1);
+	memset(v, 0, sizeof(*v));
+	hdr->body_size = sizeof(*v);
+	size = sizeof(*hdr) + sizeof(*v);
+	v->policy_generation = set->generation;
+	v->rule = rule;
+	v->op = c->op;
+	v->action = action;
+	v->verdict = verdict;
+	v->error = verdict == FTAGENT_VERDICT_DENIED ? -EPERM : 0;
+	if (c->have_addr) {
+		v->family = c->family;
+		v->port = c->port;
+		memcpy(v->addr, c->addr, sizeof(v->addr));
+	}
+	name = rule == FTAGENT_RULE_DEFAULT ? "default" :
+	       ftagent_rule_name(set, rule);
+	strscpy(v->rule_name, name, sizeof(v->rule_name));
+	if (c->path && ftagent_gate_obj(c))
+		v->path_len = ftagent_event_put_str(hdr, &size, c->obj,
+						    c->obj_len,
+						    FTAGENT_REC_PATH_MAX,
+						    FTAGENT_REC_F_STR0_TRUNCATED);
+	else if (c->path)
+		hdr->flags |= FTAGENT_REC_F_STR0_UNREADABLE;
+	ftagent_event_commit(hdr, size);
+}
+
+/* Decide @c; true when the call must be refused. */
+static bool ftagent_gate_decide(struct ftagent_gate_call *c)
+{
+	const struct ftagent_ruleset *set;
+	u32 i, idx = FTAGENT_RULE_DEFAULT, k;
+	u8 action, verdict;
+
+	set = rcu_dereference_sched(ftagent_policy);
+	if (!set || !(set->gated_ops & BIT(c->op)))
+		return false;
+	action = set->default_action;
+	for (k = 0; k < set->n_by_op[c->op]; k++) {
+		i = set->by_op[c->op][k];
+		if (ftagent_rule_matches(set, &set->rules[i], c)) {
+			idx = i;
+			action = set->rules[i].action;
+			break;
+		}
+	}
+	this_cpu_ptr(set->hits)[idx == FTAGENT_RULE_DEFAULT ? set->n : idx]++;
+	if (action == FTAGENT_ACTION_ALLOW)
+		return false;
+	if (action == FTAGENT_ACTION_AUDIT)
+		verdict = FTAGENT_VERDICT_AUDITED;
+	else if (set->enforce)
+		verdict = FTAGENT_VERDICT_DENIED;
+	else
+		verdict = FTAGENT_VERDICT_WOULD_DENY;
+	ftagent_gate_record(set, idx, action, verdict, c);
+	this_cpu_inc(ftagent_verdict_count[verdict]);
+	if (!delayed_work_pending(&ftagent_verdict_alert_work))
+		schedule_delayed_work(&ftagent_verdict_alert_work,
+				      msecs_to_jiffies(FTAGENT_ALERT_INTERVAL_MS));
+	return verdict == FTAGENT_VERDICT_DENIED;
+}
+
+static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
+				  const struct sockaddr *sa, int len)
+{
+	if (!sa)
+		return;
+	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+		const struct sockaddr_in *in = (const void *)sa;
+
+		c->have_addr = true;
+		c->family = AF_INET;
+		c->port = ntohs(in->sin_port);
+		memcpy(c->addr, &in->sin_addr, 4);
+	} else if (sa->sa_family == AF_INET6 &&
+		   len >= SIN6_LEN_RFC2133) {
+		const struct sockaddr_in6 *in6 = (const void *)sa;
+
+		c->have_addr = true;
+		c->family = AF_INET6;
+		c->port = ntohs(in6->sin6_port);
+		memcpy(c->addr, &in6->sin6_addr, 16);
+	}
+}
+
+/* The connected peer of an IPv4/IPv6 socket sending without an address. */
+static void ftagent_gate_peer(struct ftagent_gate_call *c,
+			      const struct socket *sock)
+{
+	const struct sock *sk = sock ? sock->sk : NULL;
+
+	if (!sk)
+		return;
+	if (sk->sk_family == AF_INET) {
+		__be32 daddr = READ_ONCE(inet_sk(sk)->inet_daddr);
+
+		c->family = AF_INET;
+		memcpy(c->addr, &daddr, 4);
+	}
+#if IS_ENABLED(CONFIG_IPV6)
+	else if (sk->sk_family == AF_INET6) {
+		c->family = AF_INET6;
+		memcpy(c->addr, &sk->sk_v6_daddr, 16);
+	}
+#endif
+	else
+		return;
+	c->have_addr = true;
+	c->port = ntohs(READ_ONCE(inet_sk(sk)->inet_dport));
+}
+
+static void notrace ftagent_gate_hook(unsigned long ip,
+				      unsigned long parent_ip,
+				      struct ftrace_ops *ops,
+				      struct ftrace_regs *fregs)
+{
+	struct ftagent_gate_call c = { .obj_len = -1, .exe_len = -1 };
+	struct pt_regs *regs = &fregs->regs;	/* x86-64: the arguments */
+
+	if (unlikely(current->flags & PF_KTHREAD))
+		return;
+	c.op = (u8)(unsigned long)ops->private;
+	switch (c.op) {
+	case FTAGENT_OP_EXEC:
+		c.path = &((struct linux_binprm *)regs->di)->file->f_path;
+		break;
+	case FTAGENT_OP_OPEN:
+		c.path = &((struct file *)regs->di)->f_path;
+		break;
+	case FTAGENT_OP_CONNECT:
+	case FTAGENT_OP_BIND:
+		ftagent_gate_sockaddr(&c, (const struct sockaddr *)regs->si,
+				      (int)regs->dx);
+		break;
+	case FTAGENT_OP_SEND: {
+		const struct msghdr *msg = (const struct msghdr *)regs->si;
+
+		if (msg && msg->msg_name)
+			ftagent_gate_sockaddr(&c, msg->msg_name,
+					      msg->msg_namelen);
+		else
+			ftagent_gate_peer(&c, (const struct socket *)regs->di);
+		break;
+	}
+	}
+	if (ftagent_gate_decide(&c))
+		ftrace_instruction_pointer_set(fregs,
+					       (unsigned long)ftagent_gate_refuse);
+}
+
+static const char *const ftagent_gate_symbols[__FTAGENT_OP_MAX] = {
+	[FTAGENT_OP_EXEC] = "security_bprm_creds_for_exec",
+	[FTAGENT_OP_CONNECT] = "security_socket_connect",
+	[FTAGENT_OP_OPEN] = "security_file_open",
+	[FTAGENT_OP_SEND] = "security_socket_sendmsg",
+	[FTAGENT_OP_BIND] = "security_socket_bind",
+};
+
+static struct ftrace_ops ftagent_gate_ops[__FTAGENT_OP_MAX];
+static u32 ftagent_gate_on;	/* ops registered now */
+
+int ftagent_gate_attach(u32 want)
+{
+	unsigned int op;
+	int err;
+
+	for (op = 0; op < __FTAGENT_OP_MAX; op++) {
+		struct ftrace_ops *o = &ftagent_gate_ops[op];
+		bool on = ftagent_gate_on & BIT(op);
+
+		if (!!(want & BIT(op)) == on)
+			continue;
+		if (on) {
+			unregister_ftrace_function(o);
+			ftrace_free_filter(o);
+			ftagent_gate_on &= ~BIT(op);
+			continue;
+		}
+		memset(o, 0, sizeof(*o));
+		o->func = ftagent_gate_hook;
+		o->flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
+		o->private = (void *)(unsigned long)op;
+		err = ftagent_ftrace_filter(o, ftagent_gate_symbols[op]);
+		if (!err)
+			err = register_ftrace_function(o);
+		if (err) {
+			ftrace_free_filter(o);
+			pr_err("gate: cannot hook %s: %d\n",
+			       ftagent_gate_symbols[op], err);
+			return err;
+		}
+		ftagent_gate_on |= BIT(op);
+	}
+	return 0;
+}
+
+void ftagent_gate_verdicts(u64 counts[__FTAGENT_VERDICT_MAX])
+{
+	int cpu, v;
+
+	memset(counts, 0, sizeof(u64) * __FTAGENT_VERDICT_MAX);
+	for_each_possible_cpu(cpu)
+		for (v = 0; v < __FTAGENT_VERDICT_MAX; v++)
+			counts[v] += per_cpu(ftagent_verdict_count, cpu)[v];
+}
+
+/* At most one alert a second: the verdicts since the last one. */
+static void ftagent_verdict_alert_fn(struct work_struct *work)
+{
+	u64 now[__FTAGENT_VERDICT_MAX], delta[__FTAGENT_VERDICT_MAX];
+	int v;
+
+	if (!READ_ONCE(ftagent_gate_live))
+		return;
+	ftagent_gate_verdicts(now);
+	for (v = 0; v < __FTAGENT_VERDICT_MAX; v++) {
+		delta[v] = now[v] - ftagent_verdict_sent[v];
+		ftagent_verdict_sent[v] = now[v];
+	}
+	ftagent_genl_verdict_alert(delta, __FTAGENT_VERDICT_MAX);
+}
+
+int ftagent_gate_init(void)
+{
+	ftagent_gate_bufs = alloc_percpu(struct ftagent_gate_buf);
+	if (!ftagent_gate_bufs)
+		return -ENOMEM;
+	WRITE_ONCE(ftagent_gate_live, true);
+	return 0;
+}
+
+void ftagent_gate_exit(void)
+{
+	ftagent_gate_attach(0);
+	WRITE_ONCE(ftagent_gate_live, false);
+	cancel_delayed_work_sync(&ftagent_verdict_alert_work);
+	free_percpu(ftagent_gate_bufs);
+	ftagent_gate_bufs = NULL;
+}

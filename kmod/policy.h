@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The policy rule set: parsed and checked whole from SET_POLICY, swapped
+ * in under RCU, matched lock-free at the gate (gate.c).
+ */
+#ifndef _FTAGENT_POLICY_H
+#define _FTAGENT_POLICY_H
+
+#include <linux/netlink.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/types.h>
+#include <linux/ftagent.h>
+
+/* Which principal and object attributes a rule has. */
+#define FTAGENT_RULE_HAVE_UID		BIT(0)
+#define FTAGENT_RULE_HAVE_COMM		BIT(1)
+#define FTAGENT_RULE_HAVE_CGROUP	BIT(2)
+#define FTAGENT_RULE_HAVE_EXE		BIT(3)
+#define FTAGENT_RULE_HAVE_SUBTREE	BIT(4)
+#define FTAGENT_RULE_HAVE_PATH		BIT(5)
+#define FTAGENT_RULE_HAVE_PORT		BIT(6)
+#define FTAGENT_RULE_HAVE_ADDR		BIT(7)
+
+struct ftagent_rule {
+	u32 have;		/* FTAGENT_RULE_HAVE_* */
+	u32 ops;		/* bits (1 << enum ftagent_op) */
+	u8 action;		/* enum ftagent_action */
+	u8 family;		/* HAVE_ADDR: AF_INET or AF_INET6 */
+	u8 prefix_len;
+	u16 port_min, port_max;
+	u32 uid;
+	u32 subtree;
+	u64 cgroup_id;
+	u8 addr[16];
+	char comm[FTAGENT_COMM_LEN];
+	/* Offsets into the set's string pool, and lengths. */
+	u32 name_off, exe_off, path_off;
+	u16 exe_len, path_len;
+};
+
+struct ftagent_ruleset {
+	u64 generation;
+	bool enforce;
+	u8 default_action;
+	u32 gated_ops;		/* ops whose calls the gate must see */
+	u32 n;
+	struct ftagent_rule *rules;
+	/* For each op, the indices of the rules that name it, in order. */
+	u32 *by_op[__FTAGENT_OP_MAX];
+	u32 n_by_op[__FTAGENT_OP_MAX];
+	u64 __percpu *hits;	/* n + 1 counters: the last is the default */
+	char *strings;
+};
+
+/* The set in force; NULL: no gate. Read with preemption off. */
+extern struct ftagent_ruleset __rcu *ftagent_policy;
+
+/*
+ * Build a rule set from a SET_POLICY request; NULL with @extack set (an
+ * ERR_PTR) on any bad rule. Process context.
+ */
+struct ftagent_ruleset *ftagent_policy_parse(struct nlattr **attrs,
+					     const struct nlattr *head,
+					     int len,
+					     struct netlink_ext_ack *extack);
+void ftagent_policy_free(struct ftagent_ruleset *set);
+
+/* Swap @set in (NULL: none) and make the gate follow. Config lock held. */
+int ftagent_policy_install(struct ftagent_ruleset *set);
+/* Current generation (0 before the first set). */
+u64 ftagent_policy_generation(void);
+
+/* Put a rule's attributes in a nest of @msg (for GET_POLICY). */
+int ftagent_policy_put_rule(struct sk_buff *msg,
+			    const struct ftagent_ruleset *set, u32 i);
+u64 ftagent_policy_hits(const struct ftagent_ruleset *set, u32 i);
+const char *ftagent_rule_name(const struct ftagent_ruleset *set, u32 i);
+
+void ftagent_policy_exit(void);
+
+#endif /* _FTAGENT_POLICY_H */

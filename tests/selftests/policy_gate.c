@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The policy gate, decided in the kernel before the call runs: a denied
+ * connect gets EPERM and no connection reaches the listener; other
+ * processes and other ports are untouched; monitor mode refuses nothing
+ * and reports everything; exec, open, send and bind rules; principals by
+ * command name, uid and process subtree; hit counts exact; a rule set
+ * with one bad rule is refused whole, naming the rule, and the old set
+ * still enforces; the module unloads cleanly while calls are being
+ * denied.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+
+#include "kselftest_harness.h"
+#include "events_test.h"
+#include "../../tools/lib/policy.h"
+
+/* The control socket; reopened after the module was reloaded. */
+static struct ftnl ctl_nl;
+static int ctl_open;
+
+static struct ftnl *ctl(void)
+{
+	struct ftnl_error err;
+
+	if (!ctl_open) {
+		if (ftnl_open(&ctl_nl, FTAGENT_GENL_CTL_NAME, &err) < 0) {
+			fprintf(stderr, "# netlink: %s\n", err.msg);
+			abort();
+		}
+		ctl_open = 1;
+	}
+	return &ctl_nl;
+}
+
+static void ctl_forget(void)
+{
+	if (ctl_open)
+		ftnl_close(&ctl_nl);
+	ctl_open = 0;
+}
+
+static int set_policy(struct ftagent_policy_spec *p, struct ftnl_error *err)
+{
+	uint64_t gen;
+
+	return ftagent_set_policy(ctl(), p, &gen, err);
+}
+
+static int clear_policy(void)
+{
+	struct ftagent_policy_spec p;
+	struct ftnl_error err;
+	int rc;
+
+	ftagent_policy_spec_init(&p);
+	rc = set_policy(&p, &err);
+	if (rc)
+		fprintf(stderr, "# clear policy: %s\n", err.msg);
+	ftagent_policy_spec_free(&p);
+	return rc;
+}
+
+static struct ftagent_rule_spec *rule(struct ftagent_policy_spec *p,
+				      const char *name, uint32_t ops,
+				      uint32_t action)
+{
+	struct ftagent_rule_spec *r = ftagent_policy_spec_add(p);
+
+	if (!r)
+		abort();
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->ops = ops;
+	r->action = action;
+	return r;
+}
+
+static void port_rule(struct ftagent_rule_spec *r, uint16_t lo, uint16_t hi)
+{
+	r->set |= FTAGENT_RULE_SET_PORT;
+	r->port_min = lo;
+	r->port_max = hi;
+}
+
+/* A TCP listener on 127.0.0.1; returns its fd and port. */
+static int listener(uint16_t *port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    listen(fd, 16) ||
+	    getsockname(fd, (struct sockaddr *)&sin, &len))
+		abort();
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+/* connect() to 127.0.0.1:@port: 0 or -errno. */
+static int try_connect(uint16_t port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0), rc;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+/* Connections the listener got (accepted and closed). */
+static int drain_accepts(int lfd)
+{
+	int n = 0, c;
+
+	while ((c = accept(lfd, NULL, NULL)) >= 0) {
+		close(c);
+		n++;
+	}
+	return n;
+}
+
+/* Run @fn in a child named @comm; its exit status is fn's result. */
+static int in_child(const char *comm, int (*fn)(void *), void *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		if (comm)
+			prctl(PR_SET_NAME, comm);
+		_exit(fn(arg) & 0xff);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+static int connect_errno(void *arg)
+{
+	return -try_connect(*(uint16_t *)arg);
+}
+
+/* The first verdict record of @tgid, read within @ms. */
+static const struct ftagent_rec *verdict_of(struct ev_log *l, pid_t tgid,
+					    int ms)
+{
+	size_t i = 0;
+
+	ev_wait(l, FTAGENT_REC_VERDICT, tgid, ms);
+	return ev_next(l, &i, FTAGENT_REC_VERDICT, tgid);
+}
+
+FIXTURE(gate)
+{
+	struct ev_log log;
+	int lfd;
+	uint16_t port, other_port;
+	int other_lfd;
+};
+
+FIXTURE_SETUP(gate)
+{
+	ASSERT_EQ(0, clear_policy());
+	ASSERT_EQ(0, ev_open(&self->log));
+	self->lfd = listener(&self->port);
+	self->other_lfd = listener(&self->other_port);
+}
+
+FIXTURE_TEARDOWN(gate)
+{
+	EXPECT_EQ(0, clear_policy());
+	close(self->lfd);
+	close(self->other_lfd);
+	ev_close(&self->log);
+}
+
+TEST_F(gate, denied_connect_gets_eperm_and_reaches_no_listener)
+{
+	struct ftagent_policy_spec p;
+	struct ftagent_policy_spec got;
+	const struct ftagent_rec *rec;
+	const struct ftagent_rec_verdict *v;
+	struct ftnl_error err;
+	int i;
+
+	ftagent_policy_spec_init(&p);
+	port_rule(rule(&p, "no-port", 1u << FTAGENT_OP_CONNECT,
+		       FTAGENT_ACTION_DENY),
+		  self->port, self->port);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(-EPERM, try_connect(self->port));
+	/* The listener saw nothing: no SYN left. */
+	ev_sleep_ms(50);
+	EXPECT_EQ(0, drain_accepts(self->lfd));
+	/* Another port goes through, and reaches its listener. */
+	ASSERT_EQ(0, try_connect(self->other_port));
+	ev_sleep_ms(50);
+	EXPECT_EQ(1, drain_accepts(self->other_lfd));
+
+	rec = verdict_of(&self->log, getpid(), 2000);
+	ASSERT_NE(NULL, rec);
+	v = EV_BODY(rec, struct ftagent_rec_verdict);
+	EXPECT_EQ(0, v->rule);
+	EXPECT_EQ(FTAGENT_OP_CONNECT, v->op);
+	EXPECT_EQ(FTAGENT_VERDICT_DENIED, v->verdict);
+	EXPECT_EQ(-EPERM, v->error);
+	EXPECT_EQ(AF_INET, v->family);
+	EXPECT_EQ(self->port, v->port);
+	EXPECT_STREQ("no-port", v->rule_name);
+	EXPECT_EQ(5, ev_count(&self->log, FTAGENT_REC_VERDICT, getpid()));
+
+	/* Hits: the 5 denied calls; the default decided the allowed one. */
+	ftagent_policy_spec_init(&got);
+	ASSERT_EQ(0, ftagent_get_policy(ctl(), &got, &err));
+	ASSERT_EQ(1, got.n);
+	EXPECT_STREQ("no-port", got.rules[0].name);
+	EXPECT_EQ(5, got.rules[0].hits);
+	EXPECT_EQ(self->port, got.rules[0].port_min);
+	EXPECT_GE(got.default_hits, 1);
+	ftagent_policy_spec_free(&got);
+	ftagent_policy_spec_free(&p);
+}
+
+TEST_F(gate, a_command_name_picks_the_process)
+{
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+
+	ftagent_policy_spec_init(&p);
+	r = rule(&p, "ftg-denied-only", 1u << FTAGENT_OP_CONNECT,
+		 FTAGENT_ACTION_DENY);
+	r->set |= FTAGENT_RULE_SET_COMM;
+	strcpy(r->comm, "ftg-denied");
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(EPERM, in_child("ftg-denied", connect_errno, &self->port));
+	EXPECT_EQ(0, in_child("ftg-allowed", connect_errno, &self->port));
+	EXPECT_EQ(0, try_connect(self->port));
+	ev_sleep_ms(50);
+	EXPECT_EQ(2, drain_accepts(self->lfd));
+	ftagent_policy_spec_free(&p);
+}
+
+TEST_F(gate, monitor_mode_refuses_nothing_and_reports_everything)
+{
+	struct ftagent_policy_spec p;
+	const struct ftagent_rec *rec;
+	struct ftnl_error err;
+	int i;
+
+	ftagent_policy_spec_init(&p);
+	p.enforce = 0;
+	port_rule(rule(&p, "watch", 1u << FTAGENT_OP_CONNECT,
+		       FTAGENT_ACTION_DENY),
+		  self->port, self->port);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, try_connect(self->port));
+	ev_sleep_ms(50);
+	EXPECT_EQ(3, drain_accepts(self->lfd));
+	rec = verdict_of(&self->log, getpid(), 2000);
+	ASSERT_NE(NULL, rec);
+	EXPECT_EQ(FTAGENT_VERDICT_WOULD_DENY,
+		  EV_BODY(rec, struct ftagent_rec_verdict)->verdict);
+	EXPECT_EQ(0, EV_BODY(rec, struct ftagent_rec_verdict)->error);
+	EXPECT_EQ(3, ev_count(&self->log, FTAGENT_REC_VERDICT, getpid()));
+	ftagent_policy_spec_free(&p);
+}
+
+TEST_F(gate, a_bad_rule_rejects_the_set_and_the_old_one_stays)
+{
+	struct ftagent_policy_spec good, bad, got;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+
+	ftagent_policy_spec_init(&good);
+	port_rule(rule(&good, "no-port", 1u << FTAGENT_OP_CONNECT,
+		       FTAGENT_ACTION_DENY),
+		  self->port, self->port);
+	ASSERT_EQ(0, set_policy(&good, &err)) TH_LOG("%s", err.msg);
+
+	ftagent_policy_spec_init(&bad);
+	rule(&bad, "fine", 1u << FTAGENT_OP_OPEN, FTAGENT_ACTION_AUDIT);
+	r = rule(&bad, "reversed", 1u << FTAGENT_OP_CONNECT,
+		 FTAGENT_ACTION_DENY);
+	port_rule(r, 90, 80);
+	ASSERT_EQ(-1, set_policy(&bad, &err));
+	EXPECT_EQ(EINVAL, err.err);
+	EXPECT_STREQ("rule 1 (reversed): PORT_MAX is below PORT_MIN", err.msg);
+	EXPECT_TRUE(err.has_offset);
+
+	/* Paths on a connect rule, a relative path, no name, no ops. */
+	bad.rules[1].set = FTAGENT_RULE_SET_PATH;
+	strcpy(bad.rules[1].path_prefix, "/etc/");
+	ASSERT_EQ(-1, set_policy(&bad, &err));
+	EXPECT_STREQ("rule 1 (reversed): PATH_PREFIX applies to exec and "
+		     "open only",
+		     err.msg);
+	bad.rules[1].ops = 1u << FTAGENT_OP_OPEN;
+	strcpy(bad.rules[1].path_prefix, "etc/");
+	ASSERT_EQ(-1, set_policy(&bad, &err));
+	EXPECT_STREQ("rule 1 (reversed): PATH_PREFIX must be an absolute path",
+		     err.msg);
+	bad.rules[1].name[0] = '\0';
+	ASSERT_EQ(-1, set_policy(&bad, &err));
+	EXPECT_STREQ("rule 1: NAME is required", err.msg);
+	strcpy(bad.rules[1].name, "x");
+	bad.rules[1].set = 0;
+	bad.rules[1].ops = 0;
+	ASSERT_EQ(-1, set_policy(&bad, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "rule 1 (x): OPS"));
+	bad.rules[1].ops = 1u << 7; /* no such operation */
+	ASSERT_EQ(-1, set_policy(&bad, &err));
+	EXPECT_NE(NULL, strstr(err.msg, "rule 1"));
+
+	/* The good set still enforces, unchanged. */
+	EXPECT_EQ(-EPERM, try_connect(self->port));
+	ftagent_policy_spec_init(&got);
+	ASSERT_EQ(0, ftagent_get_policy(ctl(), &got, &err));
+	ASSERT_EQ(1, got.n);
+	EXPECT_STREQ("no-port", got.rules[0].name);
+	ftagent_policy_spec_free(&got);
+	ftagent_policy_spec_free(&good);
+	ftagent_policy_spec_free(&bad);
+}
+
+TEST_F(gate, first_match_wins_and_allow_rules_carve_out)
+{
+	struct ftagent_policy_spec p;
+	struct ftnl_error err;
+
+	ftagent_policy_spec_init(&p);
+	/* Allow our listener's port, deny the whole range around it. */
+	port_rule(rule(&p, "allow-one", 1u << FTAGENT_OP_CONNECT,
+		       FTAGENT_ACTION_ALLOW),
+		  self->port, self->port);
+	port_rule(rule(&p, "deny-all", 1u << FTAGENT_OP_CONNECT,
+		       FTAGENT_ACTION_DENY),
+		  1, 65535);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(0, try_connect(self->port));
+	EXPECT_EQ(-EPERM, try_connect(self->other_port));
+	ftagent_policy_spec_free(&p);
+}
+
+static int exec_true(void *arg)
+{
+	char *const argv[] = {(char *)arg, NULL};
+
+	execv(arg, argv);
+	return errno;
+}
+
+TEST_F(gate, exec_and_open_by_path_prefix)
+{
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+	char copy[] = "/tmp/ftg-noexec/true";
+	int fd, src;
+	char buf[65536];
+	ssize_t n;
+
+	mkdir("/tmp/ftg-noexec", 0755);
+	mkdir("/tmp/ftg-secret", 0755);
+	src = open("/bin/true", O_RDONLY);
+	fd = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ASSERT_GE(src, 0);
+	ASSERT_GE(fd, 0);
+	while ((n = read(src, buf, sizeof(buf))) > 0)
+		ASSERT_EQ(n, write(fd, buf, n));
+	close(src);
+	close(fd);
+	fd = open("/tmp/ftg-secret/key", O_WRONLY | O_CREAT, 0600);
+	ASSERT_GE(fd, 0);
+	close(fd);
+
+	ftagent_policy_spec_init(&p);
+	r = rule(&p, "noexec-tmp", 1u << FTAGENT_OP_EXEC, FTAGENT_ACTION_DENY);
+	r->set |= FTAGENT_RULE_SET_PATH;
+	strcpy(r->path_prefix, "/tmp/ftg-noexec/");
+	r = rule(&p, "secret", 1u << FTAGENT_OP_OPEN, FTAGENT_ACTION_DENY);
+	r->set |= FTAGENT_RULE_SET_PATH;
+	strcpy(r->path_prefix, "/tmp/ftg-secret/");
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+
+	EXPECT_EQ(EPERM, in_child(NULL, exec_true, copy));
+	EXPECT_EQ(0, in_child(NULL, exec_true, "/bin/true"));
+	EXPECT_EQ(-1, open("/tmp/ftg-secret/key", O_RDONLY));
+	EXPECT_EQ(EPERM, errno);
+	fd = open("/tmp/ftg-noexec/true", O_RDONLY);
+	EXPECT_GE(fd, 0);
+	close(fd);
+	ftagent_policy_spec_free(&p);
+	ASSERT_EQ(0, clear_policy());
+	unlink(copy);
+	unlink("/tmp/ftg-secret/key");
+	rmdir("/tmp/ftg-noexec");
+	rmdir("/tmp/ftg-secret");
+}
+
+TEST_F(gate, send_and_bind_by_port_and_address)
+{
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct sockaddr_in to = {.sin_family = AF_INET};
+	struct ftnl_error err;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ftagent_policy_spec_init(&p);
+	r = rule(&p, "no-dns-out", 1u << FTAGENT_OP_SEND, FTAGENT_ACTION_DENY);
+	port_rule(r, 53, 53);
+	r->set |= FTAGENT_RULE_SET_ADDR | FTAGENT_RULE_SET_PREFIX_LEN;
+	r->addr_len = 4;
+	r->addr[0] = 127; /* 127.0.0.0/8 */
+	r->prefix_len = 8;
+	port_rule(rule(&p, "no-low-bind", 1u << FTAGENT_OP_BIND,
+		       FTAGENT_ACTION_DENY),
+		  1, 1023);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	to.sin_port = htons(53);
+	EXPECT_EQ(-1, sendto(fd, "q", 1, 0, (struct sockaddr *)&to,
+			     sizeof(to)));
+	EXPECT_EQ(EPERM, errno);
+	to.sin_port = htons(5353);
+	EXPECT_EQ(1, sendto(fd, "q", 1, 0, (struct sockaddr *)&to,
+			    sizeof(to)));
+	/* A connected socket: the peer is the destination. */
+	to.sin_port = htons(53);
+	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(-1, send(fd, "q", 1, 0));
+	EXPECT_EQ(EPERM, errno);
+	close(fd);
+
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	to.sin_port = htons(999);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EPERM, errno);
+	to.sin_port = htons(0);
+	EXPECT_EQ(0, bind(fd, (struct sockaddr *)&to, sizeof(to)));
+	close(fd);
+	ftagent_policy_spec_free(&p);
+}
+
+static int subtree_connect(void *arg)
+{
+	/* A grandchild: still in the subtree of its grandparent. */
+	return in_child(NULL, connect_errno, arg);
+}
+
+TEST_F(gate, a_subtree_and_a_uid)
+{
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+	int status, go[2];
+	pid_t pid;
+
+	ASSERT_EQ(0, pipe(go));
+	pid = fork();
+	if (pid == 0) {
+		char c;
+
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(100);
+		_exit(subtree_connect(&self->port));
+	}
+	close(go[0]);
+	ftagent_policy_spec_init(&p);
+	r = rule(&p, "tree", 1u << FTAGENT_OP_CONNECT, FTAGENT_ACTION_DENY);
+	r->set |= FTAGENT_RULE_SET_SUBTREE;
+	r->subtree = pid;
+	r = rule(&p, "uid-4242", 1u << FTAGENT_OP_CONNECT,
+		 FTAGENT_ACTION_DENY);
+	r->set |= FTAGENT_RULE_SET_UID;
+	r->uid = 4242;
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(1, write(go[1], "g", 1));
+	close(go[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFEXITED(status));
+	EXPECT_EQ(EPERM, WEXITSTATUS(status));
+	/* We are not in that subtree, nor uid 4242. */
+	EXPECT_EQ(0, try_connect(self->port));
+	ftagent_policy_spec_free(&p);
+}
+
+static volatile int hammer_stop;
+
+/* Non-blocking: once the gate is gone, a full backlog must not hang us. */
+static void *hammer(void *arg)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(*(uint16_t *)arg)};
+	int fd;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	while (!hammer_stop) {
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+		connect(fd, (struct sockaddr *)&sin, sizeof(sin));
+		close(fd);
+	}
+	return NULL;
+}
+
+/* Unload while calls are being denied, then load again for the runner. */
+TEST_F(gate, unload_while_denying)
+{
+	struct ftagent_policy_spec p;
+	struct ftnl_error err;
+	pthread_t t[4];
+	int i, rc = -1;
+
+	ftagent_policy_spec_init(&p);
+	port_rule(rule(&p, "hammered", 1u << FTAGENT_OP_CONNECT,
+		       FTAGENT_ACTION_DENY),
+		  self->port, self->port);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ftagent_policy_spec_free(&p);
+	ev_close(&self->log);
+	hammer_stop = 0;
+	for (i = 0; i < 4; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, hammer, &self->port));
+	ev_sleep_ms(300);
+	for (i = 0; i < 50 && rc; i++) {
+		rc = ft_unload_module();
+		if (rc)
+			ev_sleep_ms(100);
+	}
+	EXPECT_EQ(0, rc) TH_LOG("unload: %s", strerror(-rc));
+	hammer_stop = 1;
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	drain_accepts(self->lfd);
+	/* The gate went with the module: connects go through again. */
+	EXPECT_EQ(0, try_connect(self->port));
+	ASSERT_EQ(0, ft_reload_module(NULL));
+	/* The fixture's teardown talks to the new module. */
+	ctl_forget();
+	ASSERT_EQ(0, ev_open(&self->log));
+}
+
+TEST_HARNESS_MAIN
