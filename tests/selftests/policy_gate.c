@@ -94,8 +94,7 @@ static int listener(uint16_t *port)
 
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
-	    listen(fd, 16) ||
-	    getsockname(fd, (struct sockaddr *)&sin, &len))
+	    listen(fd, 16) || getsockname(fd, (struct sockaddr *)&sin, &len))
 		abort();
 	*port = ntohs(sin.sin_port);
 	return fd;
@@ -429,12 +428,11 @@ TEST_F(gate, send_and_bind_by_port_and_address)
 
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	to.sin_port = htons(53);
-	EXPECT_EQ(-1, sendto(fd, "q", 1, 0, (struct sockaddr *)&to,
-			     sizeof(to)));
+	EXPECT_EQ(-1,
+		  sendto(fd, "q", 1, 0, (struct sockaddr *)&to, sizeof(to)));
 	EXPECT_EQ(EPERM, errno);
 	to.sin_port = htons(5353);
-	EXPECT_EQ(1, sendto(fd, "q", 1, 0, (struct sockaddr *)&to,
-			    sizeof(to)));
+	EXPECT_EQ(1, sendto(fd, "q", 1, 0, (struct sockaddr *)&to, sizeof(to)));
 	/* A connected socket: the peer is the destination. */
 	to.sin_port = htons(53);
 	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&to, sizeof(to)));
@@ -481,8 +479,7 @@ TEST_F(gate, a_subtree_and_a_uid)
 	r = rule(&p, "tree", 1u << FTAGENT_OP_CONNECT, FTAGENT_ACTION_DENY);
 	r->set |= FTAGENT_RULE_SET_SUBTREE;
 	r->subtree = pid;
-	r = rule(&p, "uid-4242", 1u << FTAGENT_OP_CONNECT,
-		 FTAGENT_ACTION_DENY);
+	r = rule(&p, "uid-4242", 1u << FTAGENT_OP_CONNECT, FTAGENT_ACTION_DENY);
 	r->set |= FTAGENT_RULE_SET_UID;
 	r->uid = 4242;
 	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);

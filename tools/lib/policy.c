@@ -15,8 +15,8 @@
 #include "policy.h"
 
 static const char *const op_names[__FTAGENT_OP_MAX] = {
-	[FTAGENT_OP_EXEC] = "exec",	  [FTAGENT_OP_CONNECT] = "connect",
-	[FTAGENT_OP_OPEN] = "open",	  [FTAGENT_OP_SEND] = "send",
+	[FTAGENT_OP_EXEC] = "exec", [FTAGENT_OP_CONNECT] = "connect",
+	[FTAGENT_OP_OPEN] = "open", [FTAGENT_OP_SEND] = "send",
 	[FTAGENT_OP_BIND] = "bind",
 };
 
@@ -78,8 +78,8 @@ struct ftagent_rule_spec *ftagent_policy_spec_add(struct ftagent_policy_spec *p)
 
 static void put_rule(struct nlmsghdr *nlh, const struct ftagent_rule_spec *r)
 {
-	struct nlattr *nest = mnl_attr_nest_start(nlh,
-						  FTAGENT_CTL_A_POLICY_RULE);
+	struct nlattr *nest =
+		mnl_attr_nest_start(nlh, FTAGENT_CTL_A_POLICY_RULE);
 
 	mnl_attr_put_strz(nlh, FTAGENT_RULE_A_NAME, r->name);
 	mnl_attr_put_u32(nlh, FTAGENT_RULE_A_OPS, r->ops);
@@ -147,8 +147,8 @@ int ftagent_set_policy(struct ftnl *ctl, const struct ftagent_policy_spec *p,
 		err->msg[0] = '\0';
 		return -1;
 	}
-	if (setsockopt(mnl_socket_get_fd(ctl->sock), SOL_SOCKET,
-		       SO_SNDBUFFORCE, &sndbuf, sizeof(sndbuf)) < 0)
+	if (setsockopt(mnl_socket_get_fd(ctl->sock), SOL_SOCKET, SO_SNDBUFFORCE,
+		       &sndbuf, sizeof(sndbuf)) < 0)
 		setsockopt(mnl_socket_get_fd(ctl->sock), SOL_SOCKET, SO_SNDBUF,
 			   &sndbuf, sizeof(sndbuf));
 	req = ftnl_put_request(ctl, buf, FTAGENT_CTL_CMD_SET_POLICY, 0);
@@ -259,8 +259,7 @@ static int policy_attr(const struct nlattr *a, void *data)
 	case FTAGENT_CTL_A_POLICY_GENERATION:
 		return u64_attr(a, &p->generation) ? MNL_CB_ERROR : MNL_CB_OK;
 	case FTAGENT_CTL_A_POLICY_DEFAULT_HITS:
-		return u64_attr(a, &p->default_hits) ? MNL_CB_ERROR
-						     : MNL_CB_OK;
+		return u64_attr(a, &p->default_hits) ? MNL_CB_ERROR : MNL_CB_OK;
 	case FTAGENT_CTL_A_POLICY_ENFORCE:
 		if (mnl_attr_validate(a, MNL_TYPE_U8) < 0)
 			return MNL_CB_ERROR;

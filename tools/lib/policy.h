@@ -14,20 +14,20 @@
 #include "ftnl.h"
 
 /* Which optional fields of a rule are set. */
-#define FTAGENT_RULE_SET_UID	     (1u << 0)
-#define FTAGENT_RULE_SET_COMM	     (1u << 1)
-#define FTAGENT_RULE_SET_CGROUP	     (1u << 2)
-#define FTAGENT_RULE_SET_EXE	     (1u << 3)
-#define FTAGENT_RULE_SET_SUBTREE     (1u << 4)
-#define FTAGENT_RULE_SET_PATH	     (1u << 5)
-#define FTAGENT_RULE_SET_PORT	     (1u << 6)
-#define FTAGENT_RULE_SET_ADDR	     (1u << 7)
-#define FTAGENT_RULE_SET_PREFIX_LEN  (1u << 8)
+#define FTAGENT_RULE_SET_UID	    (1u << 0)
+#define FTAGENT_RULE_SET_COMM	    (1u << 1)
+#define FTAGENT_RULE_SET_CGROUP	    (1u << 2)
+#define FTAGENT_RULE_SET_EXE	    (1u << 3)
+#define FTAGENT_RULE_SET_SUBTREE    (1u << 4)
+#define FTAGENT_RULE_SET_PATH	    (1u << 5)
+#define FTAGENT_RULE_SET_PORT	    (1u << 6)
+#define FTAGENT_RULE_SET_ADDR	    (1u << 7)
+#define FTAGENT_RULE_SET_PREFIX_LEN (1u << 8)
 
 struct ftagent_rule_spec {
 	char name[FTAGENT_RULE_NAME_MAX + 1];
-	uint32_t ops;	 /* bits (1 << enum ftagent_op) */
-	uint32_t action; /* enum ftagent_action */
+	uint32_t ops;	  /* bits (1 << enum ftagent_op) */
+	uint32_t action;  /* enum ftagent_action */
 	unsigned int set; /* FTAGENT_RULE_SET_* */
 	uint32_t uid, subtree;
 	char comm[FTAGENT_COMM_LEN];
@@ -52,7 +52,8 @@ struct ftagent_policy_spec {
 void ftagent_policy_spec_init(struct ftagent_policy_spec *p);
 void ftagent_policy_spec_free(struct ftagent_policy_spec *p);
 /* A new zeroed rule at the end, or NULL when memory ran out. */
-struct ftagent_rule_spec *ftagent_policy_spec_add(struct ftagent_policy_spec *p);
+struct ftagent_rule_spec *ftagent_policy_spec_add(
+	struct ftagent_policy_spec *p);
 
 /* SET_POLICY. 0 and *@generation, or -1 with @err (the module's reason). */
 int ftagent_set_policy(struct ftnl *ctl, const struct ftagent_policy_spec *p,
