@@ -76,6 +76,7 @@ static const struct key keys[] = {
 void ftagentd_config_defaults(struct ftagentd_config *cfg)
 {
 	memset(cfg, 0, sizeof(*cfg));
+	ftd_policy_config_init(&cfg->policy);
 	cfg->agent.mode = FTAGENT_MODE_STANDARD;
 	cfg->agent.hooks = FTAGENT_HOOKS_FTRACE;
 	cfg->agent.flush_interval_ms = 250;
@@ -109,6 +110,7 @@ void ftagentd_config_free(struct ftagentd_config *cfg)
 {
 	list_free(&cfg->filters.exclude_processes);
 	list_free(&cfg->filters.exclude_paths);
+	ftd_policy_config_free(&cfg->policy);
 }
 
 struct parse {
@@ -287,11 +289,17 @@ static int handler(void *user, const char *section, const char *name,
 
 	if (!name) /* a section header alone (inih calls with NULL name) */
 		return 1;
-	if (!strncmp(section, "policy.", 7) ||
-	    !strncmp(section, "budget.", 7)) {
+	if (ftd_policy_section(section)) {
+		if (ftd_policy_key(&p->cfg->policy, section, name, value,
+				   p->line, &why)) {
+			fail(p, section, name, why);
+			return 0;
+		}
+		return 1;
+	}
+	if (!strncmp(section, "budget.", 7)) {
 		fail(p, section, name,
-		     "policy and budget rules come with the policy gate, not "
-		     "in this release");
+		     "budgets come with the next release, not this one");
 		return 0;
 	}
 	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
@@ -365,6 +373,18 @@ static int finish(struct parse *p, int rc)
 	} else if (rc < 0 && !p->failed) {
 		snprintf(p->err, p->err_size, "%s: cannot read it", p->name);
 		p->failed = 1;
+	}
+	if (!p->failed) {
+		const char *why;
+		size_t r;
+
+		if (ftd_policy_check(&p->cfg->policy, &r, &why)) {
+			p->line = p->cfg->policy.line[r];
+			snprintf(p->err, p->err_size, "%s:%d: [policy.%s]: %s",
+				 p->name, p->line,
+				 p->cfg->policy.spec.rules[r].name, why);
+			p->failed = 1;
+		}
 	}
 	if (p->failed) {
 		ftagentd_config_free(p->cfg);

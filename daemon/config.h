@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "policy_config.h"
+
 #define FTAGENTD_CONFIG_PATH "/etc/ftagent/ftagent.conf"
 #define FTAGENTD_LIST_MAX    64
 #define FTAGENTD_NAME_MAX    1024
@@ -46,6 +48,8 @@ struct ftagentd_config {
 	struct {
 		char listen[128]; /* "" : off */
 	} metrics;
+	/* [policy] and [policy.NAME]: the rule set pushed to the module. */
+	struct ftd_policy_config policy;
 };
 
 /* The defaults, as documented. */

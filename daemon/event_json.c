@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <netinet/in.h>
 
+#include "../tools/lib/policy.h"
 #include "../tools/lib/records.h"
 #include "event_json.h"
 
@@ -317,6 +318,35 @@ static struct json_object *bad_entry(struct json_object *o,
 	return o;
 }
 
+/* A policy verdict: which rule of which set, what it did, to what. */
+static void verdict_json(struct json_object *o, const struct ftagent_rec *rec)
+{
+	struct ftagent_rec_verdict v;
+
+	memcpy(&v, rec->body, sizeof(v));
+	add_u64(o, "policy_generation", v.policy_generation);
+	if (v.rule == FTAGENT_RULE_DEFAULT)
+		add(o, "rule", NULL);
+	else
+		add_u64(o, "rule", v.rule);
+	add(o, "rule_name", ftd_json_cstr(v.rule_name, sizeof(v.rule_name)));
+	add(o, "op", json_object_new_string(ftagent_op_name(v.op)));
+	add(o, "action", json_object_new_string(ftagent_action_name(v.action)));
+	add(o, "verdict",
+	    json_object_new_string(ftagent_verdict_name(v.verdict)));
+	add(o, "result", json_object_new_int(v.error));
+	if (v.family) {
+		add(o, "family", ftd_json_family(v.family));
+		add(o, "remote", ftd_json_endpoint(v.family, v.addr, v.port));
+	}
+	if ((v.op == FTAGENT_OP_EXEC || v.op == FTAGENT_OP_OPEN) &&
+	    rec->n_str >= 1 &&
+	    !(rec->hdr->flags & FTAGENT_REC_F_STR0_UNREADABLE))
+		add(o, "path", ftd_json_bytes(rec->str[0], rec->str_len[0]));
+	if (rec->hdr->flags & FTAGENT_REC_F_STR0_TRUNCATED)
+		add(o, "path_truncated", json_object_new_boolean(1));
+}
+
 struct json_object *ftd_event_json(const struct ftd_event *ev)
 {
 	struct json_object *o = json_object_new_object();
@@ -358,10 +388,10 @@ struct json_object *ftd_event_json(const struct ftd_event *ev)
 	case FTAGENT_REC_BIND:
 	case FTAGENT_REC_LISTEN: sock_json(o, &rec); break;
 	case FTAGENT_REC_OPEN: open_json(o, &rec); break;
+	case FTAGENT_REC_VERDICT: verdict_json(o, &rec); break;
 	default:
-		/* VERDICT, and types of a newer ABI: the bytes as they are. */
-		if (rec.hdr->type != FTAGENT_REC_VERDICT)
-			add_u64(o, "type_id", rec.hdr->type);
+		/* Types of a newer ABI: the bytes as they are. */
+		add_u64(o, "type_id", rec.hdr->type);
 		p = (const unsigned char *)rec.hdr;
 		add(o, "raw", hex(p + HDR_SIZE, rec.hdr->size - HDR_SIZE));
 		break;

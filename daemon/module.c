@@ -10,6 +10,7 @@
 
 #include "../tools/lib/counters.h"
 #include "../tools/lib/filters.h"
+#include "../tools/lib/policy.h"
 #include "module.h"
 
 /* Big enough for a dump burst of a large generation without ENOBUFS. */
@@ -128,6 +129,7 @@ int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 	struct ftagent_config kc = {0};
 	struct ftagent_resources res = {0};
 	struct ftnl_error err;
+	uint64_t generation;
 	char msg[384];
 
 	*channel_replaced = 0;
@@ -155,6 +157,13 @@ int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 	*channel_replaced = !!(kc.set & FTAGENT_CONFIG_HAVE_RING_BUFFER_SIZE);
 	if (push_filters(m, cfg, &err) < 0)
 		goto fail;
+	/* The whole rule set, every time: the module swaps it atomically. */
+	if (ftagent_set_policy(&m->ctl, &cfg->policy.spec, &generation,
+			       &err) < 0) {
+		snprintf(why, why_len, "policy: %s",
+			 ftnl_format_error(&err, msg, sizeof(msg)));
+		return -1;
+	}
 	return 0;
 fail:
 	ftagent_resources_free(&res);

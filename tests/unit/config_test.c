@@ -168,8 +168,48 @@ static const struct {
 	{"[metrics]\nlisten = a:1, b:2\n",
 	 "test.conf:2: [metrics] listen: one value expected, not a list"},
 	{"[policy.ssh]\naction = deny\n",
-	 "test.conf:2: [policy.ssh] action: policy and budget rules come with "
-	 "the policy gate, not in this release"},
+	 "test.conf:2: [policy.ssh]: needs ops (exec, connect, open, send, "
+	 "bind)"},
+	{"\n[policy.ssh]\nops = connect\n",
+	 "test.conf:3: [policy.ssh]: needs action (allow, deny, audit)"},
+	{"[policy.a]\nops = connect, fly\n",
+	 "test.conf:2: [policy.a] ops: ops lists exec, connect, open, send, "
+	 "bind"},
+	{"[policy.a]\naction = block\n",
+	 "test.conf:2: [policy.a] action: an action is allow, deny or audit"},
+	{"[policy.a]\nport = 90-80\n",
+	 "test.conf:2: [policy.a] port: a port is 1..65535, or a range "
+	 "LOW-HIGH"},
+	{"[policy.a]\nport = 70000\n",
+	 "test.conf:2: [policy.a] port: a port is 1..65535, or a range "
+	 "LOW-HIGH"},
+	{"[policy.a]\ncidr = 10.0.0.0/33\n",
+	 "test.conf:2: [policy.a] cidr: the prefix length is 0..32 (IPv4) or "
+	 "0..128 (IPv6)"},
+	{"[policy.a]\ncidr = example.com\n",
+	 "test.conf:2: [policy.a] cidr: not an IPv4 or IPv6 address (ADDR or "
+	 "ADDR/LEN)"},
+	{"[policy.a]\npath = etc/\n",
+	 "test.conf:2: [policy.a] path: must be an absolute path"},
+	{"[policy.a]\ncomm = a-very-long-command-name\n",
+	 "test.conf:2: [policy.a] comm: a command name is 1 to 15 bytes"},
+	{"[policy.a]\nuid = no-such-user-here\n",
+	 "test.conf:2: [policy.a] uid: no such user (a uid or a user name)"},
+	{"[policy.a]\ncgroup = /no/such/cgroup\n",
+	 "test.conf:2: [policy.a] cgroup: a cgroup is its id or its "
+	 "directory under /sys/fs/cgroup, which must exist"},
+	{"[policy.a]\nflavour = mint\n",
+	 "test.conf:2: [policy.a] flavour: unknown key"},
+	{"[policy]\nenforce = maybe\n",
+	 "test.conf:2: [policy] enforce: not a boolean (true or false)"},
+	{"[policy.a]\nops = connect\naction = deny\npath = /etc/\n",
+	 "test.conf:2: [policy.a]: path applies to exec and open only"},
+	{"[policy.a]\nops = open\naction = deny\nport = 22\n",
+	 "test.conf:2: [policy.a]: port and cidr apply to connect, send and "
+	 "bind only"},
+	{"[budget.a]\nlimit = 1\n",
+	 "test.conf:2: [budget.a] limit: budgets come with the next release, "
+	 "not this one"},
 	{"[agent]\nmode = minimal\nthis line has no equals sign\n",
 	 "test.conf:3: not a section, a key = value or a comment"},
 	/* The first error is the one reported. */
@@ -187,6 +227,60 @@ static void bad_files_name_file_line_and_key(void **state)
 		assert_int_equal(-1, parse(bad[i].text, &c));
 		assert_string_equal(bad[i].msg, err);
 	}
+}
+
+static void policy_rules_in_file_order(void **state)
+{
+	struct ftagentd_config c;
+	const struct ftagent_rule_spec *r;
+
+	(void)state;
+	assert_int_equal(0, parse("[policy]\nenforce = false\n"
+				  "default = audit\n\n"
+				  "[policy.allow-dns]\nops = send, connect\n"
+				  "action = allow\nport = 53\n"
+				  "cidr = 10.0.0.0/8\n\n"
+				  "[policy.no-shadow]\nops = open\n"
+				  "action = deny\npath = /etc/shadow\n"
+				  "uid = 0\ncomm = cat\nexe = /usr/bin/\n"
+				  "subtree = 42\n\n"
+				  "[policy.v6]\nops = bind\naction = deny\n"
+				  "cidr = \"2001:db8::/32\"\nport = 1-1023\n",
+				  &c));
+	assert_int_equal(0, c.policy.spec.enforce);
+	assert_int_equal(FTAGENT_ACTION_AUDIT, c.policy.spec.default_action);
+	assert_int_equal(3, c.policy.spec.n);
+	r = &c.policy.spec.rules[0];
+	assert_string_equal("allow-dns", r->name);
+	assert_int_equal((1u << FTAGENT_OP_SEND) | (1u << FTAGENT_OP_CONNECT),
+			 r->ops);
+	assert_int_equal(FTAGENT_ACTION_ALLOW, r->action);
+	assert_int_equal(53, r->port_min);
+	assert_int_equal(53, r->port_max);
+	assert_int_equal(4, r->addr_len);
+	assert_int_equal(10, r->addr[0]);
+	assert_int_equal(8, r->prefix_len);
+	r = &c.policy.spec.rules[1];
+	assert_string_equal("no-shadow", r->name);
+	assert_string_equal("/etc/shadow", r->path_prefix);
+	assert_string_equal("cat", r->comm);
+	assert_string_equal("/usr/bin/", r->exe_prefix);
+	assert_int_equal(0, r->uid);
+	assert_int_equal(42, r->subtree);
+	assert_true(r->set & FTAGENT_RULE_SET_UID);
+	r = &c.policy.spec.rules[2];
+	assert_int_equal(16, r->addr_len);
+	assert_int_equal(0x20, r->addr[0]);
+	assert_int_equal(32, r->prefix_len);
+	assert_int_equal(1, r->port_min);
+	assert_int_equal(1023, r->port_max);
+	assert_int_equal(6, c.policy.line[0]);
+	ftagentd_config_free(&c);
+	/* No policy sections: enforce, default allow, no rules. */
+	assert_int_equal(0, parse("", &c));
+	assert_int_equal(1, c.policy.spec.enforce);
+	assert_int_equal(0, c.policy.spec.n);
+	ftagentd_config_free(&c);
 }
 
 static void event_output_takes_none_journal_or_a_path(void **state)
@@ -307,6 +401,7 @@ int main(void)
 		cmocka_unit_test(bad_files_name_file_line_and_key),
 		cmocka_unit_test(lists_are_bounded_and_may_continue),
 		cmocka_unit_test(event_output_takes_none_journal_or_a_path),
+		cmocka_unit_test(policy_rules_in_file_order),
 		cmocka_unit_test(units),
 		cmocka_unit_test(a_missing_file_is_named),
 		cmocka_unit_test(a_file_reports_its_lines),

@@ -475,20 +475,63 @@ static void endpoints(void **state)
 	json_object_put(o);
 }
 
-static void verdict_and_unknown_are_raw(void **state)
+static void verdicts_say_rule_op_and_object(void **state)
+{
+	_Alignas(8) unsigned char buf[512];
+	struct ftagent_rec_verdict v = {0};
+	struct json_object *o;
+
+	(void)state;
+	v.policy_generation = 7;
+	v.rule = 3;
+	v.op = FTAGENT_OP_CONNECT;
+	v.action = FTAGENT_ACTION_DENY;
+	v.verdict = FTAGENT_VERDICT_DENIED;
+	v.error = -1;
+	v.family = AF_INET;
+	v.port = 443;
+	v.addr[0] = 169;
+	v.addr[1] = 254;
+	v.addr[2] = 169;
+	v.addr[3] = 254;
+	strcpy(v.rule_name, "no-metadata");
+	o = render(buf, put_rec(buf, FTAGENT_REC_VERDICT, 0, &v, sizeof(v),
+				NULL, 0, NULL, 0));
+	assert_common(o, "verdict");
+	assert_int_equal(u64_of(o, "rule"), 3);
+	assert_int_equal(u64_of(o, "policy_generation"), 7);
+	assert_string_equal(str_of(o, "rule_name"), "no-metadata");
+	assert_string_equal(str_of(o, "op"), "connect");
+	assert_string_equal(str_of(o, "action"), "deny");
+	assert_string_equal(str_of(o, "verdict"), "denied");
+	assert_string_equal(str_of(o, "remote"), "169.254.169.254:443");
+	assert_false(json_object_object_get_ex(o, "path", NULL));
+	json_object_put(o);
+
+	/* The default decided an open: no rule number, the path. */
+	memset(&v, 0, sizeof(v));
+	v.rule = FTAGENT_RULE_DEFAULT;
+	v.op = FTAGENT_OP_OPEN;
+	v.action = FTAGENT_ACTION_AUDIT;
+	v.verdict = FTAGENT_VERDICT_AUDITED;
+	v.path_len = 11;
+	strcpy(v.rule_name, "default");
+	o = render(buf, put_rec(buf, FTAGENT_REC_VERDICT, 0, &v, sizeof(v),
+				"/etc/passwd", 11, NULL, 0));
+	assert_true(json_object_object_get_ex(o, "rule", NULL));
+	assert_null(json_object_object_get(o, "rule"));
+	assert_string_equal(str_of(o, "verdict"), "audited");
+	assert_string_equal(str_of(o, "path"), "/etc/passwd");
+	json_object_put(o);
+}
+
+static void unknown_types_are_raw(void **state)
 {
 	_Alignas(8) unsigned char buf[256];
 	const unsigned char body[8] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4};
 	struct json_object *o;
 
 	(void)state;
-	o = render(buf, put_rec(buf, FTAGENT_REC_VERDICT, 0, body, 8, NULL, 0,
-				NULL, 0));
-	assert_common(o, "verdict");
-	assert_string_equal(str_of(o, "raw"), "deadbeef01020304");
-	assert_false(json_object_object_get_ex(o, "type_id", NULL));
-	json_object_put(o);
-
 	/* A type of a newer ABI: its number, and the bytes with padding. */
 	o = render(buf, put_rec(buf, 200, 0, body, 3, NULL, 0, NULL, 0));
 	assert_common(o, "unknown");
@@ -627,7 +670,8 @@ int main(void)
 		cmocka_unit_test(path_bytes_become_valid_utf8),
 		cmocka_unit_test(json_bytes_rules),
 		cmocka_unit_test(endpoints),
-		cmocka_unit_test(verdict_and_unknown_are_raw),
+		cmocka_unit_test(verdicts_say_rule_op_and_object),
+		cmocka_unit_test(unknown_types_are_raw),
 		cmocka_unit_test(gap_has_causes),
 		cmocka_unit_test(damaged_entries_are_errors),
 		cmocka_unit_test(garbage_never_crashes),

@@ -333,22 +333,40 @@ static void gap_decodes(void **state)
 	assert_int_equal(rec.n_str, 0);
 }
 
-static void verdict_takes_any_body(void **state)
+static size_t put_verdict(void *buf, uint64_t seq, const char *obj)
 {
-	static const size_t sizes[] = {0, 4, 8, 24, 100};
-	unsigned char body[100] = {1, 2, 3};
-	BUF(buf, 256);
-	size_t i;
+	struct ftagent_rec_verdict v = {0};
+
+	v.rule = 2;
+	v.op = FTAGENT_OP_OPEN;
+	v.action = FTAGENT_ACTION_DENY;
+	v.error = -1;
+	v.path_len = (uint16_t)strlen(obj);
+	strcpy(v.rule_name, "no-secrets");
+	return put_rec(buf, FTAGENT_REC_VERDICT, seq, &v, sizeof(v), obj,
+		       strlen(obj), NULL, 0);
+}
+
+/* A verdict needs its whole body; its path is the one string. */
+static void verdict_has_a_body_and_a_path(void **state)
+{
+	unsigned char body[sizeof(struct ftagent_rec_verdict)] = {0};
+	BUF(buf, 512);
+	struct ftagent_rec rec;
+	const char *why = NULL;
+	size_t size, used;
 
 	(void)state;
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
-		size_t size = put_rec(buf, FTAGENT_REC_VERDICT, i, body,
-				      sizes[i], NULL, 0, NULL, 0);
-		struct ftagent_rec rec = decode_ok(buf, size);
-
-		assert_int_equal(rec.hdr->body_size, sizes[i]);
-		assert_int_equal(rec.n_str, 0);
-	}
+	size = put_verdict(buf, 1, "/etc/shadow");
+	rec = decode_ok(buf, size);
+	assert_int_equal(rec.n_str, 1);
+	assert_int_equal(rec.str_len[0], 11);
+	assert_memory_equal(rec.str[0], "/etc/shadow", 11);
+	size = put_rec(buf, FTAGENT_REC_VERDICT, 1, body, sizeof(body) - 8,
+		       NULL, 0, NULL, 0);
+	assert_int_equal(ftagent_rec_next(buf, size, &rec, &used, &why),
+			 FTAGENT_REC_BAD);
+	assert_string_equal(why, "record body smaller than its type's struct");
 }
 
 static void names(void **state)
@@ -403,7 +421,7 @@ static void largest_record_needs_more(void **state)
 	size_t used;
 
 	(void)state;
-	put_rec(buf, FTAGENT_REC_VERDICT, 1, NULL, 0, NULL, 0, NULL, 0);
+	put_rec(buf, 200, 1, NULL, 0, NULL, 0, NULL, 0); /* a newer type */
 	set_hdr_u16(buf, offsetof(struct ftagent_rec_hdr, size),
 		    FTAGENT_REC_SIZE_MAX);
 	assert_int_equal(ftagent_rec_next(buf, 256, &rec, &used, &why),
@@ -572,8 +590,7 @@ static size_t put_stream(unsigned char *buf, unsigned int *n)
 	len += put_exit(buf + len, 6);
 	for (t = FTAGENT_REC_CONNECT; t <= FTAGENT_REC_LISTEN; t++)
 		len += put_sock(buf + len, t, 7 + t - FTAGENT_REC_CONNECT);
-	len += put_rec(buf + len, FTAGENT_REC_VERDICT, 12, "abc", 3, NULL, 0,
-		       NULL, 0);
+	len += put_verdict(buf + len, 12, "abc");
 	*n = 11;
 	return len;
 }
@@ -963,7 +980,7 @@ int main(void)
 		cmocka_unit_test(socket_types_decode),
 		cmocka_unit_test(open_decodes_with_path),
 		cmocka_unit_test(gap_decodes),
-		cmocka_unit_test(verdict_takes_any_body),
+		cmocka_unit_test(verdict_has_a_body_and_a_path),
 		cmocka_unit_test(names),
 		cmocka_unit_test(truncated_window_needs_more),
 		cmocka_unit_test(largest_record_needs_more),

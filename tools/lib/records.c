@@ -45,8 +45,8 @@ const char *ftagent_event_loss_name(unsigned int cause)
 }
 
 /*
- * The smallest body a type needs. VERDICT and types from a newer ABI have
- * no fixed body here: they are passed on (or skipped) by hdr.size alone.
+ * The smallest body a type needs. Types from a newer ABI have no fixed
+ * body here: they are passed on (or skipped) by hdr.size alone.
  */
 static size_t body_min(unsigned int type)
 {
@@ -61,6 +61,7 @@ static size_t body_min(unsigned int type)
 	case FTAGENT_REC_BIND:
 	case FTAGENT_REC_LISTEN: return sizeof(struct ftagent_rec_sock);
 	case FTAGENT_REC_OPEN: return sizeof(struct ftagent_rec_open);
+	case FTAGENT_REC_VERDICT: return sizeof(struct ftagent_rec_verdict);
 	}
 	return 0;
 }
@@ -114,6 +115,10 @@ static int str_lens(unsigned int type, const unsigned char *body, size_t len[2])
 	case FTAGENT_REC_OPEN:
 		len[0] = u16_at(body,
 				offsetof(struct ftagent_rec_open, path_len));
+		return 1;
+	case FTAGENT_REC_VERDICT:
+		len[0] = u16_at(body, offsetof(struct ftagent_rec_verdict,
+					       path_len));
 		return 1;
 	}
 	return 0;

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The policy sections of the config file: [policy] (enforce, default)
+ * and one [policy.NAME] per rule, in file order (the first rule that
+ * matches decides). Compiled into the rule set the module takes
+ * (tools/lib/policy.h); every value is checked here so --check-config
+ * catches mistakes without the module, which checks again.
+ */
+#ifndef FTAGENTD_POLICY_CONFIG_H
+#define FTAGENTD_POLICY_CONFIG_H
+
+#include "../tools/lib/policy.h"
+
+struct ftd_policy_config {
+	struct ftagent_policy_spec spec;
+	int *line; /* each rule's first line, for messages */
+	size_t line_cap;
+};
+
+void ftd_policy_config_init(struct ftd_policy_config *pc);
+void ftd_policy_config_free(struct ftd_policy_config *pc);
+
+/* Whether @section belongs to the policy ("policy", "policy.NAME"). */
+int ftd_policy_section(const char *section);
+/*
+ * One key = value of a policy section, at @line. 0, or -1 with *@why (a
+ * static reason).
+ */
+int ftd_policy_key(struct ftd_policy_config *pc, const char *section,
+		   const char *name, const char *value, int line,
+		   const char **why);
+/*
+ * After the whole file: every rule complete and consistent. 0, or -1
+ * with @rule set to the index of the bad rule and *@why.
+ */
+int ftd_policy_check(const struct ftd_policy_config *pc, size_t *rule,
+		     const char **why);
+
+#endif /* FTAGENTD_POLICY_CONFIG_H */
