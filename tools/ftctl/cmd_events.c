@@ -282,6 +282,18 @@ static void summary(struct json_object *ev, const char *type, char *out,
 		ftctl_printable(ftctl_jget(ev, "path") ? ftctl_jstr(ev, "path")
 						       : "(unreadable path)",
 				out, len);
+	} else if (!strcmp(type, "verdict")) {
+		/* "denied connect 10.0.0.1:22 by no-ssh" */
+		char obj[256];
+
+		ftctl_printable(ftctl_jget(ev, "path") ? ftctl_jstr(ev, "path")
+				: ftctl_jget(ev, "remote")
+					? ftctl_jstr(ev, "remote")
+					: "",
+				obj, sizeof(obj));
+		snprintf(out, len, "%s %s %s by %s", ftctl_jstr(ev, "verdict"),
+			 ftctl_jstr(ev, "op"), obj,
+			 ftctl_jstr(ev, "rule_name"));
 	} else if (ftctl_jget(ev, "sock_ino")) {
 		summary_sock(ev, type, out, len);
 	} else if (ftctl_jget(ev, "raw")) {

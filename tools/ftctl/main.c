@@ -20,6 +20,7 @@ static const struct {
 	{"version", ftctl_cmd_version, "show client and module versions"},
 	{"selfcheck", ftctl_cmd_selfcheck, "prove that every hook fires"},
 	{"top", ftctl_cmd_top, "bytes and calls per process, live or --once"},
+	{"policy", ftctl_cmd_policy, "show | check FILE | load FILE: rules"},
 	{"events", ftctl_cmd_events,
 	 "recent events (--since 5m, --type exec, ...): needs ftagentd"},
 };
