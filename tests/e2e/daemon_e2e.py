@@ -11,6 +11,7 @@ scrape it. Prints TAP.
 
 usage: daemon_e2e.py BUILD_DIR
 """
+import errno
 import json
 import os
 import shutil
@@ -463,6 +464,53 @@ def test_stats_sections(d):
     assert width <= 80, "a line of %d columns" % width
 
 
+def test_policy_from_the_config_file(d):
+    """A [policy.NAME] rule in the daemon's config, applied on reload:
+    the connect it names is refused, ftctl shows the rule's hits and the
+    verdict; taking the rule out lets the connect through again."""
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(8)
+    port = ls.getsockname()[1]
+    with open(CONF) as f:
+        good = f.read()
+    with open(CONF, "a") as f:
+        f.write("\n[policy.e2e-no-port]\nops = connect\naction = deny\n"
+                "port = %d\n" % port)
+    reloads = api({"cmd": "stats"})["daemon"]["reloads"]
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for("the reload", lambda: api({"cmd": "stats"})["daemon"][
+        "reloads"] > reloads)
+    try:
+        s = socket.socket()
+        err = s.connect_ex(("127.0.0.1", port))
+        s.close()
+        eq("connect under the rule", err, errno.EPERM)
+        pol = ftctl_json("policy", "show")
+        rule = [r for r in pol["rules"] if r["name"] == "e2e-no-port"]
+        assert rule and rule[0]["hits"] == 1, pol
+        ev = wait_for("the verdict event", lambda: [
+            e for e in ftctl_json("events", "--since", "5m", "--type",
+                                  "verdict", "--pid", str(os.getpid()))
+            if e["rule_name"] == "e2e-no-port"])
+        eq("verdict", ev[0]["verdict"], "denied")
+        eq("verdict remote", ev[0]["remote"], "127.0.0.1:%d" % port)
+        st = ftctl_json("stats")
+        assert any(r["name"] == "e2e-no-port" and r["hits"] == 1
+                   for r in st["policy"]["rules"]), st["policy"]
+    finally:
+        with open(CONF, "w") as f:
+            f.write(good)
+        reloads = api({"cmd": "stats"})["daemon"]["reloads"]
+        d.proc.send_signal(signal.SIGHUP)
+        wait_for("the reload", lambda: api({"cmd": "stats"})["daemon"][
+            "reloads"] > reloads)
+    s = socket.socket()
+    eq("connect without the rule", s.connect_ex(("127.0.0.1", port)), 0)
+    s.close()
+    ls.close()
+
+
 def test_systemd_notifications(d):
     d.notifications()  # whatever came before
     d.stop()
@@ -505,6 +553,7 @@ TESTS = [
     test_bad_reload_keeps_running_config,
     test_stats_without_the_daemon,
     test_systemd_notifications,
+    test_policy_from_the_config_file,
     test_kill9_and_restart_lose_no_byte,
 ]
 

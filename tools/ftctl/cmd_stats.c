@@ -15,6 +15,7 @@
 
 #include "../lib/api_client.h"
 #include "../lib/counters.h"
+#include "../lib/policy.h"
 #include "../lib/records.h"
 #include "../lib/status.h"
 #include "ftctl.h"
@@ -364,15 +365,86 @@ static void print_not_running(int rc, const char *err)
 	puts(msg);
 }
 
+/*
+ * POLICY: the rule set in force and each rule's hits, from the module
+ * (nothing when it can't be read: the KERNEL section says why).
+ */
+static int read_policy(struct ftagent_policy_spec *p)
+{
+	struct ftnl_error err;
+	struct ftnl ctl;
+	int rc;
+
+	ftagent_policy_spec_init(p);
+	if (ftnl_open(&ctl, FTAGENT_GENL_CTL_NAME, &err) < 0)
+		return -1;
+	rc = ftagent_get_policy(&ctl, p, &err);
+	ftnl_close(&ctl);
+	return rc;
+}
+
+static void print_policy(const struct ftagent_policy_spec *p)
+{
+	size_t i;
+
+	printf("\nPOLICY\n");
+	ftctl_line("Rule set:", "generation %" PRIu64 ", %zu rules, %s",
+		   p->generation, p->n,
+		   p->enforce ? "enforcing" : "monitor mode");
+	ftctl_line("Default:", "%s, %" PRIu64 " hits",
+		   ftagent_action_name(p->default_action), p->default_hits);
+	for (i = 0; i < p->n; i++) {
+		char label[32];
+
+		snprintf(label, sizeof(label), "  %.28s", p->rules[i].name);
+		ftctl_line(label, "%s, %" PRIu64 " hits",
+			   ftagent_action_name(p->rules[i].action),
+			   p->rules[i].hits);
+	}
+}
+
+static struct json_object *policy_json(const struct ftagent_policy_spec *p)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *rules = json_object_new_array();
+	size_t i;
+
+	json_object_object_add(o, "generation", json_u64(p->generation));
+	json_object_object_add(o, "enforce",
+			       json_object_new_boolean(p->enforce));
+	json_object_object_add(
+		o, "default",
+		json_object_new_string(ftagent_action_name(p->default_action)));
+	json_object_object_add(o, "default_hits", json_u64(p->default_hits));
+	for (i = 0; i < p->n; i++) {
+		struct json_object *r = json_object_new_object();
+
+		json_object_object_add(
+			r, "name", json_object_new_string(p->rules[i].name));
+		json_object_object_add(
+			r, "action",
+			json_object_new_string(
+				ftagent_action_name(p->rules[i].action)));
+		json_object_object_add(r, "hits", json_u64(p->rules[i].hits));
+		json_object_array_add(rules, r);
+	}
+	json_object_object_add(o, "rules", rules);
+	return o;
+}
+
 static int print_all(const struct ftctl_opts *opts, int json)
 {
+	struct ftagent_policy_spec pol;
+	int have_pol;
 	struct json_object *reply = NULL, *root;
 	char err[256];
 	struct kernel_view k;
 	int drc, rc;
 
+	ftagent_policy_spec_init(&pol);
 	drc = ftctl_daemon_cmd("stats", &reply, err, sizeof(err));
 	rc = ftctl_query_kernel(&k.st, &k.res);
+	have_pol = rc == FTCTL_OK && read_policy(&pol) == 0;
 	(void)opts;
 	if (json) {
 		if (drc && rc != FTCTL_OK)
@@ -385,6 +457,8 @@ static int print_all(const struct ftctl_opts *opts, int json)
 					   : NULL);
 		json_object_object_add(root, "kernel",
 				       rc == FTCTL_OK ? kernel_json(&k) : NULL);
+		json_object_object_add(root, "policy",
+				       have_pol ? policy_json(&pol) : NULL);
 		puts(json_object_to_json_string_ext(
 			root, JSON_C_TO_STRING_PRETTY |
 				      JSON_C_TO_STRING_NOSLASHESCAPE));
@@ -401,8 +475,11 @@ static int print_all(const struct ftctl_opts *opts, int json)
 		}
 		if (rc == FTCTL_OK)
 			print_text(&k);
+		if (have_pol)
+			print_policy(&pol);
 		json_object_put(reply);
 	}
+	ftagent_policy_spec_free(&pol);
 	if (rc == FTCTL_OK)
 		ftagent_resources_free(&k.res);
 	return rc;
