@@ -24,6 +24,7 @@
 
 #include "account.h"
 #include "config.h"
+#include "budget.h"
 #include "counters.h"
 #include "gate.h"
 #include "policy.h"
@@ -230,6 +231,7 @@ void ftagent_config_exit(void)
 {
 	/* The gate first: it refuses calls, and it writes verdict records. */
 	mutex_lock(&ftagent_config_mutex);
+	ftagent_budgets_exit();
 	ftagent_policy_exit();
 	mutex_unlock(&ftagent_config_mutex);
 	ftagent_gate_exit();

@@ -33,6 +33,7 @@
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
+#include "budget.h"
 #include "counters.h"
 
 struct ftagent_slot {
@@ -136,11 +137,17 @@ void ftagent_count_loss(enum ftagent_loss cause)
 void ftagent_counter_charge(const struct ftagent_key *key,
 			    enum ftagent_dir dir, long ret)
 {
-	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
-	struct ftagent_table *t = &ct->gen[READ_ONCE(ftagent_active)];
+	struct ftagent_cpu_tables *ct;
+	struct ftagent_table *t;
 	struct ftagent_dir_counts *c;
 	struct ftagent_slot *slot;
 
+	/* Budgets count what the counters count; transfers are counted twice. */
+	if (static_branch_unlikely(&ftagent_budgets_on) &&
+	    key->kind != FTAGENT_OBJ_TRANSFER)
+		ftagent_budget_charge_bytes(key->kind, key->family, dir, ret);
+	ct = this_cpu_ptr(ftagent_tables);
+	t = &ct->gen[READ_ONCE(ftagent_active)];
 	slot = ftagent_find_or_insert(t, key);
 	if (unlikely(!slot)) {
 		ftagent_table_loss(ct, t, FTAGENT_LOSS_COUNTER_TABLE);

@@ -9,12 +9,18 @@
  *   send     security_socket_sendmsg(sock, msg, size)
  *   bind     security_socket_bind(sock, addr, len)
  *
+ * and, for budgets on bytes only, where reads and receives start:
+ *
+ *   recv     security_socket_recvmsg(sock, msg, size, flags)
+ *   rw       security_file_permission(file, mask)  every read and write
+ *
  * So a rule judges what the call will really use (no re-read of user
  * memory after the check), and calls made through io_uring are gated as
  * well. An operation is hooked only while a rule set needs it.
  *
  * To refuse, the callback points the saved instruction pointer at
- * ftagent_gate_refuse(), which returns -EPERM in the hook's place: the
+ * ftagent_gate_refuse() (a rule: -EPERM) or ftagent_gate_over_budget()
+ * (-EDQUOT), which returns in the hook's place: the
  * caller sees the security hook fail, exactly as with an LSM denial, and
  * unwinds normally. This is the one place ftagent redirects (the ops are
  * IPMODIFY, so a livepatch of these functions and the gate exclude each
@@ -46,24 +52,12 @@
 #include <net/inet_sock.h>
 #include <net/sock.h>
 
+#include "budget.h"
 #include "events.h"
 #include "ftagent.h"
 #include "gate.h"
 #include "hooks.h"
 #include "policy.h"
-
-/* What one call offers the rules, worked out only when a rule asks. */
-struct ftagent_gate_call {
-	u8 op;
-	const struct path *path;	/* exec, open */
-	const char *obj;		/* its text, once resolved */
-	int obj_len;			/* -1: not yet; -2: unreadable */
-	const char *exe;
-	int exe_len;
-	bool have_addr;
-	u16 family, port;
-	u8 addr[16];
-};
 
 struct ftagent_gate_buf {
 	char obj[FTAGENT_REC_PATH_MAX];
@@ -78,10 +72,16 @@ static DECLARE_DELAYED_WORK(ftagent_verdict_alert_work,
 			    ftagent_verdict_alert_fn);
 static bool ftagent_gate_live;
 
-/* Returns in the security hook's place: the call fails with EPERM. */
+/* Return in the security hook's place: the call fails with EPERM. */
 static noinline int ftagent_gate_refuse(void)
 {
 	return -EPERM;
+}
+
+/* The same for a used-up budget: EDQUOT. */
+static noinline int ftagent_gate_over_budget(void)
+{
+	return -EDQUOT;
 }
 
 static const char *ftagent_gate_obj(struct ftagent_gate_call *c)
@@ -181,9 +181,9 @@ static bool ftagent_addr_match(const struct ftagent_rule *r,
 	return !bits || !((a[bytes] ^ r->addr[bytes]) & (0xff00 >> bits));
 }
 
-static bool ftagent_rule_matches(const struct ftagent_ruleset *set,
-				 const struct ftagent_rule *r,
-				 struct ftagent_gate_call *c)
+bool ftagent_principal_matches(const struct ftagent_rule *r,
+			       const char *strings,
+			       struct ftagent_gate_call *c)
 {
 	u32 have = r->have;
 
@@ -193,17 +193,33 @@ static bool ftagent_rule_matches(const struct ftagent_ruleset *set,
 	if ((have & FTAGENT_RULE_HAVE_COMM) &&
 	    strncmp(current->comm, r->comm, FTAGENT_COMM_LEN))
 		return false;
-	if ((have & FTAGENT_RULE_HAVE_PORT) &&
-	    (!c->have_addr || c->port < r->port_min || c->port > r->port_max))
-		return false;
-	if ((have & FTAGENT_RULE_HAVE_ADDR) &&
-	    (!c->have_addr || !ftagent_addr_match(r, c)))
-		return false;
 	if ((have & FTAGENT_RULE_HAVE_SUBTREE) &&
 	    !ftagent_in_subtree(r->subtree))
 		return false;
 	if ((have & FTAGENT_RULE_HAVE_CGROUP) &&
 	    !ftagent_in_cgroup(r->cgroup_id))
+		return false;
+	if (have & FTAGENT_RULE_HAVE_EXE) {
+		const char *exe = ftagent_gate_exe(c);
+
+		if (!ftagent_prefix(exe, c->exe_len, strings + r->exe_off,
+				    r->exe_len))
+			return false;
+	}
+	return true;
+}
+
+static bool ftagent_rule_matches(const struct ftagent_ruleset *set,
+				 const struct ftagent_rule *r,
+				 struct ftagent_gate_call *c)
+{
+	u32 have = r->have;
+
+	if ((have & FTAGENT_RULE_HAVE_PORT) &&
+	    (!c->have_addr || c->port < r->port_min || c->port > r->port_max))
+		return false;
+	if ((have & FTAGENT_RULE_HAVE_ADDR) &&
+	    (!c->have_addr || !ftagent_addr_match(r, c)))
 		return false;
 	/* Resolve first: argument evaluation order is unspecified. */
 	if (have & FTAGENT_RULE_HAVE_PATH) {
@@ -213,25 +229,25 @@ static bool ftagent_rule_matches(const struct ftagent_ruleset *set,
 				    set->strings + r->path_off, r->path_len))
 			return false;
 	}
-	if (have & FTAGENT_RULE_HAVE_EXE) {
-		const char *exe = ftagent_gate_exe(c);
-
-		if (!ftagent_prefix(exe, c->exe_len,
-				    set->strings + r->exe_off, r->exe_len))
-			return false;
-	}
-	return true;
+	return ftagent_principal_matches(r, set->strings, c);
 }
 
-static void ftagent_gate_record(const struct ftagent_ruleset *set, u32 rule,
-				u8 action, u8 verdict,
-				struct ftagent_gate_call *c)
+static void ftagent_verdict_alert_soon(void)
+{
+	if (!delayed_work_pending(&ftagent_verdict_alert_work))
+		schedule_delayed_work(&ftagent_verdict_alert_work,
+				      msecs_to_jiffies(FTAGENT_ALERT_INTERVAL_MS));
+}
+
+void ftagent_verdict_emit(const struct ftagent_verdict_info *vi,
+			  struct ftagent_gate_call *c)
 {
 	struct ftagent_rec_verdict *v;
 	struct ftagent_rec_hdr *hdr;
-	const char *name;
 	size_t size;
 
+	this_cpu_inc(ftagent_verdict_count[vi->verdict]);
+	ftagent_verdict_alert_soon();
 	hdr = ftagent_event_begin(FTAGENT_REC_VERDICT);
 	if (!hdr)
 		return;
@@ -239,20 +255,22 @@ static void ftagent_gate_record(const struct ftagent_ruleset *set, u32 rule,
 	memset(v, 0, sizeof(*v));
 	hdr->body_size = sizeof(*v);
 	size = sizeof(*hdr) + sizeof(*v);
-	v->policy_generation = set->generation;
-	v->rule = rule;
+	v->policy_generation = vi->generation;
+	v->rule = vi->index;
 	v->op = c->op;
-	v->action = action;
-	v->verdict = verdict;
-	v->error = verdict == FTAGENT_VERDICT_DENIED ? -EPERM : 0;
+	v->action = vi->action;
+	v->verdict = vi->verdict;
+	v->source = vi->source;
+	v->error = vi->error;
+	v->metric = vi->metric;
+	v->used = vi->used;
+	v->limit = vi->limit;
 	if (c->have_addr) {
 		v->family = c->family;
 		v->port = c->port;
 		memcpy(v->addr, c->addr, sizeof(v->addr));
 	}
-	name = rule == FTAGENT_RULE_DEFAULT ? "default" :
-	       ftagent_rule_name(set, rule);
-	strscpy(v->rule_name, name, sizeof(v->rule_name));
+	strscpy(v->rule_name, vi->name, sizeof(v->rule_name));
 	if (c->path && ftagent_gate_obj(c))
 		v->path_len = ftagent_event_put_str(hdr, &size, c->obj,
 						    c->obj_len,
@@ -291,11 +309,20 @@ static bool ftagent_gate_decide(struct ftagent_gate_call *c)
 		verdict = FTAGENT_VERDICT_DENIED;
 	else
 		verdict = FTAGENT_VERDICT_WOULD_DENY;
-	ftagent_gate_record(set, idx, action, verdict, c);
-	this_cpu_inc(ftagent_verdict_count[verdict]);
-	if (!delayed_work_pending(&ftagent_verdict_alert_work))
-		schedule_delayed_work(&ftagent_verdict_alert_work,
-				      msecs_to_jiffies(FTAGENT_ALERT_INTERVAL_MS));
+	{
+		struct ftagent_verdict_info vi = {
+			.generation = set->generation,
+			.index = idx,
+			.name = idx == FTAGENT_RULE_DEFAULT ?
+				"default" : ftagent_rule_name(set, idx),
+			.action = action,
+			.verdict = verdict,
+			.source = FTAGENT_VERDICT_SRC_RULE,
+			.error = verdict == FTAGENT_VERDICT_DENIED ? -EPERM : 0,
+		};
+
+		ftagent_verdict_emit(&vi, c);
+	}
 	return verdict == FTAGENT_VERDICT_DENIED;
 }
 
@@ -348,18 +375,65 @@ static void ftagent_gate_peer(struct ftagent_gate_call *c,
 	c->port = ntohs(READ_ONCE(inet_sk(sk)->inet_dport));
 }
 
+/* Byte budgets are about the network: IPv4 and IPv6 sockets only. */
+static bool ftagent_inet(const struct socket *sock)
+{
+	const struct sock *sk = sock ? sock->sk : NULL;
+
+	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
+}
+
+/* The budget metric a call at @point counts against, or -1. */
+static int ftagent_gate_metric(unsigned int point, struct pt_regs *regs)
+{
+	struct file *file;
+	umode_t mode;
+	int mask;
+
+	switch (point) {
+	case FTAGENT_OP_EXEC: return FTAGENT_METRIC_EXECS;
+	case FTAGENT_OP_CONNECT: return FTAGENT_METRIC_CONNECTS;
+	case FTAGENT_OP_OPEN: return FTAGENT_METRIC_OPENS;
+	case FTAGENT_OP_SEND:
+		return ftagent_inet((const struct socket *)regs->di) ?
+		       FTAGENT_METRIC_BYTES_SENT : -1;
+	case FTAGENT_GATE_RECV:
+		return ftagent_inet((const struct socket *)regs->di) ?
+		       FTAGENT_METRIC_BYTES_RECEIVED : -1;
+	case FTAGENT_GATE_PERM:
+		/* Every read and write: sockets and regular files count. */
+		file = (struct file *)regs->di;
+		mask = (int)regs->si;
+		mode = file_inode(file)->i_mode;
+		if (S_ISSOCK(mode) && ftagent_inet(sock_from_file(file)))
+			return mask & MAY_WRITE ? FTAGENT_METRIC_BYTES_SENT :
+			       mask & MAY_READ	? FTAGENT_METRIC_BYTES_RECEIVED :
+						  -1;
+		if (S_ISREG(mode))
+			return mask & MAY_WRITE ? FTAGENT_METRIC_BYTES_WRITTEN :
+			       mask & MAY_READ	? FTAGENT_METRIC_BYTES_READ :
+						  -1;
+		return -1;
+	}
+	return -1;
+}
+
 static void notrace ftagent_gate_hook(unsigned long ip,
 				      unsigned long parent_ip,
 				      struct ftrace_ops *ops,
 				      struct ftrace_regs *fregs)
 {
-	struct ftagent_gate_call c = { .obj_len = -1, .exe_len = -1 };
+	unsigned int point = (unsigned long)ops->private;
+	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
 	struct pt_regs *regs = &fregs->regs;	/* x86-64: the arguments */
+	unsigned long refuse = 0;
+	int metric;
 
 	if (unlikely(current->flags & PF_KTHREAD))
 		return;
-	c.op = (u8)(unsigned long)ops->private;
-	switch (c.op) {
+	if (point < __FTAGENT_OP_MAX)
+		c.op = point;
+	switch (point) {
 	case FTAGENT_OP_EXEC:
 		c.path = &((struct linux_binprm *)regs->di)->file->f_path;
 		break;
@@ -382,55 +456,79 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 		break;
 	}
 	}
-	if (ftagent_gate_decide(&c))
-		ftrace_instruction_pointer_set(fregs,
-					       (unsigned long)ftagent_gate_refuse);
+	if (point < __FTAGENT_OP_MAX && ftagent_gate_decide(&c))
+		refuse = (unsigned long)ftagent_gate_refuse;
+	/* A refused call is not charged to any budget. */
+	if (!refuse && static_branch_unlikely(&ftagent_budgets_on)) {
+		metric = ftagent_gate_metric(point, regs);
+		if (metric >= 0 && ftagent_budget_gate(&c, metric))
+			refuse = (unsigned long)ftagent_gate_over_budget;
+	}
+	if (refuse)
+		ftrace_instruction_pointer_set(fregs, refuse);
 }
 
-static const char *const ftagent_gate_symbols[__FTAGENT_OP_MAX] = {
+static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_OP_EXEC] = "security_bprm_creds_for_exec",
 	[FTAGENT_OP_CONNECT] = "security_socket_connect",
 	[FTAGENT_OP_OPEN] = "security_file_open",
 	[FTAGENT_OP_SEND] = "security_socket_sendmsg",
 	[FTAGENT_OP_BIND] = "security_socket_bind",
+	[FTAGENT_GATE_RECV] = "security_socket_recvmsg",
+	[FTAGENT_GATE_PERM] = "security_file_permission",
 };
 
-static struct ftrace_ops ftagent_gate_ops[__FTAGENT_OP_MAX];
-static u32 ftagent_gate_on;	/* ops registered now */
+static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX];
+static u32 ftagent_gate_on;	/* points registered now */
 
-int ftagent_gate_attach(u32 want)
+static int ftagent_gate_attach(u32 want)
 {
-	unsigned int op;
+	unsigned int point;
 	int err;
 
-	for (op = 0; op < __FTAGENT_OP_MAX; op++) {
-		struct ftrace_ops *o = &ftagent_gate_ops[op];
-		bool on = ftagent_gate_on & BIT(op);
+	for (point = 0; point < __FTAGENT_GATE_MAX; point++) {
+		struct ftrace_ops *o = &ftagent_gate_ops[point];
+		bool on = ftagent_gate_on & BIT(point);
 
-		if (!!(want & BIT(op)) == on)
+		if (!!(want & BIT(point)) == on)
 			continue;
 		if (on) {
 			unregister_ftrace_function(o);
 			ftrace_free_filter(o);
-			ftagent_gate_on &= ~BIT(op);
+			ftagent_gate_on &= ~BIT(point);
 			continue;
 		}
 		memset(o, 0, sizeof(*o));
 		o->func = ftagent_gate_hook;
 		o->flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
-		o->private = (void *)(unsigned long)op;
-		err = ftagent_ftrace_filter(o, ftagent_gate_symbols[op]);
+		o->private = (void *)(unsigned long)point;
+		err = ftagent_ftrace_filter(o, ftagent_gate_symbols[point]);
 		if (!err)
 			err = register_ftrace_function(o);
 		if (err) {
 			ftrace_free_filter(o);
 			pr_err("gate: cannot hook %s: %d\n",
-			       ftagent_gate_symbols[op], err);
+			       ftagent_gate_symbols[point], err);
 			return err;
 		}
-		ftagent_gate_on |= BIT(op);
+		ftagent_gate_on |= BIT(point);
 	}
 	return 0;
+}
+
+int ftagent_gate_refresh(u32 extra)
+{
+	const struct ftagent_ruleset *set;
+	const struct ftagent_budgetset *b;
+	u32 want = extra;
+
+	set = rcu_dereference_protected(ftagent_policy, true);
+	b = rcu_dereference_protected(ftagent_budgets, true);
+	if (set)
+		want |= set->gated_ops;
+	if (b)
+		want |= ftagent_budgets_gate_points(b->metrics);
+	return ftagent_gate_attach(want);
 }
 
 void ftagent_gate_verdicts(u64 counts[__FTAGENT_VERDICT_MAX])

@@ -1,21 +1,67 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The policy gate: where the rule set decides, before the call runs.
+ * The gate: where the policy rule set and the budgets decide, before the
+ * call runs (gate.c), and what they share: the call as the rules see it,
+ * principal matching, verdict records.
  */
 #ifndef _FTAGENT_GATE_H
 #define _FTAGENT_GATE_H
 
+#include <linux/path.h>
 #include <linux/types.h>
 #include <linux/ftagent.h>
+
+struct ftagent_rule;
+
+/* Where the gate hooks: the policy's operations, then budget-only points. */
+enum ftagent_gate_point {
+	FTAGENT_GATE_RECV = __FTAGENT_OP_MAX,	/* security_socket_recvmsg */
+	FTAGENT_GATE_PERM,			/* security_file_permission */
+	__FTAGENT_GATE_MAX
+};
+
+/* What one call offers the rules, worked out only when a rule asks. */
+struct ftagent_gate_call {
+	u8 op;				/* enum ftagent_op or FTAGENT_OP_NONE */
+	const struct path *path;	/* exec, open */
+	const char *obj;		/* its text, once resolved */
+	int obj_len;			/* -1: not yet; -2: unreadable */
+	const char *exe;
+	int exe_len;
+	bool have_addr;
+	u16 family, port;
+	u8 addr[16];
+};
+
+#define FTAGENT_GATE_CALL_INIT(o) { .op = (o), .obj_len = -1, .exe_len = -1 }
+
+/* Whether @r's principal attributes match the current task. */
+bool ftagent_principal_matches(const struct ftagent_rule *r,
+			       const char *strings,
+			       struct ftagent_gate_call *c);
+
+struct ftagent_verdict_info {
+	u64 generation;
+	u32 index;
+	const char *name;
+	u8 action, verdict, source;
+	int error;
+	u16 metric;
+	u64 used, limit;
+};
+
+/* Write a verdict record and count it for the next alert. */
+void ftagent_verdict_emit(const struct ftagent_verdict_info *vi,
+			  struct ftagent_gate_call *c);
 
 int ftagent_gate_init(void);
 void ftagent_gate_exit(void);
 /*
- * Hook exactly the operations in @ops (bits of enum ftagent_op); the
- * others come off. Process context, config lock held. 0 or -errno (the
- * hooks in place are kept on failure).
+ * Hook exactly the points the rule set and the budgets need (@extra
+ * added, for a swap in progress). Process context, config lock held.
+ * 0 or -errno (the hooks in place are kept on failure).
  */
-int ftagent_gate_attach(u32 ops);
+int ftagent_gate_refresh(u32 extra);
 /* Verdicts since load, by enum ftagent_verdict. */
 void ftagent_gate_verdicts(u64 counts[__FTAGENT_VERDICT_MAX]);
 

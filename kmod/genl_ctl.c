@@ -15,6 +15,7 @@
 #include "config.h"
 #include "counters.h"
 #include "events.h"
+#include "budget.h"
 #include "filters.h"
 #include "policy.h"
 #include "ftagent.h"
@@ -440,6 +441,83 @@ static int ftagent_ctl_get_policy(struct sk_buff *skb,
 	return err ?: skb->len;
 }
 
+static int ftagent_ctl_set_budgets(struct sk_buff *skb, struct genl_info *info)
+{
+	struct ftagent_budgetset *set;
+	struct sk_buff *msg;
+	u64 generation;
+	void *hdr;
+	int err;
+
+	set = ftagent_budgets_parse(nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
+				    nlmsg_attrlen(info->nlhdr, GENL_HDRLEN),
+				    info->extack);
+	if (IS_ERR(set))
+		return PTR_ERR(set);
+	if (!set->n) {
+		ftagent_budgets_free(set);
+		set = NULL;
+	}
+	ftagent_config_lock();
+	err = ftagent_budgets_install(set);
+	generation = ftagent_budgets_generation();
+	ftagent_config_unlock();
+	if (err) {
+		ftagent_budgets_free(set);
+		NL_SET_ERR_MSG(info->extack,
+			       "cannot hook the gate's security functions (livepatched?)");
+		return err;
+	}
+	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family,
+				     FTAGENT_CTL_CMD_SET_BUDGETS,
+				     NLMSG_DEFAULT_SIZE, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64_64bit(msg, FTAGENT_CTL_A_POLICY_GENERATION, generation,
+			      FTAGENT_CTL_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/* GET_BUDGETS dump: cb->args[0] is the next budget; cb->seq the set. */
+static int ftagent_ctl_get_budgets(struct sk_buff *skb,
+				   struct netlink_callback *cb)
+{
+	const struct ftagent_budgetset *set;
+	long next = cb->args[0];
+	void *hdr;
+	int err = 0;
+
+	ftagent_config_lock();
+	set = rcu_dereference_protected(ftagent_budgets, true);
+	cb->seq = ftagent_budgets_generation() + 1;
+	while (set && next < set->n) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid,
+				  cb->nlh->nlmsg_seq, &ftagent_ctl_family,
+				  NLM_F_MULTI, FTAGENT_CTL_CMD_GET_BUDGETS);
+		if (!hdr) {
+			err = -EMSGSIZE;
+			break;
+		}
+		genl_dump_check_consistent(cb, hdr);
+		err = ftagent_budget_put(skb, set, next);
+		if (err) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		next++;
+	}
+	ftagent_config_unlock();
+	cb->args[0] = next;
+	if (err == -EMSGSIZE && skb->len)
+		return skb->len;
+	return err ?: skb->len;
+}
+
 /* One policy per command; those taking nothing refuse every attribute. */
 static const struct nla_policy ftagent_ctl_no_attrs_policy[FTAGENT_CTL_A_MAX + 1] = {
 	[FTAGENT_CTL_A_ABI_MAJOR ... FTAGENT_CTL_A_MAX] = {
@@ -546,6 +624,10 @@ static const struct nla_policy ftagent_ctl_set_policy_policy[FTAGENT_CTL_A_MAX +
 	[FTAGENT_CTL_A_POLICY_RULE] = { .type = NLA_NESTED },
 };
 
+static const struct nla_policy ftagent_ctl_set_budgets_policy[FTAGENT_CTL_A_MAX + 1] = {
+	[FTAGENT_CTL_A_BUDGET] = { .type = NLA_NESTED },
+};
+
 static const struct nla_policy ftagent_ctl_ack_policy[FTAGENT_CTL_A_MAX + 1] = {
 	[FTAGENT_CTL_A_GEN_SEQ] = { .type = NLA_U64 },
 };
@@ -603,6 +685,20 @@ static const struct genl_ops ftagent_ctl_ops[] = {
 	{
 		.cmd = FTAGENT_CTL_CMD_GET_POLICY,
 		.dumpit = ftagent_ctl_get_policy,
+		.policy = ftagent_ctl_no_attrs_policy,
+		.maxattr = FTAGENT_CTL_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FTAGENT_CTL_CMD_SET_BUDGETS,
+		.doit = ftagent_ctl_set_budgets,
+		.policy = ftagent_ctl_set_budgets_policy,
+		.maxattr = FTAGENT_CTL_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
+	{
+		.cmd = FTAGENT_CTL_CMD_GET_BUDGETS,
+		.dumpit = ftagent_ctl_get_budgets,
 		.policy = ftagent_ctl_no_attrs_policy,
 		.maxattr = FTAGENT_CTL_A_MAX,
 		.flags = GENL_ADMIN_PERM,

@@ -40,6 +40,7 @@
 #include <net/ipv6.h>
 #include <net/sock.h>
 
+#include "budget.h"
 #include "events.h"
 #include "filters.h"
 #include "hooks.h"
@@ -155,6 +156,9 @@ static void ftagent_exec_probe(void *data, struct task_struct *p,
 	struct ftagent_rec_exec *r;
 	size_t size;
 
+	/* Budgets apply to everyone, excluded or not. */
+	if (static_branch_unlikely(&ftagent_budgets_on))
+		ftagent_budget_exec();
 	if (ftagent_tgid_excluded(p->tgid))
 		return;
 	hdr = ftagent_event_begin(FTAGENT_REC_EXEC);

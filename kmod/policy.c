@@ -345,12 +345,12 @@ int ftagent_policy_install(struct ftagent_ruleset *set)
 	 * set until the swap), the ones it no longer needs come off after.
 	 */
 	old = rcu_dereference_protected(ftagent_policy, true);
-	err = ftagent_gate_attach(gated | (old ? old->gated_ops : 0));
+	err = ftagent_gate_refresh(gated);
 	if (err)
 		return err;
 	rcu_assign_pointer(ftagent_policy, set);
 	ftagent_policy_gen++;
-	ftagent_gate_attach(gated);
+	ftagent_gate_refresh(0);
 	if (old) {
 		/* Gate callbacks run with preemption off: an RCU reader. */
 		synchronize_rcu();
@@ -426,9 +426,9 @@ void ftagent_policy_exit(void)
 {
 	struct ftagent_ruleset *old;
 
-	ftagent_gate_attach(0);
 	old = rcu_dereference_protected(ftagent_policy, true);
 	RCU_INIT_POINTER(ftagent_policy, NULL);
+	ftagent_gate_refresh(0);
 	synchronize_rcu();
 	ftagent_policy_free(old);
 }

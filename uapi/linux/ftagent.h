@@ -257,6 +257,20 @@ enum ftagent_ctl_cmd {
 	 */
 	FTAGENT_CTL_CMD_GET_POLICY,
 
+	/*
+	 * SET_BUDGETS (do): the whole budget set, replacing the one in force:
+	 * any number of BUDGET nests (at most FTAGENT_BUDGETS_MAX). All or
+	 * nothing, like SET_POLICY; usage starts again from zero.
+	 * Reply: POLICY_GENERATION of the budget set now in force.
+	 */
+	FTAGENT_CTL_CMD_SET_BUDGETS,
+
+	/*
+	 * GET_BUDGETS (dump): one message per budget, a BUDGET nest with its
+	 * attributes and BUDGET_A_USED, WINDOW_LEFT_MS, DENIED, ALERTS.
+	 */
+	FTAGENT_CTL_CMD_GET_BUDGETS,
+
 	__FTAGENT_CTL_CMD_MAX
 };
 
@@ -293,6 +307,7 @@ enum ftagent_ctl_attr {
 	FTAGENT_CTL_A_POLICY_GENERATION, /* u64, +1 per set accepted */
 	FTAGENT_CTL_A_POLICY_DEFAULT_HITS, /* u64, calls the default decided */
 	FTAGENT_CTL_A_VERDICTS,		/* nest of u64 by enum ftagent_verdict + 1 */
+	FTAGENT_CTL_A_BUDGET,		/* nest of enum ftagent_budget_attr */
 
 	__FTAGENT_CTL_A_MAX
 };
@@ -347,11 +362,19 @@ enum ftagent_action {
  * @FTAGENT_VERDICT_DENIED: refused with EPERM
  * @FTAGENT_VERDICT_WOULD_DENY: a deny rule matched in monitor mode
  * @FTAGENT_VERDICT_AUDITED: an audit rule matched; the call ran
+ * @FTAGENT_VERDICT_OVER_BUDGET: a budget was used up: refused with EDQUOT
+ *	(repeats: the new program was killed before it ran)
+ * @FTAGENT_VERDICT_BUDGET_ALERT: a budget's usage reached its alert mark,
+ *	or its limit when it does not enforce; the call ran
+ * @FTAGENT_VERDICT_KILLED: a budget that kills sent SIGKILL to the caller
  */
 enum ftagent_verdict {
 	FTAGENT_VERDICT_DENIED,
 	FTAGENT_VERDICT_WOULD_DENY,
 	FTAGENT_VERDICT_AUDITED,
+	FTAGENT_VERDICT_OVER_BUDGET,
+	FTAGENT_VERDICT_BUDGET_ALERT,
+	FTAGENT_VERDICT_KILLED,
 
 	__FTAGENT_VERDICT_MAX
 };
@@ -390,6 +413,69 @@ enum ftagent_rule_attr {
 #define FTAGENT_RULE_PREFIX_MAX		255	/* path and exe prefixes */
 /* ftagent_rec_verdict.rule when the default action decided. */
 #define FTAGENT_RULE_DEFAULT		0xffffffff
+
+/**
+ * enum ftagent_budget_metric - what a budget counts
+ * @FTAGENT_METRIC_BYTES_SENT: bytes written or sent on sockets
+ * @FTAGENT_METRIC_BYTES_RECEIVED: bytes read or received on sockets
+ * @FTAGENT_METRIC_BYTES_READ: bytes read from files
+ * @FTAGENT_METRIC_BYTES_WRITTEN: bytes written to files
+ * @FTAGENT_METRIC_CONNECTS: connect calls
+ * @FTAGENT_METRIC_EXECS: execs
+ * @FTAGENT_METRIC_OPENS: file opens
+ * @FTAGENT_METRIC_REPEATS: execs of the same arguments (argv and its
+ *	hash): the most times one command line may run in a window
+ *
+ * Bytes are counted as the counters count them (successful calls' return
+ * values), when the call returns; a call is refused at entry once the
+ * budget is used up, so a principal overshoots by at most one call.
+ * Calls are counted at entry, before they run, and the one over the
+ * limit is refused.
+ */
+enum ftagent_budget_metric {
+	FTAGENT_METRIC_BYTES_SENT,
+	FTAGENT_METRIC_BYTES_RECEIVED,
+	FTAGENT_METRIC_BYTES_READ,
+	FTAGENT_METRIC_BYTES_WRITTEN,
+	FTAGENT_METRIC_CONNECTS,
+	FTAGENT_METRIC_EXECS,
+	FTAGENT_METRIC_OPENS,
+	FTAGENT_METRIC_REPEATS,
+
+	__FTAGENT_METRIC_MAX
+};
+
+/*
+ * One budget (FTAGENT_CTL_A_BUDGET nest): everything its principal
+ * matches shares one allowance of LIMIT per WINDOW_MS, counted from the
+ * first charge of each window. Principal attributes as in rules.
+ */
+enum ftagent_budget_attr {
+	FTAGENT_BUDGET_A_UNSPEC,
+	FTAGENT_BUDGET_A_NAME,		/* string, required */
+	FTAGENT_BUDGET_A_METRIC,	/* u32, enum ftagent_budget_metric, required */
+	FTAGENT_BUDGET_A_LIMIT,		/* u64, > 0, required */
+	FTAGENT_BUDGET_A_WINDOW_MS,	/* u32, 1 .. FTAGENT_BUDGET_WINDOW_MAX_MS, required */
+	FTAGENT_BUDGET_A_ALERT_AT,	/* u64, < LIMIT: alert when usage reaches it */
+	FTAGENT_BUDGET_A_ENFORCE,	/* u8, default 1; 0: alert at LIMIT, refuse nothing */
+	FTAGENT_BUDGET_A_KILL,		/* u8, 0/1: also SIGKILL the caller refused */
+	FTAGENT_BUDGET_A_UID,		/* u32 */
+	FTAGENT_BUDGET_A_COMM,		/* string */
+	FTAGENT_BUDGET_A_CGROUP_ID,	/* u64 */
+	FTAGENT_BUDGET_A_EXE_PREFIX,	/* string, absolute */
+	FTAGENT_BUDGET_A_SUBTREE,	/* u32, a tgid */
+	FTAGENT_BUDGET_A_USED,		/* u64, reply: used in this window */
+	FTAGENT_BUDGET_A_WINDOW_LEFT_MS, /* u32, reply: until usage resets; 0: no window open */
+	FTAGENT_BUDGET_A_DENIED,	/* u64, reply: calls refused since set */
+	FTAGENT_BUDGET_A_ALERTS,	/* u64, reply: alerts raised since set */
+	FTAGENT_BUDGET_A_PAD,
+
+	__FTAGENT_BUDGET_A_MAX
+};
+
+#define FTAGENT_BUDGET_A_MAX		(__FTAGENT_BUDGET_A_MAX - 1)
+#define FTAGENT_BUDGETS_MAX		1024
+#define FTAGENT_BUDGET_WINDOW_MAX_MS	(7u * 24 * 3600 * 1000)
 
 /* Filter limits: longer lists or names are refused with EINVAL. */
 #define FTAGENT_EXCLUDE_PROCESSES_MAX	64
@@ -824,17 +910,21 @@ struct ftagent_rec_open {
 /**
  * struct ftagent_rec_verdict - a policy verdict other than allow; string:
  *	the object's path (exec, open)
- * @policy_generation: the rule set that decided
- * @rule: its index in the set, or FTAGENT_RULE_DEFAULT
- * @op: enum ftagent_op
- * @action: enum ftagent_action of the rule
+ * @policy_generation: the rule set (or budget set) that decided
+ * @rule: the rule's or budget's index in its set, or FTAGENT_RULE_DEFAULT
+ * @op: enum ftagent_op; FTAGENT_OP_NONE for budget calls outside it
+ * @action: enum ftagent_action of the rule (budgets: deny)
  * @verdict: enum ftagent_verdict
- * @error: what the call returned because of it: -EPERM, or 0
+ * @source: FTAGENT_VERDICT_SRC_RULE or FTAGENT_VERDICT_SRC_BUDGET
+ * @error: what the call returned because of it: -EPERM, -EDQUOT, or 0
  * @family: connect, send, bind: AF_INET or AF_INET6; else 0
  * @port: connect, send, bind: host byte order
  * @addr: connect, send, bind: network byte order, IPv4 in the first 4
  * @path_len: exec, open: the path's length
- * @rule_name: the rule's name, NUL-padded (cut to fit)
+ * @metric: budgets: enum ftagent_budget_metric
+ * @used: budgets: the usage in the window when it was decided
+ * @limit: budgets: the limit
+ * @rule_name: the rule's or budget's name, NUL-padded (cut to fit)
  */
 struct ftagent_rec_verdict {
 	__u64 policy_generation;
@@ -842,14 +932,21 @@ struct ftagent_rec_verdict {
 	__u8 op;
 	__u8 action;
 	__u8 verdict;
-	__u8 reserved;
+	__u8 source;
 	__s32 error;
 	__u16 family;
 	__u16 port;
 	__u8 addr[16];
 	__u16 path_len;
-	__u16 reserved2[3];
+	__u16 metric;
+	__u32 reserved;
+	__u64 used;
+	__u64 limit;
 	char rule_name[32];
 };
+
+#define FTAGENT_VERDICT_SRC_RULE	0
+#define FTAGENT_VERDICT_SRC_BUDGET	1
+#define FTAGENT_OP_NONE			0xff
 
 #endif /* _UAPI_LINUX_FTAGENT_H */

@@ -1,0 +1,621 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Budgets. A budget is one allowance shared by everything its principal
+ * matches: LIMIT per window of WINDOW_MS, the window opening at the
+ * first charge after the previous one closed.
+ *
+ * Calls (connects, execs, opens) are counted at the gate, before they
+ * run, and the one past the limit is refused with EDQUOT. Bytes are
+ * charged when the call returns (what it really moved, as the counters
+ * count it); the gate refuses the next call once the budget is used up,
+ * so a principal overshoots by at most one call. Repeats are counted
+ * when a program has been loaded (its arguments are in its memory then):
+ * the run past the limit is killed before its first instruction.
+ *
+ * Each budget's window is guarded by its own raw spinlock, taken only by
+ * calls its principal matches; the set itself is read under RCU like the
+ * rule set, and a static key keeps all of this off the settle path while
+ * no budget is set.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/socket.h>
+#include <linux/uaccess.h>
+#include <linux/xxhash.h>
+#include <net/netlink.h>
+
+#include "budget.h"
+#include "counters.h"
+#include "gate.h"
+
+struct ftagent_budgetset __rcu *ftagent_budgets;
+DEFINE_STATIC_KEY_FALSE(ftagent_budgets_on);
+static u64 ftagent_budgets_gen;
+
+#define FTAGENT_BUDGET_MSGS	16
+static char ftagent_budget_msgs[FTAGENT_BUDGET_MSGS][160];
+static atomic_t ftagent_budget_msg_next;
+
+static const struct nla_policy ftagent_budget_policy[FTAGENT_BUDGET_A_MAX + 1] = {
+	[FTAGENT_BUDGET_A_NAME] = { .type = NLA_NUL_STRING,
+				    .len = FTAGENT_RULE_NAME_MAX },
+	[FTAGENT_BUDGET_A_METRIC] = NLA_POLICY_MAX(NLA_U32,
+						   __FTAGENT_METRIC_MAX - 1),
+	[FTAGENT_BUDGET_A_LIMIT] = { .type = NLA_U64 },
+	[FTAGENT_BUDGET_A_WINDOW_MS] = { .type = NLA_U32 },
+	[FTAGENT_BUDGET_A_ALERT_AT] = { .type = NLA_U64 },
+	[FTAGENT_BUDGET_A_ENFORCE] = NLA_POLICY_MAX(NLA_U8, 1),
+	[FTAGENT_BUDGET_A_KILL] = NLA_POLICY_MAX(NLA_U8, 1),
+	[FTAGENT_BUDGET_A_UID] = { .type = NLA_U32 },
+	[FTAGENT_BUDGET_A_COMM] = { .type = NLA_NUL_STRING,
+				    .len = FTAGENT_COMM_LEN - 1 },
+	[FTAGENT_BUDGET_A_CGROUP_ID] = { .type = NLA_U64 },
+	[FTAGENT_BUDGET_A_EXE_PREFIX] = { .type = NLA_NUL_STRING,
+					  .len = FTAGENT_RULE_PREFIX_MAX },
+	[FTAGENT_BUDGET_A_SUBTREE] = NLA_POLICY_MIN(NLA_U32, 1),
+	[FTAGENT_BUDGET_A_USED] = { .type = NLA_REJECT },
+	[FTAGENT_BUDGET_A_WINDOW_LEFT_MS] = { .type = NLA_REJECT },
+	[FTAGENT_BUDGET_A_DENIED] = { .type = NLA_REJECT },
+	[FTAGENT_BUDGET_A_ALERTS] = { .type = NLA_REJECT },
+	[FTAGENT_BUDGET_A_PAD] = { .type = NLA_REJECT },
+};
+
+static void *ftagent_budget_err(struct netlink_ext_ack *extack,
+				const struct nlattr *attr, u32 index,
+				const char *name, const char *why)
+{
+	unsigned int slot = atomic_inc_return(&ftagent_budget_msg_next);
+	char *msg = ftagent_budget_msgs[slot % FTAGENT_BUDGET_MSGS];
+
+	if (name)
+		snprintf(msg, sizeof(ftagent_budget_msgs[0]),
+			 "budget %u (%s): %s", index, name, why);
+	else
+		snprintf(msg, sizeof(ftagent_budget_msgs[0]), "budget %u: %s",
+			 index, why);
+	if (extack) {
+		extack->_msg = msg;
+		extack->bad_attr = attr;
+	}
+	return ERR_PTR(-EINVAL);
+}
+
+void ftagent_budgets_free(struct ftagent_budgetset *set)
+{
+	if (!set)
+		return;
+	kvfree(set->b);
+	kvfree(set->strings);
+	kfree(set);
+}
+
+static u32 ftagent_budget_pool_add(struct ftagent_budgetset *set,
+				   size_t *used, const struct nlattr *a,
+				   u16 *len)
+{
+	size_t n = strnlen(nla_data(a), nla_len(a));
+	u32 off = *used;
+
+	memcpy(set->strings + off, nla_data(a), n);
+	set->strings[off + n] = '\0';
+	*used += n + 1;
+	if (len)
+		*len = n;
+	return off;
+}
+
+static void *ftagent_budget_parse(struct ftagent_budgetset *set, u32 i,
+				  const struct nlattr *nest, size_t *pool,
+				  struct netlink_ext_ack *extack)
+{
+	struct nlattr *tb[FTAGENT_BUDGET_A_MAX + 1];
+	struct ftagent_budget *b = &set->b[i];
+	struct ftagent_rule *who = &b->who;
+	const char *name;
+	u32 window_ms;
+	int err;
+
+	err = nla_parse_nested(tb, FTAGENT_BUDGET_A_MAX, nest,
+			       ftagent_budget_policy, extack);
+	if (err)
+		return ftagent_budget_err(extack,
+					  extack ? extack->bad_attr : nest, i,
+					  NULL,
+					  extack && extack->_msg ?
+					  extack->_msg : "malformed attribute");
+	if (!tb[FTAGENT_BUDGET_A_NAME] ||
+	    !*(char *)nla_data(tb[FTAGENT_BUDGET_A_NAME]))
+		return ftagent_budget_err(extack, nest, i, NULL,
+					  "NAME is required");
+	who->name_off = ftagent_budget_pool_add(set, pool,
+						tb[FTAGENT_BUDGET_A_NAME],
+						NULL);
+	name = set->strings + who->name_off;
+	if (!tb[FTAGENT_BUDGET_A_METRIC])
+		return ftagent_budget_err(extack, nest, i, name,
+					  "METRIC is required");
+	b->metric = nla_get_u32(tb[FTAGENT_BUDGET_A_METRIC]);
+	if (!tb[FTAGENT_BUDGET_A_LIMIT] ||
+	    !nla_get_u64(tb[FTAGENT_BUDGET_A_LIMIT]))
+		return ftagent_budget_err(extack,
+					  tb[FTAGENT_BUDGET_A_LIMIT] ?: nest,
+					  i, name,
+					  "LIMIT is required and above 0");
+	b->limit = nla_get_u64(tb[FTAGENT_BUDGET_A_LIMIT]);
+	window_ms = tb[FTAGENT_BUDGET_A_WINDOW_MS] ?
+		    nla_get_u32(tb[FTAGENT_BUDGET_A_WINDOW_MS]) : 0;
+	if (!window_ms || window_ms > FTAGENT_BUDGET_WINDOW_MAX_MS)
+		return ftagent_budget_err(extack,
+					  tb[FTAGENT_BUDGET_A_WINDOW_MS] ?: nest,
+					  i, name,
+					  "WINDOW_MS is required, 1 ms to 7 days");
+	b->window_ns = (u64)window_ms * NSEC_PER_MSEC;
+	if (tb[FTAGENT_BUDGET_A_ALERT_AT]) {
+		b->alert_at = nla_get_u64(tb[FTAGENT_BUDGET_A_ALERT_AT]);
+		if (!b->alert_at || b->alert_at >= b->limit)
+			return ftagent_budget_err(extack,
+						  tb[FTAGENT_BUDGET_A_ALERT_AT],
+						  i, name,
+						  "ALERT_AT is above 0 and below LIMIT");
+	}
+	b->enforce = tb[FTAGENT_BUDGET_A_ENFORCE] ?
+		     nla_get_u8(tb[FTAGENT_BUDGET_A_ENFORCE]) : true;
+	b->kill = tb[FTAGENT_BUDGET_A_KILL] &&
+		  nla_get_u8(tb[FTAGENT_BUDGET_A_KILL]);
+	if (b->kill && !b->enforce)
+		return ftagent_budget_err(extack, tb[FTAGENT_BUDGET_A_KILL],
+					  i, name,
+					  "KILL needs an enforced budget");
+	if (tb[FTAGENT_BUDGET_A_UID]) {
+		who->have |= FTAGENT_RULE_HAVE_UID;
+		who->uid = nla_get_u32(tb[FTAGENT_BUDGET_A_UID]);
+	}
+	if (tb[FTAGENT_BUDGET_A_COMM]) {
+		who->have |= FTAGENT_RULE_HAVE_COMM;
+		nla_strscpy(who->comm, tb[FTAGENT_BUDGET_A_COMM],
+			    sizeof(who->comm));
+	}
+	if (tb[FTAGENT_BUDGET_A_CGROUP_ID]) {
+		who->have |= FTAGENT_RULE_HAVE_CGROUP;
+		who->cgroup_id = nla_get_u64(tb[FTAGENT_BUDGET_A_CGROUP_ID]);
+	}
+	if (tb[FTAGENT_BUDGET_A_SUBTREE]) {
+		who->have |= FTAGENT_RULE_HAVE_SUBTREE;
+		who->subtree = nla_get_u32(tb[FTAGENT_BUDGET_A_SUBTREE]);
+	}
+	if (tb[FTAGENT_BUDGET_A_EXE_PREFIX]) {
+		who->have |= FTAGENT_RULE_HAVE_EXE;
+		who->exe_off = ftagent_budget_pool_add(set, pool,
+						       tb[FTAGENT_BUDGET_A_EXE_PREFIX],
+						       &who->exe_len);
+		if (set->strings[who->exe_off] != '/')
+			return ftagent_budget_err(extack,
+						  tb[FTAGENT_BUDGET_A_EXE_PREFIX],
+						  i, name,
+						  "EXE_PREFIX must be an absolute path");
+	}
+	raw_spin_lock_init(&b->lock);
+	set->metrics |= BIT(b->metric);
+	return NULL;
+}
+
+struct ftagent_budgetset *ftagent_budgets_parse(const struct nlattr *head,
+						int len,
+						struct netlink_ext_ack *extack)
+{
+	struct ftagent_budgetset *set;
+	const struct nlattr *a, *s;
+	size_t strings = 0, pool = 0;
+	u32 n = 0, i = 0;
+	void *err;
+	int rem, srem;
+
+	nla_for_each_attr(a, head, len, rem) {
+		if (nla_type(a) != FTAGENT_CTL_A_BUDGET)
+			continue;
+		if (++n > FTAGENT_BUDGETS_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "more than FTAGENT_BUDGETS_MAX budgets");
+			return ERR_PTR(-EINVAL);
+		}
+		nla_for_each_nested(s, a, srem)
+			if (nla_type(s) == FTAGENT_BUDGET_A_NAME ||
+			    nla_type(s) == FTAGENT_BUDGET_A_EXE_PREFIX)
+				strings += nla_len(s) + 1;
+	}
+	set = kzalloc(sizeof(*set), GFP_KERNEL);
+	if (!set)
+		return ERR_PTR(-ENOMEM);
+	set->n = n;
+	set->b = kvcalloc(n + 1, sizeof(*set->b), GFP_KERNEL);
+	set->strings = kvmalloc(strings + 1, GFP_KERNEL);
+	if (!set->b || !set->strings) {
+		ftagent_budgets_free(set);
+		return ERR_PTR(-ENOMEM);
+	}
+	nla_for_each_attr(a, head, len, rem) {
+		if (nla_type(a) != FTAGENT_CTL_A_BUDGET)
+			continue;
+		err = ftagent_budget_parse(set, i, a, &pool, extack);
+		if (IS_ERR(err)) {
+			ftagent_budgets_free(set);
+			return err;
+		}
+		i++;
+	}
+	return set;
+}
+
+u32 ftagent_budgets_gate_points(u32 metrics)
+{
+	u32 points = 0;
+
+	if (metrics & BIT(FTAGENT_METRIC_CONNECTS))
+		points |= BIT(FTAGENT_OP_CONNECT);
+	if (metrics & BIT(FTAGENT_METRIC_EXECS))
+		points |= BIT(FTAGENT_OP_EXEC);
+	if (metrics & BIT(FTAGENT_METRIC_OPENS))
+		points |= BIT(FTAGENT_OP_OPEN);
+	if (metrics & BIT(FTAGENT_METRIC_BYTES_SENT))
+		points |= BIT(FTAGENT_OP_SEND) | BIT(FTAGENT_GATE_PERM);
+	if (metrics & BIT(FTAGENT_METRIC_BYTES_RECEIVED))
+		points |= BIT(FTAGENT_GATE_RECV) | BIT(FTAGENT_GATE_PERM);
+	if (metrics & (BIT(FTAGENT_METRIC_BYTES_READ) |
+		       BIT(FTAGENT_METRIC_BYTES_WRITTEN)))
+		points |= BIT(FTAGENT_GATE_PERM);
+	return points;
+}
+
+int ftagent_budgets_install(struct ftagent_budgetset *set)
+{
+	struct ftagent_budgetset *old;
+	int err;
+
+	old = rcu_dereference_protected(ftagent_budgets, true);
+	err = ftagent_gate_refresh(set ? ftagent_budgets_gate_points(set->metrics) :
+				   0);
+	if (err)
+		return err;
+	if (set) {
+		set->generation = ++ftagent_budgets_gen;
+		rcu_assign_pointer(ftagent_budgets, set);
+		if (!static_key_enabled(&ftagent_budgets_on))
+			static_branch_enable(&ftagent_budgets_on);
+	} else {
+		ftagent_budgets_gen++;
+		if (static_key_enabled(&ftagent_budgets_on))
+			static_branch_disable(&ftagent_budgets_on);
+		RCU_INIT_POINTER(ftagent_budgets, NULL);
+	}
+	ftagent_gate_refresh(0);
+	if (old) {
+		synchronize_rcu();
+		ftagent_budgets_free(old);
+	}
+	return 0;
+}
+
+u64 ftagent_budgets_generation(void)
+{
+	return ftagent_budgets_gen;
+}
+
+/* Open a new window if the last one closed. Lock held. */
+static void ftagent_budget_window(struct ftagent_budget *b, u64 now)
+{
+	if (b->start_ns && now - b->start_ns < b->window_ns)
+		return;
+	b->start_ns = now;
+	b->used = 0;
+	b->alerted = false;
+	memset(b->rep, 0, sizeof(b->rep));
+}
+
+static void ftagent_budget_verdict(const struct ftagent_budgetset *set,
+				   u32 i, u8 verdict, u64 used,
+				   struct ftagent_gate_call *c)
+{
+	const struct ftagent_budget *b = &set->b[i];
+	struct ftagent_verdict_info vi = {
+		.generation = set->generation,
+		.index = i,
+		.name = set->strings + b->who.name_off,
+		.action = FTAGENT_ACTION_DENY,
+		.verdict = verdict,
+		.source = FTAGENT_VERDICT_SRC_BUDGET,
+		.error = verdict == FTAGENT_VERDICT_OVER_BUDGET ? -EDQUOT : 0,
+		.metric = b->metric,
+		.used = used,
+		.limit = b->limit,
+	};
+
+	ftagent_verdict_emit(&vi, c);
+}
+
+/* Refuse (and maybe kill) the current call of budget @i. */
+static void ftagent_budget_refuse(const struct ftagent_budgetset *set,
+				  u32 i, u64 used, struct ftagent_gate_call *c)
+{
+	struct ftagent_budget *b = &set->b[i];
+
+	atomic64_inc(&b->denied);
+	ftagent_budget_verdict(set, i, FTAGENT_VERDICT_OVER_BUDGET, used, c);
+	if (b->kill) {
+		send_sig(SIGKILL, current, 1);
+		ftagent_budget_verdict(set, i, FTAGENT_VERDICT_KILLED, used, c);
+	}
+}
+
+/* Usage went from @before to @after: alert once per window on crossing. */
+static bool ftagent_budget_crossed(struct ftagent_budget *b, u64 before,
+				   u64 after)
+{
+	u64 mark = b->enforce ? b->alert_at : (b->alert_at ?: b->limit);
+
+	if (b->alerted || !mark || before >= mark || after < mark)
+		return false;
+	b->alerted = true;
+	return true;
+}
+
+int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric)
+{
+	const struct ftagent_budgetset *set;
+	bool count = metric == FTAGENT_METRIC_CONNECTS ||
+		     metric == FTAGENT_METRIC_EXECS ||
+		     metric == FTAGENT_METRIC_OPENS;
+	int ret = 0;
+	u64 now;
+	u32 i;
+
+	set = rcu_dereference_sched(ftagent_budgets);
+	if (!set || !(set->metrics & BIT(metric)))
+		return 0;
+	now = ktime_get_mono_fast_ns();
+	for (i = 0; i < set->n; i++) {
+		struct ftagent_budget *b = &set->b[i];
+		bool over, alert = false;
+		unsigned long flags;
+		u64 used;
+
+		if (b->metric != metric ||
+		    !ftagent_principal_matches(&b->who, set->strings, c))
+			continue;
+		raw_spin_lock_irqsave(&b->lock, flags);
+		ftagent_budget_window(b, now);
+		over = b->enforce && b->used >= b->limit;
+		if (!over && count) {
+			alert = ftagent_budget_crossed(b, b->used, b->used + 1);
+			b->used++;
+		}
+		used = b->used;
+		raw_spin_unlock_irqrestore(&b->lock, flags);
+		if (over) {
+			ftagent_budget_refuse(set, i, used, c);
+			ret = -EDQUOT;
+			break;
+		}
+		if (alert) {
+			atomic64_inc(&b->alerts);
+			ftagent_budget_verdict(set, i,
+					       FTAGENT_VERDICT_BUDGET_ALERT,
+					       used, c);
+		}
+	}
+	return ret;
+}
+
+void ftagent_budget_charge_bytes(unsigned int kind, unsigned int family,
+				 unsigned int dir, long bytes)
+{
+	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
+	const struct ftagent_budgetset *set;
+	unsigned int metric;
+	u64 now;
+	u32 i;
+
+	if (bytes <= 0)
+		return;
+	if (kind == FTAGENT_OBJ_SOCKET &&
+	    (family == AF_INET || family == AF_INET6))
+		metric = dir == FTAGENT_DIR_OUT ? FTAGENT_METRIC_BYTES_SENT :
+						  FTAGENT_METRIC_BYTES_RECEIVED;
+	else if (kind == FTAGENT_OBJ_FILE)
+		metric = dir == FTAGENT_DIR_OUT ? FTAGENT_METRIC_BYTES_WRITTEN :
+						  FTAGENT_METRIC_BYTES_READ;
+	else
+		return;
+	set = rcu_dereference_sched(ftagent_budgets);
+	if (!set || !(set->metrics & BIT(metric)))
+		return;
+	now = ktime_get_mono_fast_ns();
+	for (i = 0; i < set->n; i++) {
+		struct ftagent_budget *b = &set->b[i];
+		unsigned long flags;
+		bool alert;
+		u64 used;
+
+		if (b->metric != metric ||
+		    !ftagent_principal_matches(&b->who, set->strings, &c))
+			continue;
+		raw_spin_lock_irqsave(&b->lock, flags);
+		ftagent_budget_window(b, now);
+		alert = ftagent_budget_crossed(b, b->used, b->used + bytes);
+		b->used += bytes;
+		used = b->used;
+		raw_spin_unlock_irqrestore(&b->lock, flags);
+		if (alert) {
+			atomic64_inc(&b->alerts);
+			ftagent_budget_verdict(set, i,
+					       FTAGENT_VERDICT_BUDGET_ALERT,
+					       used, &c);
+		}
+	}
+}
+
+/*
+ * The command line just loaded, hashed: argv as /proc/PID/cmdline has it
+ * (at most 4 KiB of it), read from the new program's own memory, where
+ * exec has just written it (so the read cannot fault anything in).
+ */
+static bool ftagent_cmdline_hash(u64 *hash)
+{
+	struct mm_struct *mm = current->mm;
+	unsigned long start, len, off, n;
+	struct xxh64_state st;
+	char chunk[256];
+
+	if (!mm)
+		return false;
+	start = mm->arg_start;
+	len = min_t(unsigned long, mm->arg_end - start, 4096);
+	xxh64_reset(&st, 0);
+	for (off = 0; off < len; off += n) {
+		n = min_t(unsigned long, len - off, sizeof(chunk));
+		if (copy_from_user_nofault(chunk,
+					   (const void __user *)(start + off),
+					   n))
+			return false;
+		xxh64_update(&st, chunk, n);
+	}
+	*hash = xxh64_digest(&st);
+	return true;
+}
+
+void ftagent_budget_exec(void)
+{
+	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_EXEC);
+	const struct ftagent_budgetset *set;
+	bool have_hash = false;
+	u64 hash = 0, now;
+	u32 i, k;
+
+	set = rcu_dereference_sched(ftagent_budgets);
+	if (!set || !(set->metrics & BIT(FTAGENT_METRIC_REPEATS)))
+		return;
+	now = ktime_get_mono_fast_ns();
+	for (i = 0; i < set->n; i++) {
+		struct ftagent_budget *b = &set->b[i];
+		bool over = false, alert = false;
+		unsigned long flags;
+		u32 count = 0, slot = FTAGENT_REPEAT_SLOTS;
+
+		if (b->metric != FTAGENT_METRIC_REPEATS ||
+		    !ftagent_principal_matches(&b->who, set->strings, &c))
+			continue;
+		if (!have_hash && !ftagent_cmdline_hash(&hash))
+			return;	/* unreadable: nothing to compare */
+		have_hash = true;
+		raw_spin_lock_irqsave(&b->lock, flags);
+		ftagent_budget_window(b, now);
+		for (k = 0; k < FTAGENT_REPEAT_SLOTS; k++) {
+			if (b->rep[k].count && b->rep[k].hash == hash) {
+				slot = k;
+				break;
+			}
+			if (!b->rep[k].count && slot == FTAGENT_REPEAT_SLOTS)
+				slot = k;
+		}
+		/* 64 different command lines in one window: the oldest goes. */
+		if (slot == FTAGENT_REPEAT_SLOTS)
+			slot = hash % FTAGENT_REPEAT_SLOTS;
+		if (b->rep[slot].hash != hash) {
+			b->rep[slot].hash = hash;
+			b->rep[slot].count = 0;
+		}
+		count = b->rep[slot].count;
+		over = b->enforce && count >= b->limit;
+		if (!over) {
+			alert = ftagent_budget_crossed(b, count, count + 1);
+			b->rep[slot].count = ++count;
+			if (count > b->used)
+				b->used = count;
+		}
+		raw_spin_unlock_irqrestore(&b->lock, flags);
+		if (over) {
+			/* Loaded, not yet run: it dies before it starts. */
+			atomic64_inc(&b->denied);
+			send_sig(SIGKILL, current, 1);
+			ftagent_budget_verdict(set, i,
+					       FTAGENT_VERDICT_OVER_BUDGET,
+					       count, &c);
+			return;
+		}
+		if (alert) {
+			atomic64_inc(&b->alerts);
+			ftagent_budget_verdict(set, i,
+					       FTAGENT_VERDICT_BUDGET_ALERT,
+					       count, &c);
+		}
+	}
+}
+
+int ftagent_budget_put(struct sk_buff *msg,
+		       const struct ftagent_budgetset *set, u32 i)
+{
+	struct ftagent_budget *b = &set->b[i];
+	const struct ftagent_rule *w = &b->who;
+	unsigned long flags;
+	struct nlattr *nest;
+	u64 used, start, now = ktime_get_mono_fast_ns();
+	u32 left = 0;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	used = b->used;
+	start = b->start_ns;
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	if (start && now - start < b->window_ns)
+		left = div_u64(b->window_ns - (now - start), NSEC_PER_MSEC);
+	else
+		used = 0;	/* the window closed: the next charge opens one */
+	nest = nla_nest_start(msg, FTAGENT_CTL_A_BUDGET);
+	if (!nest)
+		return -EMSGSIZE;
+	if (nla_put_string(msg, FTAGENT_BUDGET_A_NAME,
+			   set->strings + w->name_off) ||
+	    nla_put_u32(msg, FTAGENT_BUDGET_A_METRIC, b->metric) ||
+	    nla_put_u64_64bit(msg, FTAGENT_BUDGET_A_LIMIT, b->limit,
+			      FTAGENT_BUDGET_A_PAD) ||
+	    nla_put_u32(msg, FTAGENT_BUDGET_A_WINDOW_MS,
+			div_u64(b->window_ns, NSEC_PER_MSEC)) ||
+	    (b->alert_at &&
+	     nla_put_u64_64bit(msg, FTAGENT_BUDGET_A_ALERT_AT, b->alert_at,
+			       FTAGENT_BUDGET_A_PAD)) ||
+	    nla_put_u8(msg, FTAGENT_BUDGET_A_ENFORCE, b->enforce) ||
+	    nla_put_u8(msg, FTAGENT_BUDGET_A_KILL, b->kill) ||
+	    ((w->have & FTAGENT_RULE_HAVE_UID) &&
+	     nla_put_u32(msg, FTAGENT_BUDGET_A_UID, w->uid)) ||
+	    ((w->have & FTAGENT_RULE_HAVE_COMM) &&
+	     nla_put_string(msg, FTAGENT_BUDGET_A_COMM, w->comm)) ||
+	    ((w->have & FTAGENT_RULE_HAVE_CGROUP) &&
+	     nla_put_u64_64bit(msg, FTAGENT_BUDGET_A_CGROUP_ID, w->cgroup_id,
+			       FTAGENT_BUDGET_A_PAD)) ||
+	    ((w->have & FTAGENT_RULE_HAVE_EXE) &&
+	     nla_put_string(msg, FTAGENT_BUDGET_A_EXE_PREFIX,
+			    set->strings + w->exe_off)) ||
+	    ((w->have & FTAGENT_RULE_HAVE_SUBTREE) &&
+	     nla_put_u32(msg, FTAGENT_BUDGET_A_SUBTREE, w->subtree)) ||
+	    nla_put_u64_64bit(msg, FTAGENT_BUDGET_A_USED, used,
+			      FTAGENT_BUDGET_A_PAD) ||
+	    nla_put_u32(msg, FTAGENT_BUDGET_A_WINDOW_LEFT_MS, left) ||
+	    nla_put_u64_64bit(msg, FTAGENT_BUDGET_A_DENIED,
+			      atomic64_read(&b->denied),
+			      FTAGENT_BUDGET_A_PAD) ||
+	    nla_put_u64_64bit(msg, FTAGENT_BUDGET_A_ALERTS,
+			      atomic64_read(&b->alerts),
+			      FTAGENT_BUDGET_A_PAD)) {
+		nla_nest_cancel(msg, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+void ftagent_budgets_exit(void)
+{
+	ftagent_budgets_install(NULL);
+}

@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Budgets, charged in the kernel on every call: a byte budget of N lets
+ * a principal send at most N plus one call's bytes, then EDQUOT, and the
+ * window resets; call budgets refuse the call past the limit; the same
+ * command line run K times trips a repeats budget (the run past it dies
+ * before it starts) while other command lines don't; alerts fire once
+ * at their mark; usage, refusals and alerts read back exactly; a budget
+ * set with one bad budget is refused whole and the old one stays.
+ * Every budget here is scoped to this test's process subtree.
+ */
+#include <fcntl.h>
+#include <pthread.h>
+#include <sys/stat.h>
+
+#include "kselftest_harness.h"
+#include "events_test.h"
+#include "../../tools/lib/budgets.h"
+
+static struct ftnl ctl_nl;
+static int ctl_open;
+
+static struct ftnl *ctl(void)
+{
+	struct ftnl_error err;
+
+	if (!ctl_open) {
+		if (ftnl_open(&ctl_nl, FTAGENT_GENL_CTL_NAME, &err) < 0)
+			abort();
+		ctl_open = 1;
+	}
+	return &ctl_nl;
+}
+
+static int set_budgets(struct ftagent_budget_set *s, struct ftnl_error *err)
+{
+	uint64_t gen;
+
+	return ftagent_set_budgets(ctl(), s, &gen, err);
+}
+
+static int clear_budgets(void)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftnl_error err;
+
+	return set_budgets(&s, &err);
+}
+
+static struct ftagent_budget_spec *budget(struct ftagent_budget_set *s,
+					  const char *name, uint32_t metric,
+					  uint64_t limit, uint32_t window_ms)
+{
+	struct ftagent_budget_spec *b = ftagent_budget_set_add(s);
+
+	if (!b)
+		abort();
+	snprintf(b->name, sizeof(b->name), "%s", name);
+	b->metric = metric;
+	b->limit = limit;
+	b->window_ms = window_ms;
+	b->set |= FTAGENT_RULE_SET_SUBTREE;
+	b->subtree = getpid();
+	return b;
+}
+
+static int get_one(struct ftagent_budget_spec *out)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftnl_error err;
+	int rc = ftagent_get_budgets(ctl(), &s, &err);
+
+	if (rc == 0 && s.n >= 1)
+		*out = s.b[0];
+	else
+		rc = -1;
+	ftagent_budget_set_free(&s);
+	return rc;
+}
+
+/*
+ * A loopback TCP pair (ev_tcp_pair: listener, client, accepted) whose
+ * accepted end is drained in a thread; the test sends on the client.
+ */
+struct sink {
+	int fds[3];
+	pthread_t t;
+};
+
+static void *drain(void *arg)
+{
+	char buf[65536];
+
+	while (read(*(int *)arg, buf, sizeof(buf)) > 0)
+		;
+	return NULL;
+}
+
+static int sink_open(struct sink *k)
+{
+	if (ev_tcp_pair(AF_INET, k->fds))
+		return -1;
+	return pthread_create(&k->t, NULL, drain, &k->fds[2]);
+}
+
+static void sink_close(struct sink *k)
+{
+	close(k->fds[1]);
+	pthread_join(k->t, NULL);
+	close(k->fds[0]);
+	close(k->fds[2]);
+}
+
+/* Send 4 KiB at a time until refused: bytes sent, and the errno. */
+static uint64_t send_until_refused(int fd, int *err)
+{
+	char buf[4096] = {0};
+	uint64_t total = 0;
+	ssize_t n;
+
+	for (;;) {
+		n = send(fd, buf, sizeof(buf), 0);
+		if (n < 0) {
+			*err = errno;
+			return total;
+		}
+		total += n;
+		if (total > (64u << 20)) {
+			*err = 0;
+			return total;
+		}
+	}
+}
+
+FIXTURE(budget)
+{
+	struct ev_log log;
+};
+
+FIXTURE_SETUP(budget)
+{
+	ASSERT_EQ(0, clear_budgets());
+	ASSERT_EQ(0, ev_open(&self->log));
+}
+
+FIXTURE_TEARDOWN(budget)
+{
+	EXPECT_EQ(0, clear_budgets());
+	ev_close(&self->log);
+}
+
+TEST_F(budget, bytes_sent_stop_within_one_call_then_the_window_resets)
+{
+	const uint64_t limit = 100000;
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	const struct ftagent_rec *rec;
+	const struct ftagent_rec_verdict *v;
+	struct ftnl_error err;
+	struct sink k;
+	uint64_t sent;
+	size_t i = 0;
+	int e = 0;
+
+	budget(&s, "send-100k", FTAGENT_METRIC_BYTES_SENT, limit, 3000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, sink_open(&k));
+	sent = send_until_refused(k.fds[1], &e);
+	EXPECT_EQ(EDQUOT, e);
+	/* At least the limit went out, and at most one call beyond it. */
+	EXPECT_GE(sent, limit);
+	EXPECT_LT(sent, limit + 4096);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(sent, got.used);
+	EXPECT_EQ(1, got.denied);
+	EXPECT_GT(got.window_left_ms, 0);
+	/* write() on the socket is refused too. */
+	EXPECT_EQ(-1, write(k.fds[1], "x", 1));
+	EXPECT_EQ(EDQUOT, errno);
+
+	ev_wait(&self->log, FTAGENT_REC_VERDICT, getpid(), 2000);
+	rec = ev_next(&self->log, &i, FTAGENT_REC_VERDICT, getpid());
+	ASSERT_NE(NULL, rec);
+	v = EV_BODY(rec, struct ftagent_rec_verdict);
+	EXPECT_EQ(FTAGENT_VERDICT_SRC_BUDGET, v->source);
+	EXPECT_EQ(FTAGENT_VERDICT_OVER_BUDGET, v->verdict);
+	EXPECT_EQ(FTAGENT_METRIC_BYTES_SENT, v->metric);
+	EXPECT_EQ(-EDQUOT, v->error);
+	EXPECT_EQ(limit, v->limit);
+	EXPECT_STREQ("send-100k", v->rule_name);
+
+	/* A new window: sending works again. */
+	ev_sleep_ms(3100);
+	EXPECT_EQ(1, send(k.fds[1], "x", 1, 0));
+	sink_close(&k);
+	ftagent_budget_set_free(&s);
+}
+
+TEST_F(budget, file_writes_count_and_others_are_untouched)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftnl_error err;
+	char buf[1000] = {0};
+	int fd, i, refused = -1;
+
+	budget(&s, "write-5000", FTAGENT_METRIC_BYTES_WRITTEN, 5000, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	fd = open("/tmp/ftg-budget", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	for (i = 0; i < 10; i++)
+		if (write(fd, buf, sizeof(buf)) < 0) {
+			EXPECT_EQ(EDQUOT, errno);
+			refused = i;
+			break;
+		}
+	/* 5 writes of 1000 reach the limit; the 6th is refused. */
+	EXPECT_EQ(5, refused);
+	close(fd);
+	unlink("/tmp/ftg-budget");
+	ftagent_budget_set_free(&s);
+}
+
+static int try_connect(uint16_t port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0), rc;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+TEST_F(budget, the_call_past_a_call_budget_is_refused)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	socklen_t len = sizeof(sin);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0), i;
+	uint16_t port;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sin, sizeof(sin)));
+	ASSERT_EQ(0, listen(lfd, 16));
+	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&sin, &len));
+	port = ntohs(sin.sin_port);
+	budget(&s, "three-connects", FTAGENT_METRIC_CONNECTS, 3, 60000)
+		->alert_at = 2;
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(0, try_connect(port));
+	EXPECT_EQ(-EDQUOT, try_connect(port));
+	EXPECT_EQ(-EDQUOT, try_connect(port));
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(3, got.used);
+	EXPECT_EQ(2, got.denied);
+	EXPECT_EQ(1, got.alerts);
+	close(lfd);
+	ftagent_budget_set_free(&s);
+}
+
+static int run(const char *arg)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		execl("/bin/true", "true", arg, (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
+}
+
+TEST_F(budget, the_same_command_line_too_often_is_a_loop)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	int status;
+
+	budget(&s, "loop", FTAGENT_METRIC_REPEATS, 2, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(0, run("again"));
+	EXPECT_EQ(0, run("again"));
+	status = run("again");
+	EXPECT_TRUE(WIFSIGNALED(status));
+	EXPECT_EQ(SIGKILL, WTERMSIG(status));
+	/* Other command lines are not the loop. */
+	EXPECT_EQ(0, run("other"));
+	EXPECT_EQ(0, run("third"));
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(1, got.denied);
+	ftagent_budget_set_free(&s);
+}
+
+TEST_F(budget, a_bad_budget_rejects_the_set_and_the_old_one_stays)
+{
+	struct ftagent_budget_set good = {0}, bad = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+
+	budget(&good, "execs", FTAGENT_METRIC_EXECS, 1000, 60000);
+	ASSERT_EQ(0, set_budgets(&good, &err)) TH_LOG("%s", err.msg);
+	budget(&bad, "fine", FTAGENT_METRIC_OPENS, 10, 1000);
+	budget(&bad, "odd", FTAGENT_METRIC_OPENS, 10, 1000)->alert_at = 10;
+	ASSERT_EQ(-1, set_budgets(&bad, &err));
+	EXPECT_EQ(EINVAL, err.err);
+	EXPECT_STREQ("budget 1 (odd): ALERT_AT is above 0 and below LIMIT",
+		     err.msg);
+	bad.b[1].alert_at = 0;
+	bad.b[1].window_ms = 0;
+	ASSERT_EQ(-1, set_budgets(&bad, &err));
+	EXPECT_STREQ("budget 1 (odd): WINDOW_MS is required, 1 ms to 7 days",
+		     err.msg);
+	bad.b[1].window_ms = 1000;
+	bad.b[1].limit = 0;
+	ASSERT_EQ(-1, set_budgets(&bad, &err));
+	EXPECT_STREQ("budget 1 (odd): LIMIT is required and above 0", err.msg);
+	bad.b[1].limit = 10;
+	bad.b[1].enforce = 0;
+	bad.b[1].kill = 1;
+	ASSERT_EQ(-1, set_budgets(&bad, &err));
+	EXPECT_STREQ("budget 1 (odd): KILL needs an enforced budget", err.msg);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_STREQ("execs", got.name);
+	ftagent_budget_set_free(&good);
+	ftagent_budget_set_free(&bad);
+}
+
+static volatile int hammer_stop;
+
+static void *hammer(void *arg)
+{
+	char buf[512] = {0};
+
+	while (!hammer_stop)
+		send(*(int *)arg, buf, sizeof(buf), MSG_DONTWAIT);
+	return NULL;
+}
+
+/* Unload while sends are being charged and refused; load again after. */
+TEST_F(budget, unload_while_refusing)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftnl_error err;
+	struct sink k;
+	pthread_t t[3];
+	int i, rc = -1;
+
+	budget(&s, "tiny", FTAGENT_METRIC_BYTES_SENT, 10000, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ftagent_budget_set_free(&s);
+	ASSERT_EQ(0, sink_open(&k));
+	ev_close(&self->log);
+	hammer_stop = 0;
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, pthread_create(&t[i], NULL, hammer, &k.fds[1]));
+	ev_sleep_ms(300);
+	for (i = 0; i < 50 && rc; i++) {
+		rc = ft_unload_module();
+		if (rc)
+			ev_sleep_ms(100);
+	}
+	EXPECT_EQ(0, rc) TH_LOG("unload: %s", strerror(-rc));
+	/* No module, no budget: sending works again. */
+	EXPECT_EQ(1, send(k.fds[1], "x", 1, 0));
+	hammer_stop = 1;
+	for (i = 0; i < 3; i++)
+		pthread_join(t[i], NULL);
+	sink_close(&k);
+	ASSERT_EQ(0, ft_reload_module(NULL));
+	if (ctl_open)
+		ftnl_close(&ctl_nl);
+	ctl_open = 0;
+	ASSERT_EQ(0, ev_open(&self->log));
+}
+
+TEST_HARNESS_MAIN

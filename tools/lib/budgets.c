@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: GPL-2.0
+/* SET_BUDGETS and GET_BUDGETS; see budgets.h. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/genetlink.h>
+#include <libmnl/libmnl.h>
+
+#include "budgets.h"
+
+static const char *const metric_names[__FTAGENT_METRIC_MAX] = {
+	[FTAGENT_METRIC_BYTES_SENT] = "bytes_sent",
+	[FTAGENT_METRIC_BYTES_RECEIVED] = "bytes_received",
+	[FTAGENT_METRIC_BYTES_READ] = "bytes_read",
+	[FTAGENT_METRIC_BYTES_WRITTEN] = "bytes_written",
+	[FTAGENT_METRIC_CONNECTS] = "connects",
+	[FTAGENT_METRIC_EXECS] = "execs",
+	[FTAGENT_METRIC_OPENS] = "opens",
+	[FTAGENT_METRIC_REPEATS] = "repeats",
+};
+
+const char *ftagent_metric_name(unsigned int metric)
+{
+	return metric < __FTAGENT_METRIC_MAX ? metric_names[metric] : "unknown";
+}
+
+void ftagent_budget_set_free(struct ftagent_budget_set *s)
+{
+	free(s->b);
+	memset(s, 0, sizeof(*s));
+}
+
+struct ftagent_budget_spec *ftagent_budget_set_add(struct ftagent_budget_set *s)
+{
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 8;
+		struct ftagent_budget_spec *b = realloc(s->b, cap * sizeof(*b));
+
+		if (!b)
+			return NULL;
+		s->b = b;
+		s->cap = cap;
+	}
+	memset(&s->b[s->n], 0, sizeof(s->b[0]));
+	s->b[s->n].enforce = 1;
+	return &s->b[s->n++];
+}
+
+static void put_budget(struct nlmsghdr *nlh,
+		       const struct ftagent_budget_spec *b)
+{
+	struct nlattr *nest = mnl_attr_nest_start(nlh, FTAGENT_CTL_A_BUDGET);
+
+	mnl_attr_put_strz(nlh, FTAGENT_BUDGET_A_NAME, b->name);
+	mnl_attr_put_u32(nlh, FTAGENT_BUDGET_A_METRIC, b->metric);
+	mnl_attr_put_u64(nlh, FTAGENT_BUDGET_A_LIMIT, b->limit);
+	mnl_attr_put_u32(nlh, FTAGENT_BUDGET_A_WINDOW_MS, b->window_ms);
+	if (b->alert_at)
+		mnl_attr_put_u64(nlh, FTAGENT_BUDGET_A_ALERT_AT, b->alert_at);
+	mnl_attr_put_u8(nlh, FTAGENT_BUDGET_A_ENFORCE, !!b->enforce);
+	mnl_attr_put_u8(nlh, FTAGENT_BUDGET_A_KILL, !!b->kill);
+	if (b->set & FTAGENT_RULE_SET_UID)
+		mnl_attr_put_u32(nlh, FTAGENT_BUDGET_A_UID, b->uid);
+	if (b->set & FTAGENT_RULE_SET_COMM)
+		mnl_attr_put_strz(nlh, FTAGENT_BUDGET_A_COMM, b->comm);
+	if (b->set & FTAGENT_RULE_SET_CGROUP)
+		mnl_attr_put_u64(nlh, FTAGENT_BUDGET_A_CGROUP_ID, b->cgroup_id);
+	if (b->set & FTAGENT_RULE_SET_EXE)
+		mnl_attr_put_strz(nlh, FTAGENT_BUDGET_A_EXE_PREFIX,
+				  b->exe_prefix);
+	if (b->set & FTAGENT_RULE_SET_SUBTREE)
+		mnl_attr_put_u32(nlh, FTAGENT_BUDGET_A_SUBTREE, b->subtree);
+	mnl_attr_nest_end(nlh, nest);
+}
+
+static int generation_attr(const struct nlattr *a, void *data)
+{
+	if (mnl_attr_get_type(a) != FTAGENT_CTL_A_POLICY_GENERATION)
+		return MNL_CB_OK;
+	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+		return MNL_CB_ERROR;
+	*(uint64_t *)data = mnl_attr_get_u64(a);
+	return MNL_CB_OK;
+}
+
+static int generation_reply(const struct nlmsghdr *nlh, void *data)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), generation_attr,
+			      data);
+}
+
+int ftagent_set_budgets(struct ftnl *ctl, const struct ftagent_budget_set *s,
+			uint64_t *generation, struct ftnl_error *err)
+{
+	size_t size = MNL_SOCKET_BUFFER_SIZE + s->n * 512;
+	struct nlmsghdr *req;
+	char *buf = calloc(1, size);
+	size_t i;
+	int rc;
+
+	if (!buf) {
+		err->err = ENOMEM;
+		err->msg[0] = '\0';
+		return -1;
+	}
+	req = ftnl_put_request(ctl, buf, FTAGENT_CTL_CMD_SET_BUDGETS, 0);
+	for (i = 0; i < s->n; i++)
+		put_budget(req, &s->b[i]);
+	*generation = 0;
+	rc = ftnl_transact(ctl, req, generation_reply, generation, err);
+	free(buf);
+	return rc;
+}
+
+static int get_u(const struct nlattr *a, uint64_t *v, enum mnl_attr_data_type t)
+{
+	if (mnl_attr_validate(a, t) < 0)
+		return MNL_CB_ERROR;
+	*v = t == MNL_TYPE_U64	 ? mnl_attr_get_u64(a)
+	     : t == MNL_TYPE_U32 ? mnl_attr_get_u32(a)
+				 : mnl_attr_get_u8(a);
+	return MNL_CB_OK;
+}
+
+static int get_str(const struct nlattr *a, char *out, size_t size)
+{
+	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
+	    mnl_attr_get_payload_len(a) > size)
+		return MNL_CB_ERROR;
+	strcpy(out, mnl_attr_get_str(a));
+	return MNL_CB_OK;
+}
+
+static int budget_attr(const struct nlattr *a, void *data)
+{
+	struct ftagent_budget_spec *b = data;
+	uint64_t v = 0;
+	int rc = MNL_CB_OK;
+
+	switch (mnl_attr_get_type(a)) {
+	case FTAGENT_BUDGET_A_NAME: return get_str(a, b->name, sizeof(b->name));
+	case FTAGENT_BUDGET_A_COMM:
+		b->set |= FTAGENT_RULE_SET_COMM;
+		return get_str(a, b->comm, sizeof(b->comm));
+	case FTAGENT_BUDGET_A_EXE_PREFIX:
+		b->set |= FTAGENT_RULE_SET_EXE;
+		return get_str(a, b->exe_prefix, sizeof(b->exe_prefix));
+	case FTAGENT_BUDGET_A_METRIC:
+		rc = get_u(a, &v, MNL_TYPE_U32);
+		b->metric = (uint32_t)v;
+		break;
+	case FTAGENT_BUDGET_A_LIMIT:
+		rc = get_u(a, &b->limit, MNL_TYPE_U64);
+		break;
+	case FTAGENT_BUDGET_A_WINDOW_MS:
+		rc = get_u(a, &v, MNL_TYPE_U32);
+		b->window_ms = (uint32_t)v;
+		break;
+	case FTAGENT_BUDGET_A_ALERT_AT:
+		rc = get_u(a, &b->alert_at, MNL_TYPE_U64);
+		break;
+	case FTAGENT_BUDGET_A_ENFORCE:
+		rc = get_u(a, &v, MNL_TYPE_U8);
+		b->enforce = (int)v;
+		break;
+	case FTAGENT_BUDGET_A_KILL:
+		rc = get_u(a, &v, MNL_TYPE_U8);
+		b->kill = (int)v;
+		break;
+	case FTAGENT_BUDGET_A_UID:
+		rc = get_u(a, &v, MNL_TYPE_U32);
+		b->uid = (uint32_t)v;
+		b->set |= FTAGENT_RULE_SET_UID;
+		break;
+	case FTAGENT_BUDGET_A_SUBTREE:
+		rc = get_u(a, &v, MNL_TYPE_U32);
+		b->subtree = (uint32_t)v;
+		b->set |= FTAGENT_RULE_SET_SUBTREE;
+		break;
+	case FTAGENT_BUDGET_A_CGROUP_ID:
+		rc = get_u(a, &b->cgroup_id, MNL_TYPE_U64);
+		b->set |= FTAGENT_RULE_SET_CGROUP;
+		break;
+	case FTAGENT_BUDGET_A_USED:
+		rc = get_u(a, &b->used, MNL_TYPE_U64);
+		break;
+	case FTAGENT_BUDGET_A_WINDOW_LEFT_MS:
+		rc = get_u(a, &v, MNL_TYPE_U32);
+		b->window_left_ms = (uint32_t)v;
+		break;
+	case FTAGENT_BUDGET_A_DENIED:
+		rc = get_u(a, &b->denied, MNL_TYPE_U64);
+		break;
+	case FTAGENT_BUDGET_A_ALERTS:
+		rc = get_u(a, &b->alerts, MNL_TYPE_U64);
+		break;
+	}
+	return rc;
+}
+
+static int set_attr(const struct nlattr *a, void *data)
+{
+	struct ftagent_budget_spec *b;
+
+	if (mnl_attr_get_type(a) != FTAGENT_CTL_A_BUDGET)
+		return MNL_CB_OK;
+	if (mnl_attr_validate(a, MNL_TYPE_NESTED) < 0)
+		return MNL_CB_ERROR;
+	b = ftagent_budget_set_add(data);
+	if (!b)
+		return MNL_CB_ERROR;
+	return mnl_attr_parse_nested(a, budget_attr, b);
+}
+
+struct dump_ctx {
+	struct ftagent_budget_set *s;
+	int interrupted;
+};
+
+static int budgets_reply(const struct nlmsghdr *nlh, void *data)
+{
+	struct dump_ctx *ctx = data;
+
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		ctx->interrupted = 1;
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), set_attr, ctx->s);
+}
+
+int ftagent_get_budgets(struct ftnl *ctl, struct ftagent_budget_set *s,
+			struct ftnl_error *err)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct dump_ctx ctx = {.s = s};
+	int tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		ftagent_budget_set_free(s);
+		ctx.interrupted = 0;
+		if (ftnl_transact(ctl,
+				  ftnl_put_request(ctl, buf,
+						   FTAGENT_CTL_CMD_GET_BUDGETS,
+						   NLM_F_DUMP),
+				  budgets_reply, &ctx, err) < 0)
+			return -1;
+		if (!ctx.interrupted)
+			return 0;
+	}
+	err->err = EAGAIN;
+	strcpy(err->msg, "the budgets kept changing during the dump");
+	return -1;
+}
