@@ -158,8 +158,8 @@ int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 	if (push_filters(m, cfg, &err) < 0)
 		goto fail;
 	/* The whole rule set, every time: the module swaps it atomically. */
-	if (ftagent_set_policy(&m->ctl, &cfg->policy.spec, &generation,
-			       &err) < 0) {
+	if (ftagent_set_policy(&m->ctl, &cfg->policy.spec, &generation, &err) <
+	    0) {
 		snprintf(why, why_len, "policy: %s",
 			 ftnl_format_error(&err, msg, sizeof(msg)));
 		return -1;

@@ -209,8 +209,7 @@ static int parse_cgroup(const char *s, uint64_t *id, const char **why)
 	return 0;
 }
 
-static int parse_prefix(const char *s, char *out, size_t size,
-			const char **why)
+static int parse_prefix(const char *s, char *out, size_t size, const char **why)
 {
 	if (ftagentd_parse_string(s, out, size, why))
 		return -1;
@@ -228,7 +227,8 @@ static int rule_key(struct ftagent_rule_spec *r, const char *name,
 
 	if (!strcmp(name, "ops")) {
 		r->ops = 0;
-		if (ftagentd_parse_list(value, add_op, &r->ops, why) || !r->ops) {
+		if (ftagentd_parse_list(value, add_op, &r->ops, why) ||
+		    !r->ops) {
 			*why = "ops lists exec, connect, open, send, bind";
 			return -1;
 		}
@@ -261,8 +261,8 @@ static int rule_key(struct ftagent_rule_spec *r, const char *name,
 	}
 	if (!strcmp(name, "exe")) {
 		r->set |= FTAGENT_RULE_SET_EXE;
-		return parse_prefix(value, r->exe_prefix,
-				    sizeof(r->exe_prefix), why);
+		return parse_prefix(value, r->exe_prefix, sizeof(r->exe_prefix),
+				    why);
 	}
 	if (!strcmp(name, "path")) {
 		r->set |= FTAGENT_RULE_SET_PATH;
@@ -340,7 +340,8 @@ int ftd_policy_check(const struct ftd_policy_config *pc, size_t *rule,
 			*why = "path applies to exec and open only";
 			return -1;
 		}
-		if ((r->set & (FTAGENT_RULE_SET_PORT | FTAGENT_RULE_SET_ADDR)) &&
+		if ((r->set &
+		     (FTAGENT_RULE_SET_PORT | FTAGENT_RULE_SET_ADDR)) &&
 		    (r->ops & ~NET_OPS)) {
 			*why = "port and cidr apply to connect, send and bind "
 			       "only";

@@ -23,7 +23,7 @@
 #define FTAGENT_RULE_SET_PORT	    (1u << 6)
 #define FTAGENT_RULE_SET_ADDR	    (1u << 7)
 #define FTAGENT_RULE_SET_PREFIX_LEN (1u << 8)
-#define FTAGENT_RULE_SET_ACTION     (1u << 9) /* said, not defaulted */
+#define FTAGENT_RULE_SET_ACTION	    (1u << 9) /* said, not defaulted */
 
 struct ftagent_rule_spec {
 	char name[FTAGENT_RULE_NAME_MAX + 1];

@@ -117,8 +117,8 @@ static int str_lens(unsigned int type, const unsigned char *body, size_t len[2])
 				offsetof(struct ftagent_rec_open, path_len));
 		return 1;
 	case FTAGENT_REC_VERDICT:
-		len[0] = u16_at(body, offsetof(struct ftagent_rec_verdict,
-					       path_len));
+		len[0] = u16_at(body,
+				offsetof(struct ftagent_rec_verdict, path_len));
 		return 1;
 	}
 	return 0;
