@@ -297,11 +297,6 @@ static int handler(void *user, const char *section, const char *name,
 		}
 		return 1;
 	}
-	if (!strncmp(section, "budget.", 7)) {
-		fail(p, section, name,
-		     "budgets come with the next release, not this one");
-		return 0;
-	}
 	for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
 		if (!strcmp(keys[k].section, section) &&
 		    !strcmp(keys[k].name, name))
@@ -383,6 +378,12 @@ static int finish(struct parse *p, int rc)
 			snprintf(p->err, p->err_size, "%s:%d: [policy.%s]: %s",
 				 p->name, p->line,
 				 p->cfg->policy.spec.rules[r].name, why);
+			p->failed = 1;
+		} else if (ftd_budgets_check(&p->cfg->policy, &r, &why)) {
+			p->line = p->cfg->policy.budget_line[r];
+			snprintf(p->err, p->err_size, "%s:%d: [budget.%s]: %s",
+				 p->name, p->line,
+				 p->cfg->policy.budgets.b[r].name, why);
 			p->failed = 1;
 		}
 	}

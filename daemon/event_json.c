@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <netinet/in.h>
 
+#include "../tools/lib/budgets.h"
 #include "../tools/lib/policy.h"
 #include "../tools/lib/records.h"
 #include "event_json.h"
@@ -330,11 +331,24 @@ static void verdict_json(struct json_object *o, const struct ftagent_rec *rec)
 	else
 		add_u64(o, "rule", v.rule);
 	add(o, "rule_name", ftd_json_cstr(v.rule_name, sizeof(v.rule_name)));
-	add(o, "op", json_object_new_string(ftagent_op_name(v.op)));
+	add(o, "op",
+	    v.op == FTAGENT_OP_NONE
+		    ? NULL
+		    : json_object_new_string(ftagent_op_name(v.op)));
 	add(o, "action", json_object_new_string(ftagent_action_name(v.action)));
 	add(o, "verdict",
 	    json_object_new_string(ftagent_verdict_name(v.verdict)));
 	add(o, "result", json_object_new_int(v.error));
+	add(o, "source",
+	    json_object_new_string(v.source == FTAGENT_VERDICT_SRC_BUDGET
+					   ? "budget"
+					   : "rule"));
+	if (v.source == FTAGENT_VERDICT_SRC_BUDGET) {
+		add(o, "metric",
+		    json_object_new_string(ftagent_metric_name(v.metric)));
+		add_u64(o, "used", v.used);
+		add_u64(o, "limit", v.limit);
+	}
 	if (v.family) {
 		add(o, "family", ftd_json_family(v.family));
 		add(o, "remote", ftd_json_endpoint(v.family, v.addr, v.port));

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 
 #include "../tools/lib/counters.h"
+#include "../tools/lib/budgets.h"
 #include "../tools/lib/filters.h"
 #include "../tools/lib/policy.h"
 #include "module.h"
@@ -161,6 +162,12 @@ int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 	if (ftagent_set_policy(&m->ctl, &cfg->policy.spec, &generation, &err) <
 	    0) {
 		snprintf(why, why_len, "policy: %s",
+			 ftnl_format_error(&err, msg, sizeof(msg)));
+		return -1;
+	}
+	if (ftagent_set_budgets(&m->ctl, &cfg->policy.budgets, &generation,
+				&err) < 0) {
+		snprintf(why, why_len, "budgets: %s",
 			 ftnl_format_error(&err, msg, sizeof(msg)));
 		return -1;
 	}

@@ -17,6 +17,16 @@
  *   exe = /usr/bin/           ; the executable's path prefix
  *   subtree = 1234            ; a process and its descendants
  *   path = /etc/shadow        ; exec, open: the object's path prefix
+ *
+ *   [budget.web-egress]
+ *   metric = bytes_sent       ; bytes_received, bytes_read, bytes_written,
+ *                             ; connects, execs, opens, repeats
+ *   limit = 1GB               ; a size for bytes, else a count
+ *   window = 1h
+ *   alert_at = 800MB          ; optional
+ *   enforce = true            ; false: alert at the limit, refuse nothing
+ *   kill = false              ; true: SIGKILL the caller refused
+ *   uid, comm, cgroup, exe, subtree as in rules
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -39,12 +49,16 @@ void ftd_policy_config_free(struct ftd_policy_config *pc)
 {
 	ftagent_policy_spec_free(&pc->spec);
 	free(pc->line);
+	ftagent_budget_set_free(&pc->budgets);
+	free(pc->budget_line);
+	free(pc->budget_seen);
 	ftd_policy_config_init(pc);
 }
 
 int ftd_policy_section(const char *section)
 {
-	return !strcmp(section, "policy") || !strncmp(section, "policy.", 7);
+	return !strcmp(section, "policy") || !strncmp(section, "policy.", 7) ||
+	       !strncmp(section, "budget.", 7);
 }
 
 static int parse_action(const char *s, uint32_t *action, const char **why)
@@ -220,10 +234,56 @@ static int parse_prefix(const char *s, char *out, size_t size, const char **why)
 	return 0;
 }
 
+/* The principal keys rules and budgets share; 1 when @name is not one. */
+static int principal_key(unsigned int *set, uint32_t *uid, char *comm_out,
+			 uint64_t *cgroup_id, char *exe, size_t exe_size,
+			 uint32_t *subtree, const char *name, const char *value,
+			 const char **why)
+{
+	uint64_t n;
+
+	if (!strcmp(name, "uid")) {
+		*set |= FTAGENT_RULE_SET_UID;
+		return parse_uid(value, uid, why);
+	}
+	if (!strcmp(name, "comm")) {
+		char comm[64];
+
+		*set |= FTAGENT_RULE_SET_COMM;
+		if (ftagentd_parse_string(value, comm, sizeof(comm), why))
+			return -1;
+		if (!comm[0] || strlen(comm) >= FTAGENT_COMM_LEN) {
+			*why = "a command name is 1 to 15 bytes";
+			return -1;
+		}
+		strcpy(comm_out, comm);
+		return 0;
+	}
+	if (!strcmp(name, "cgroup")) {
+		*set |= FTAGENT_RULE_SET_CGROUP;
+		return parse_cgroup(value, cgroup_id, why);
+	}
+	if (!strcmp(name, "exe")) {
+		*set |= FTAGENT_RULE_SET_EXE;
+		return parse_prefix(value, exe, exe_size, why);
+	}
+	if (!strcmp(name, "subtree")) {
+		if (ftagentd_parse_count(value, &n, why) || !n ||
+		    n > 0x7fffffff) {
+			*why = "subtree is a process id";
+			return -1;
+		}
+		*set |= FTAGENT_RULE_SET_SUBTREE;
+		*subtree = (uint32_t)n;
+		return 0;
+	}
+	return 1;
+}
+
 static int rule_key(struct ftagent_rule_spec *r, const char *name,
 		    const char *value, const char **why)
 {
-	uint64_t n;
+	int rc;
 
 	if (!strcmp(name, "ops")) {
 		r->ops = 0;
@@ -238,46 +298,15 @@ static int rule_key(struct ftagent_rule_spec *r, const char *name,
 		r->set |= FTAGENT_RULE_SET_ACTION;
 		return parse_action(value, &r->action, why);
 	}
-	if (!strcmp(name, "uid")) {
-		r->set |= FTAGENT_RULE_SET_UID;
-		return parse_uid(value, &r->uid, why);
-	}
-	if (!strcmp(name, "comm")) {
-		char comm[64];
-
-		r->set |= FTAGENT_RULE_SET_COMM;
-		if (ftagentd_parse_string(value, comm, sizeof(comm), why))
-			return -1;
-		if (!comm[0] || strlen(comm) >= FTAGENT_COMM_LEN) {
-			*why = "a command name is 1 to 15 bytes";
-			return -1;
-		}
-		strcpy(r->comm, comm);
-		return 0;
-	}
-	if (!strcmp(name, "cgroup")) {
-		r->set |= FTAGENT_RULE_SET_CGROUP;
-		return parse_cgroup(value, &r->cgroup_id, why);
-	}
-	if (!strcmp(name, "exe")) {
-		r->set |= FTAGENT_RULE_SET_EXE;
-		return parse_prefix(value, r->exe_prefix, sizeof(r->exe_prefix),
-				    why);
-	}
+	rc = principal_key(&r->set, &r->uid, r->comm, &r->cgroup_id,
+			   r->exe_prefix, sizeof(r->exe_prefix), &r->subtree,
+			   name, value, why);
+	if (rc <= 0)
+		return rc;
 	if (!strcmp(name, "path")) {
 		r->set |= FTAGENT_RULE_SET_PATH;
 		return parse_prefix(value, r->path_prefix,
 				    sizeof(r->path_prefix), why);
-	}
-	if (!strcmp(name, "subtree")) {
-		if (ftagentd_parse_count(value, &n, why) || !n ||
-		    n > 0x7fffffff) {
-			*why = "subtree is a process id";
-			return -1;
-		}
-		r->set |= FTAGENT_RULE_SET_SUBTREE;
-		r->subtree = (uint32_t)n;
-		return 0;
 	}
 	if (!strcmp(name, "port"))
 		return parse_port(value, r, why);
@@ -285,6 +314,177 @@ static int rule_key(struct ftagent_rule_spec *r, const char *name,
 		return parse_cidr(value, r, why);
 	*why = "unknown key";
 	return -1;
+}
+
+#define BUDGET_SEEN_METRIC (1u << 0)
+#define BUDGET_SEEN_LIMIT  (1u << 1)
+#define BUDGET_SEEN_WINDOW (1u << 2)
+#define BUDGET_SEEN_UNIT   (1u << 3) /* limit or alert_at had a unit */
+
+static struct ftagent_budget_spec *budget_for(struct ftd_policy_config *pc,
+					      const char *name, int line,
+					      const char **why)
+{
+	struct ftagent_budget_spec *b;
+	size_t i, n = pc->budgets.n;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(pc->budgets.b[i].name, name))
+			return &pc->budgets.b[i];
+	if (!*name || strlen(name) > FTAGENT_RULE_NAME_MAX) {
+		*why = "a budget's name is 1 to 63 bytes: [budget.NAME]";
+		return NULL;
+	}
+	if (n == FTAGENT_BUDGETS_MAX) {
+		*why = "more budgets than the module takes (1024)";
+		return NULL;
+	}
+	if (n == pc->budget_line_cap) {
+		size_t cap = n ? 2 * n : 8;
+		int *l = realloc(pc->budget_line, cap * sizeof(*l));
+		unsigned int *seen;
+
+		if (!l)
+			goto nomem;
+		pc->budget_line = l;
+		seen = realloc(pc->budget_seen, cap * sizeof(*seen));
+		if (!seen)
+			goto nomem;
+		pc->budget_seen = seen;
+		pc->budget_line_cap = cap;
+	}
+	b = ftagent_budget_set_add(&pc->budgets);
+	if (!b)
+		goto nomem;
+	strcpy(b->name, name);
+	pc->budget_line[n] = line;
+	pc->budget_seen[n] = 0;
+	return b;
+nomem:
+	*why = "out of memory";
+	return NULL;
+}
+
+static int is_bytes(uint32_t metric)
+{
+	return metric <= FTAGENT_METRIC_BYTES_WRITTEN;
+}
+
+/* A size ("1GB") for byte metrics, a plain count for the others. */
+static int parse_amount(const char *value, uint64_t *out, unsigned int *seen,
+			const char **why)
+{
+	const char *p;
+
+	for (p = value; *p; p++)
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+			*seen |= BUDGET_SEEN_UNIT;
+	return ftagentd_parse_size(value, out, why);
+}
+
+static int budget_key(struct ftd_policy_config *pc,
+		      struct ftagent_budget_spec *b, const char *name,
+		      const char *value, const char **why)
+{
+	unsigned int *seen = &pc->budget_seen[b - pc->budgets.b];
+	char word[32];
+	uint64_t ms;
+	unsigned int m;
+	int rc, on;
+
+	rc = principal_key(&b->set, &b->uid, b->comm, &b->cgroup_id,
+			   b->exe_prefix, sizeof(b->exe_prefix), &b->subtree,
+			   name, value, why);
+	if (rc <= 0)
+		return rc;
+	if (!strcmp(name, "metric")) {
+		if (ftagentd_parse_string(value, word, sizeof(word), why))
+			return -1;
+		for (m = 0; m < __FTAGENT_METRIC_MAX; m++)
+			if (!strcmp(word, ftagent_metric_name(m)))
+				break;
+		if (m == __FTAGENT_METRIC_MAX) {
+			*why = "a metric is bytes_sent, bytes_received, "
+			       "bytes_read, bytes_written, connects, execs, "
+			       "opens or repeats";
+			return -1;
+		}
+		b->metric = m;
+		*seen |= BUDGET_SEEN_METRIC;
+		return 0;
+	}
+	if (!strcmp(name, "limit")) {
+		*seen |= BUDGET_SEEN_LIMIT;
+		if (parse_amount(value, &b->limit, seen, why))
+			return -1;
+		if (!b->limit) {
+			*why = "the limit is above 0";
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(name, "alert_at"))
+		return parse_amount(value, &b->alert_at, seen, why);
+	if (!strcmp(name, "window")) {
+		if (ftagentd_parse_duration(value, &ms, why))
+			return -1;
+		if (!ms || ms > FTAGENT_BUDGET_WINDOW_MAX_MS) {
+			*why = "a window is 1ms to 7 days";
+			return -1;
+		}
+		b->window_ms = (uint32_t)ms;
+		*seen |= BUDGET_SEEN_WINDOW;
+		return 0;
+	}
+	if (!strcmp(name, "enforce") || !strcmp(name, "kill")) {
+		if (ftagentd_parse_bool(value, &on, why))
+			return -1;
+		if (!strcmp(name, "enforce"))
+			b->enforce = on;
+		else
+			b->kill = on;
+		return 0;
+	}
+	*why = "unknown key";
+	return -1;
+}
+
+int ftd_budgets_check(const struct ftd_policy_config *pc, size_t *budget,
+		      const char **why)
+{
+	size_t i;
+
+	for (i = 0; i < pc->budgets.n; i++) {
+		const struct ftagent_budget_spec *b = &pc->budgets.b[i];
+		unsigned int seen = pc->budget_seen[i];
+
+		*budget = i;
+		if (!(seen & BUDGET_SEEN_METRIC)) {
+			*why = "needs metric";
+			return -1;
+		}
+		if (!(seen & BUDGET_SEEN_LIMIT)) {
+			*why = "needs limit";
+			return -1;
+		}
+		if (!(seen & BUDGET_SEEN_WINDOW)) {
+			*why = "needs window";
+			return -1;
+		}
+		if ((seen & BUDGET_SEEN_UNIT) && !is_bytes(b->metric)) {
+			*why = "a limit of calls is a count, without a unit";
+			return -1;
+		}
+		if (b->alert_at && b->alert_at >= b->limit) {
+			*why = "alert_at must be below limit";
+			return -1;
+		}
+		if (b->kill && !b->enforce) {
+			*why = "kill needs enforce = true";
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int ftd_policy_key(struct ftd_policy_config *pc, const char *section,
@@ -307,6 +507,12 @@ int ftd_policy_key(struct ftd_policy_config *pc, const char *section,
 					    why);
 		*why = "unknown key";
 		return -1;
+	}
+	if (!strncmp(section, "budget.", 7)) {
+		struct ftagent_budget_spec *b =
+			budget_for(pc, section + 7, line, why);
+
+		return b ? budget_key(pc, b, name, value, why) : -1;
 	}
 	r = rule_for(pc, section + 7, line, why);
 	if (!r)

@@ -9,18 +9,27 @@
 #ifndef FTAGENTD_POLICY_CONFIG_H
 #define FTAGENTD_POLICY_CONFIG_H
 
+#include "../tools/lib/budgets.h"
 #include "../tools/lib/policy.h"
 
 struct ftd_policy_config {
 	struct ftagent_policy_spec spec;
 	int *line; /* each rule's first line, for messages */
 	size_t line_cap;
+	/* [budget.NAME] sections, in file order. */
+	struct ftagent_budget_set budgets;
+	int *budget_line;
+	size_t budget_line_cap;
+	unsigned int *budget_seen; /* BUDGET_SEEN_* per budget */
 };
 
 void ftd_policy_config_init(struct ftd_policy_config *pc);
 void ftd_policy_config_free(struct ftd_policy_config *pc);
 
-/* Whether @section belongs to the policy ("policy", "policy.NAME"). */
+/*
+ * Whether @section belongs to the policy ("policy", "policy.NAME",
+ * "budget.NAME").
+ */
 int ftd_policy_section(const char *section);
 /*
  * One key = value of a policy section, at @line. 0, or -1 with *@why (a
@@ -35,5 +44,8 @@ int ftd_policy_key(struct ftd_policy_config *pc, const char *section,
  */
 int ftd_policy_check(const struct ftd_policy_config *pc, size_t *rule,
 		     const char **why);
+/* The same for the budgets. */
+int ftd_budgets_check(const struct ftd_policy_config *pc, size_t *budget,
+		      const char **why);
 
 #endif /* FTAGENTD_POLICY_CONFIG_H */

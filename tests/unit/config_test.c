@@ -207,9 +207,29 @@ static const struct {
 	{"[policy.a]\nops = open\naction = deny\nport = 22\n",
 	 "test.conf:2: [policy.a]: port and cidr apply to connect, send and "
 	 "bind only"},
-	{"[budget.a]\nlimit = 1\n",
-	 "test.conf:2: [budget.a] limit: budgets come with the next release, "
-	 "not this one"},
+	{"[budget.a]\nlimit = 1\nwindow = 1m\n",
+	 "test.conf:2: [budget.a]: needs metric"},
+	{"[budget.a]\nmetric = connects\nwindow = 1m\n",
+	 "test.conf:2: [budget.a]: needs limit"},
+	{"[budget.a]\nmetric = connects\nlimit = 5\n",
+	 "test.conf:2: [budget.a]: needs window"},
+	{"[budget.a]\nmetric = packets\n",
+	 "test.conf:2: [budget.a] metric: a metric is bytes_sent, "
+	 "bytes_received, bytes_read, bytes_written, connects, execs, opens or "
+	 "repeats"},
+	{"[budget.a]\nmetric = connects\nlimit = 5MB\nwindow = 1m\n",
+	 "test.conf:2: [budget.a]: a limit of calls is a count, without a "
+	 "unit"},
+	{"[budget.a]\nmetric = bytes_sent\nlimit = 1MB\nalert_at = 2MB\n"
+	 "window = 1h\n",
+	 "test.conf:2: [budget.a]: alert_at must be below limit"},
+	{"[budget.a]\nmetric = execs\nlimit = 5\nwindow = 1h\nkill = yes\n"
+	 "enforce = no\n",
+	 "test.conf:2: [budget.a]: kill needs enforce = true"},
+	{"[budget.a]\nwindow = 169h\n",
+	 "test.conf:2: [budget.a] window: a window is 1ms to 7 days"},
+	{"[budget.a]\nlimit = 0\n",
+	 "test.conf:2: [budget.a] limit: the limit is above 0"},
 	{"[agent]\nmode = minimal\nthis line has no equals sign\n",
 	 "test.conf:3: not a section, a key = value or a comment"},
 	/* The first error is the one reported. */
@@ -280,6 +300,36 @@ static void policy_rules_in_file_order(void **state)
 	assert_int_equal(0, parse("", &c));
 	assert_int_equal(1, c.policy.spec.enforce);
 	assert_int_equal(0, c.policy.spec.n);
+	ftagentd_config_free(&c);
+}
+
+static void budgets_in_file_order(void **state)
+{
+	struct ftagentd_config c;
+	const struct ftagent_budget_spec *b;
+
+	(void)state;
+	assert_int_equal(0, parse("[budget.egress]\nlimit = 1GB\n"
+				  "metric = bytes_sent\nwindow = 1h\n"
+				  "alert_at = 800MB\nuid = 33\n\n"
+				  "[budget.loops]\nmetric = repeats\n"
+				  "limit = 20\nwindow = 1m\nkill = true\n"
+				  "comm = cron\n",
+				  &c));
+	assert_int_equal(2, c.policy.budgets.n);
+	b = &c.policy.budgets.b[0];
+	assert_string_equal("egress", b->name);
+	assert_int_equal(FTAGENT_METRIC_BYTES_SENT, b->metric);
+	assert_int_equal(1ull << 30, b->limit);
+	assert_int_equal(800ull << 20, b->alert_at);
+	assert_int_equal(3600000, b->window_ms);
+	assert_int_equal(1, b->enforce);
+	assert_int_equal(33, b->uid);
+	b = &c.policy.budgets.b[1];
+	assert_int_equal(FTAGENT_METRIC_REPEATS, b->metric);
+	assert_int_equal(20, b->limit);
+	assert_int_equal(1, b->kill);
+	assert_string_equal("cron", b->comm);
 	ftagentd_config_free(&c);
 }
 
@@ -402,6 +452,7 @@ int main(void)
 		cmocka_unit_test(lists_are_bounded_and_may_continue),
 		cmocka_unit_test(event_output_takes_none_journal_or_a_path),
 		cmocka_unit_test(policy_rules_in_file_order),
+		cmocka_unit_test(budgets_in_file_order),
 		cmocka_unit_test(units),
 		cmocka_unit_test(a_missing_file_is_named),
 		cmocka_unit_test(a_file_reports_its_lines),

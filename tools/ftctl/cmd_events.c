@@ -291,9 +291,19 @@ static void summary(struct json_object *ev, const char *type, char *out,
 					? ftctl_jstr(ev, "remote")
 					: "",
 				obj, sizeof(obj));
-		snprintf(out, len, "%s %s %s by %s", ftctl_jstr(ev, "verdict"),
-			 ftctl_jstr(ev, "op"), obj,
-			 ftctl_jstr(ev, "rule_name"));
+		if (ftctl_jget(ev, "metric"))
+			snprintf(out, len,
+				 "%s %s: %" PRIu64 " of %" PRIu64 " by %s",
+				 ftctl_jstr(ev, "verdict"),
+				 ftctl_jstr(ev, "metric"),
+				 ftctl_ju64(ev, "used"),
+				 ftctl_ju64(ev, "limit"),
+				 ftctl_jstr(ev, "rule_name"));
+		else
+			snprintf(out, len, "%s %s %s by %s",
+				 ftctl_jstr(ev, "verdict"),
+				 ftctl_jstr(ev, "op"), obj,
+				 ftctl_jstr(ev, "rule_name"));
 	} else if (ftctl_jget(ev, "sock_ino")) {
 		summary_sock(ev, type, out, len);
 	} else if (ftctl_jget(ev, "raw")) {

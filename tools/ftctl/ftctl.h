@@ -29,6 +29,7 @@ int ftctl_cmd_version(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_top(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_policy(const struct ftctl_opts *opts, int argc, char **argv);
+int ftctl_cmd_budget(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_events(const struct ftctl_opts *opts, int argc, char **argv);
 
 struct ftagent_status;

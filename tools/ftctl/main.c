@@ -21,6 +21,7 @@ static const struct {
 	{"selfcheck", ftctl_cmd_selfcheck, "prove that every hook fires"},
 	{"top", ftctl_cmd_top, "bytes and calls per process, live or --once"},
 	{"policy", ftctl_cmd_policy, "show | check FILE | load FILE: rules"},
+	{"budget", ftctl_cmd_budget, "show: usage of each budget"},
 	{"events", ftctl_cmd_events,
 	 "recent events (--since 5m, --type exec, ...): needs ftagentd"},
 };

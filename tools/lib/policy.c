@@ -30,6 +30,9 @@ static const char *const verdict_names[__FTAGENT_VERDICT_MAX] = {
 	[FTAGENT_VERDICT_DENIED] = "denied",
 	[FTAGENT_VERDICT_WOULD_DENY] = "would_deny",
 	[FTAGENT_VERDICT_AUDITED] = "audited",
+	[FTAGENT_VERDICT_OVER_BUDGET] = "over_budget",
+	[FTAGENT_VERDICT_BUDGET_ALERT] = "budget_alert",
+	[FTAGENT_VERDICT_KILLED] = "killed",
 };
 
 const char *ftagent_op_name(unsigned int op)
