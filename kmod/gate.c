@@ -392,7 +392,9 @@ static int ftagent_gate_metric(unsigned int point, struct pt_regs *regs)
 
 	switch (point) {
 	case FTAGENT_OP_EXEC: return FTAGENT_METRIC_EXECS;
-	case FTAGENT_OP_CONNECT: return FTAGENT_METRIC_CONNECTS;
+	case FTAGENT_OP_CONNECT:
+		return ftagent_inet((const struct socket *)regs->di) ?
+		       FTAGENT_METRIC_CONNECTS : -1;
 	case FTAGENT_OP_OPEN: return FTAGENT_METRIC_OPENS;
 	case FTAGENT_OP_SEND:
 		return ftagent_inet((const struct socket *)regs->di) ?

@@ -511,6 +511,50 @@ def test_policy_from_the_config_file(d):
     ls.close()
 
 
+def reload_with(d, text):
+    reloads = api({"cmd": "stats"})["daemon"]["reloads"]
+    with open(CONF, "w") as f:
+        f.write(text)
+    d.proc.send_signal(signal.SIGHUP)
+    wait_for("the reload", lambda: api({"cmd": "stats"})["daemon"][
+        "reloads"] > reloads)
+
+
+def test_budget_from_the_config_file(d):
+    """A [budget.NAME] of 2 connects for this test's process subtree: the
+    third connect gets EDQUOT; ftctl budget show says so."""
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(8)
+    port = ls.getsockname()[1]
+    with open(CONF) as f:
+        good = f.read()
+    reload_with(d, good + "\n[budget.e2e-connects]\nmetric = connects\n"
+                "limit = 2\nwindow = 1h\nsubtree = %d\n" % os.getpid())
+    try:
+        results = []
+        for _ in range(3):
+            s = socket.socket()
+            results.append(s.connect_ex(("127.0.0.1", port)))
+            s.close()
+        eq("three connects", results, [0, 0, errno.EDQUOT])
+        b = [x for x in ftctl_json("budget", "show")
+             if x["name"] == "e2e-connects"]
+        assert b, ftctl_json("budget", "show")
+        eq("used", b[0]["used"], 2)
+        eq("denied", b[0]["denied"], 1)
+        ev = wait_for("the budget verdict", lambda: [
+            e for e in ftctl_json("events", "--since", "5m", "--type",
+                                  "verdict", "--pid", str(os.getpid()))
+            if e["rule_name"] == "e2e-connects"])
+        eq("verdict", ev[0]["verdict"], "over_budget")
+        eq("source", ev[0]["source"], "budget")
+    finally:
+        reload_with(d, good)
+    eq("budgets after the reload", ftctl_json("budget", "show"), [])
+    ls.close()
+
+
 def test_systemd_notifications(d):
     d.notifications()  # whatever came before
     d.stop()
@@ -554,6 +598,7 @@ TESTS = [
     test_stats_without_the_daemon,
     test_systemd_notifications,
     test_policy_from_the_config_file,
+    test_budget_from_the_config_file,
     test_kill9_and_restart_lose_no_byte,
 ]
 

@@ -416,11 +416,11 @@ enum ftagent_rule_attr {
 
 /**
  * enum ftagent_budget_metric - what a budget counts
- * @FTAGENT_METRIC_BYTES_SENT: bytes written or sent on sockets
- * @FTAGENT_METRIC_BYTES_RECEIVED: bytes read or received on sockets
+ * @FTAGENT_METRIC_BYTES_SENT: bytes written or sent on IPv4/IPv6 sockets
+ * @FTAGENT_METRIC_BYTES_RECEIVED: bytes read or received on them
  * @FTAGENT_METRIC_BYTES_READ: bytes read from files
  * @FTAGENT_METRIC_BYTES_WRITTEN: bytes written to files
- * @FTAGENT_METRIC_CONNECTS: connect calls
+ * @FTAGENT_METRIC_CONNECTS: connect calls on IPv4 and IPv6 sockets
  * @FTAGENT_METRIC_EXECS: execs
  * @FTAGENT_METRIC_OPENS: file opens
  * @FTAGENT_METRIC_REPEATS: execs of the same arguments (argv and its
