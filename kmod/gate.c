@@ -300,7 +300,7 @@ static bool ftagent_gate_decide(struct ftagent_gate_call *c)
 			break;
 		}
 	}
-	this_cpu_ptr(set->hits)[idx == FTAGENT_RULE_DEFAULT ? set->n : idx]++;
+	ftagent_policy_hit(set, idx == FTAGENT_RULE_DEFAULT ? set->n : idx);
 	if (action == FTAGENT_ACTION_ALLOW)
 		return false;
 	if (action == FTAGENT_ACTION_AUDIT)

@@ -88,7 +88,10 @@ void ftagent_policy_free(struct ftagent_ruleset *set)
 		return;
 	for (op = 0; op < __FTAGENT_OP_MAX; op++)
 		kvfree(set->by_op[op]);
-	free_percpu(set->hits);
+	if (set->hits)
+		for (op = 0; op < set->n_hit_chunks; op++)
+			free_percpu(set->hits[op]);
+	kfree(set->hits);
 	kvfree(set->rules);
 	kvfree(set->strings);
 	kfree(set);
@@ -291,9 +294,17 @@ struct ftagent_ruleset *ftagent_policy_parse(struct nlattr **attrs,
 	set->n = n;
 	set->rules = kvcalloc(n + 1, sizeof(*set->rules), GFP_KERNEL);
 	set->strings = kvmalloc(strings + 1, GFP_KERNEL);
-	set->hits = __alloc_percpu(sizeof(u64) * (n + 1), sizeof(u64));
+	set->n_hit_chunks = DIV_ROUND_UP(n + 1, FTAGENT_HITS_PER_CHUNK);
+	set->hits = kcalloc(set->n_hit_chunks, sizeof(*set->hits), GFP_KERNEL);
 	if (!set->rules || !set->strings || !set->hits)
 		goto nomem;
+	for (i = 0; i < set->n_hit_chunks; i++) {
+		set->hits[i] = __alloc_percpu(sizeof(u64) *
+					      FTAGENT_HITS_PER_CHUNK,
+					      sizeof(u64));
+		if (!set->hits[i])
+			goto nomem;
+	}
 	i = 0;
 	nla_for_each_attr(a, head, len, rem) {
 		if (nla_type(a) != FTAGENT_CTL_A_POLICY_RULE)
@@ -370,7 +381,8 @@ u64 ftagent_policy_hits(const struct ftagent_ruleset *set, u32 i)
 	int cpu;
 
 	for_each_possible_cpu(cpu)
-		sum += per_cpu_ptr(set->hits, cpu)[i];
+		sum += per_cpu_ptr(set->hits[i / FTAGENT_HITS_PER_CHUNK],
+				   cpu)[i % FTAGENT_HITS_PER_CHUNK];
 	return sum;
 }
 

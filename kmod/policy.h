@@ -49,7 +49,12 @@ struct ftagent_ruleset {
 	/* For each op, the indices of the rules that name it, in order. */
 	u32 *by_op[__FTAGENT_OP_MAX];
 	u32 n_by_op[__FTAGENT_OP_MAX];
-	u64 __percpu *hits;	/* n + 1 counters: the last is the default */
+	/*
+	 * n + 1 hit counters (the last is the default's), per CPU, in chunks:
+	 * one per-CPU allocation may not exceed 32 KiB.
+	 */
+	u64 __percpu **hits;
+	u32 n_hit_chunks;
 	char *strings;
 };
 
@@ -74,7 +79,17 @@ u64 ftagent_policy_generation(void);
 /* Put a rule's attributes in a nest of @msg (for GET_POLICY). */
 int ftagent_policy_put_rule(struct sk_buff *msg,
 			    const struct ftagent_ruleset *set, u32 i);
+#define FTAGENT_HITS_PER_CHUNK	2048
+
 u64 ftagent_policy_hits(const struct ftagent_ruleset *set, u32 i);
+
+/* Hot path, preemption off: count a decision of rule @i (n: the default). */
+static inline void ftagent_policy_hit(const struct ftagent_ruleset *set, u32 i)
+{
+	this_cpu_ptr(set->hits[i / FTAGENT_HITS_PER_CHUNK])
+		[i % FTAGENT_HITS_PER_CHUNK]++;
+}
+
 const char *ftagent_rule_name(const struct ftagent_ruleset *set, u32 i);
 
 void ftagent_policy_exit(void);

@@ -350,6 +350,40 @@ TEST_F(gate, first_match_wins_and_allow_rules_carve_out)
 	ftagent_policy_spec_free(&p);
 }
 
+/* The largest set loads, dumps back whole, and decides; one more is refused. */
+TEST_F(gate, the_largest_rule_set)
+{
+	struct ftagent_policy_spec p, got;
+	struct ftnl_error err;
+	unsigned int i;
+
+	ftagent_policy_spec_init(&p);
+	for (i = 0; i < FTAGENT_POLICY_RULES_MAX; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "r%u", i);
+		/* Ports 1..: none is ours, except the last rule's. */
+		port_rule(rule(&p, name, 1u << FTAGENT_OP_CONNECT,
+			       FTAGENT_ACTION_DENY),
+			  i + 1 == FTAGENT_POLICY_RULES_MAX ? self->port : 1,
+			  i + 1 == FTAGENT_POLICY_RULES_MAX ? self->port : 1);
+	}
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(-EPERM, try_connect(self->port));
+	EXPECT_EQ(0, try_connect(self->other_port));
+	ftagent_policy_spec_init(&got);
+	ASSERT_EQ(0, ftagent_get_policy(ctl(), &got, &err));
+	ASSERT_EQ(FTAGENT_POLICY_RULES_MAX, got.n);
+	EXPECT_STREQ("r16383", got.rules[FTAGENT_POLICY_RULES_MAX - 1].name);
+	EXPECT_EQ(1, got.rules[FTAGENT_POLICY_RULES_MAX - 1].hits);
+	EXPECT_EQ(0, got.rules[0].hits);
+	ftagent_policy_spec_free(&got);
+	rule(&p, "one-too-many", 1u << FTAGENT_OP_CONNECT, FTAGENT_ACTION_DENY);
+	ASSERT_EQ(-1, set_policy(&p, &err));
+	EXPECT_STREQ("more than FTAGENT_POLICY_RULES_MAX rules", err.msg);
+	ftagent_policy_spec_free(&p);
+}
+
 static int exec_true(void *arg)
 {
 	char *const argv[] = {(char *)arg, NULL};
