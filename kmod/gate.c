@@ -281,25 +281,46 @@ void ftagent_verdict_emit(const struct ftagent_verdict_info *vi,
 	ftagent_event_commit(hdr, size);
 }
 
+/*
+ * The first rule for @c's operation that matches, or FTAGENT_RULE_DEFAULT:
+ * the general list and the call's port bucket, merged in rule order.
+ */
+static u32 ftagent_first_match(const struct ftagent_ruleset *set,
+			       struct ftagent_gate_call *c)
+{
+	const u32 *g = set->general[c->op], *b = NULL;
+	u32 ng = set->n_general[c->op], nb = 0, i = 0, j = 0, idx;
+
+	if (set->bucket_rules[c->op] && c->have_addr) {
+		u32 k = c->port % FTAGENT_PORT_BUCKETS;
+
+		b = set->bucket_rules[c->op] + set->bucket_off[c->op][k];
+		nb = set->bucket_off[c->op][k + 1] - set->bucket_off[c->op][k];
+	}
+	while (i < ng || j < nb) {
+		if (j == nb || (i < ng && g[i] < b[j]))
+			idx = g[i++];
+		else
+			idx = b[j++];
+		if (ftagent_rule_matches(set, &set->rules[idx], c))
+			return idx;
+	}
+	return FTAGENT_RULE_DEFAULT;
+}
+
 /* Decide @c; true when the call must be refused. */
 static bool ftagent_gate_decide(struct ftagent_gate_call *c)
 {
 	const struct ftagent_ruleset *set;
-	u32 i, idx = FTAGENT_RULE_DEFAULT, k;
+	u32 idx;
 	u8 action, verdict;
 
 	set = rcu_dereference_sched(ftagent_policy);
 	if (!set || !(set->gated_ops & BIT(c->op)))
 		return false;
-	action = set->default_action;
-	for (k = 0; k < set->n_by_op[c->op]; k++) {
-		i = set->by_op[c->op][k];
-		if (ftagent_rule_matches(set, &set->rules[i], c)) {
-			idx = i;
-			action = set->rules[i].action;
-			break;
-		}
-	}
+	idx = ftagent_first_match(set, c);
+	action = idx == FTAGENT_RULE_DEFAULT ? set->default_action :
+					       set->rules[idx].action;
 	ftagent_policy_hit(set, idx == FTAGENT_RULE_DEFAULT ? set->n : idx);
 	if (action == FTAGENT_ACTION_ALLOW)
 		return false;

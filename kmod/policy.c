@@ -86,8 +86,11 @@ void ftagent_policy_free(struct ftagent_ruleset *set)
 
 	if (!set)
 		return;
-	for (op = 0; op < __FTAGENT_OP_MAX; op++)
-		kvfree(set->by_op[op]);
+	for (op = 0; op < __FTAGENT_OP_MAX; op++) {
+		kvfree(set->general[op]);
+		kvfree(set->bucket_rules[op]);
+		kvfree(set->bucket_off[op]);
+	}
 	if (set->hits)
 		for (op = 0; op < set->n_hit_chunks; op++)
 			free_percpu(set->hits[op]);
@@ -260,6 +263,74 @@ static void *ftagent_rule_parse(struct ftagent_ruleset *set, u32 index,
 	return NULL;
 }
 
+/* A rule the port buckets can hold: it names exactly one port. */
+static bool ftagent_rule_one_port(const struct ftagent_rule *r, u32 op)
+{
+	return (BIT(op) & FTAGENT_NET_OPS) &&
+	       (r->have & FTAGENT_RULE_HAVE_PORT) && r->port_min == r->port_max;
+}
+
+/* Build @op's general list and port buckets; -ENOMEM. */
+static int ftagent_policy_index(struct ftagent_ruleset *set, u32 op)
+{
+	u32 i, k, n_general = 0, n_bucketed = 0, *fill;
+
+	for (i = 0; i < set->n; i++) {
+		const struct ftagent_rule *r = &set->rules[i];
+
+		if (!(r->ops & BIT(op)))
+			continue;
+		/* Only a rule that does more than allow needs the gate. */
+		if (r->action != FTAGENT_ACTION_ALLOW)
+			set->gated_ops |= BIT(op);
+		if (ftagent_rule_one_port(r, op))
+			n_bucketed++;
+		else
+			n_general++;
+	}
+	if (n_general) {
+		set->general[op] = kvcalloc(n_general, sizeof(u32), GFP_KERNEL);
+		if (!set->general[op])
+			return -ENOMEM;
+	}
+	if (n_bucketed) {
+		set->bucket_rules[op] = kvcalloc(n_bucketed, sizeof(u32),
+						 GFP_KERNEL);
+		set->bucket_off[op] = kvcalloc(FTAGENT_PORT_BUCKETS + 1,
+					       sizeof(u32), GFP_KERNEL);
+		if (!set->bucket_rules[op] || !set->bucket_off[op])
+			return -ENOMEM;
+	}
+	/* Count per bucket, turn counts into offsets, then place in order. */
+	for (i = 0; i < set->n; i++) {
+		const struct ftagent_rule *r = &set->rules[i];
+
+		if (!(r->ops & BIT(op)))
+			continue;
+		if (ftagent_rule_one_port(r, op))
+			set->bucket_off[op][r->port_min % FTAGENT_PORT_BUCKETS + 1]++;
+		else
+			set->general[op][set->n_general[op]++] = i;
+	}
+	if (!n_bucketed)
+		return 0;
+	for (k = 0; k < FTAGENT_PORT_BUCKETS; k++)
+		set->bucket_off[op][k + 1] += set->bucket_off[op][k];
+	fill = kcalloc(FTAGENT_PORT_BUCKETS, sizeof(u32), GFP_KERNEL);
+	if (!fill)
+		return -ENOMEM;
+	for (i = 0; i < set->n; i++) {
+		const struct ftagent_rule *r = &set->rules[i];
+
+		if (!(r->ops & BIT(op)) || !ftagent_rule_one_port(r, op))
+			continue;
+		k = r->port_min % FTAGENT_PORT_BUCKETS;
+		set->bucket_rules[op][set->bucket_off[op][k] + fill[k]++] = i;
+	}
+	kfree(fill);
+	return 0;
+}
+
 struct ftagent_ruleset *ftagent_policy_parse(struct nlattr **attrs,
 					     const struct nlattr *head,
 					     int len,
@@ -268,7 +339,7 @@ struct ftagent_ruleset *ftagent_policy_parse(struct nlattr **attrs,
 	struct ftagent_ruleset *set;
 	const struct nlattr *a;
 	size_t strings = 0, pool = 0;
-	u32 n = 0, i, op, k;
+	u32 n = 0, i, op;
 	void *err;
 	int rem;
 
@@ -316,25 +387,9 @@ struct ftagent_ruleset *ftagent_policy_parse(struct nlattr **attrs,
 		}
 		i++;
 	}
-	for (op = 0; op < __FTAGENT_OP_MAX; op++) {
-		for (i = 0; i < n; i++)
-			if (set->rules[i].ops & BIT(op))
-				set->n_by_op[op]++;
-		if (!set->n_by_op[op])
-			continue;
-		set->by_op[op] = kvcalloc(set->n_by_op[op], sizeof(u32),
-					  GFP_KERNEL);
-		if (!set->by_op[op])
+	for (op = 0; op < __FTAGENT_OP_MAX; op++)
+		if (ftagent_policy_index(set, op))
 			goto nomem;
-		for (i = 0, k = 0; i < n; i++) {
-			if (!(set->rules[i].ops & BIT(op)))
-				continue;
-			set->by_op[op][k++] = i;
-			/* Only a rule that does more than allow needs the gate. */
-			if (set->rules[i].action != FTAGENT_ACTION_ALLOW)
-				set->gated_ops |= BIT(op);
-		}
-	}
 	if (set->default_action != FTAGENT_ACTION_ALLOW)
 		set->gated_ops = BIT(__FTAGENT_OP_MAX) - 1;
 	return set;

@@ -46,9 +46,18 @@ struct ftagent_ruleset {
 	u32 gated_ops;		/* ops whose calls the gate must see */
 	u32 n;
 	struct ftagent_rule *rules;
-	/* For each op, the indices of the rules that name it, in order. */
-	u32 *by_op[__FTAGENT_OP_MAX];
-	u32 n_by_op[__FTAGENT_OP_MAX];
+	/*
+	 * For each op, the rules that name it, in order, split in two so a
+	 * large set of port rules is not scanned whole on every call: rules
+	 * for one port go to a bucket by port (bucket_rules, bucket_off),
+	 * all others to the general list. The gate walks the call's port
+	 * bucket and the general list together, in rule order, so the first
+	 * match is the same as in a scan of every rule.
+	 */
+	u32 *general[__FTAGENT_OP_MAX];
+	u32 n_general[__FTAGENT_OP_MAX];
+	u32 *bucket_rules[__FTAGENT_OP_MAX];
+	u32 *bucket_off[__FTAGENT_OP_MAX];	/* FTAGENT_PORT_BUCKETS + 1 */
 	/*
 	 * n + 1 hit counters (the last is the default's), per CPU, in chunks:
 	 * one per-CPU allocation may not exceed 32 KiB.
@@ -80,6 +89,7 @@ u64 ftagent_policy_generation(void);
 int ftagent_policy_put_rule(struct sk_buff *msg,
 			    const struct ftagent_ruleset *set, u32 i);
 #define FTAGENT_HITS_PER_CHUNK	2048
+#define FTAGENT_PORT_BUCKETS	256
 
 u64 ftagent_policy_hits(const struct ftagent_ruleset *set, u32 i);
 

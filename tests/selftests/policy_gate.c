@@ -125,6 +125,34 @@ static int drain_accepts(int lfd)
 	return n;
 }
 
+/* Tcp ActiveOpens from /proc/net/snmp: SYNs connect() has sent. */
+static long tcp_active_opens(void)
+{
+	char names[1024], values[1024];
+	char *n, *v, *ns, *vs;
+	long found = -1;
+	FILE *f = fopen("/proc/net/snmp", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(names, sizeof(names), f)) {
+		if (strncmp(names, "Tcp:", 4) ||
+		    !fgets(values, sizeof(values), f))
+			continue;
+		n = strtok_r(names, " \n", &ns);
+		v = strtok_r(values, " \n", &vs);
+		while (n && v) {
+			if (!strcmp(n, "ActiveOpens"))
+				found = atol(v);
+			n = strtok_r(NULL, " \n", &ns);
+			v = strtok_r(NULL, " \n", &vs);
+		}
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
 /* Run @fn in a child named @comm; its exit status is fn's result. */
 static int in_child(const char *comm, int (*fn)(void *), void *arg)
 {
@@ -187,6 +215,7 @@ TEST_F(gate, denied_connect_gets_eperm_and_reaches_no_listener)
 	const struct ftagent_rec *rec;
 	const struct ftagent_rec_verdict *v;
 	struct ftnl_error err;
+	long opens;
 	int i;
 
 	ftagent_policy_spec_init(&p);
@@ -194,13 +223,17 @@ TEST_F(gate, denied_connect_gets_eperm_and_reaches_no_listener)
 		       FTAGENT_ACTION_DENY),
 		  self->port, self->port);
 	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	opens = tcp_active_opens();
+	ASSERT_GE(opens, 0);
 	for (i = 0; i < 5; i++)
 		ASSERT_EQ(-EPERM, try_connect(self->port));
-	/* The listener saw nothing: no SYN left. */
+	/* No SYN left (the kernel's own count), and the listener saw nothing. */
+	EXPECT_EQ(opens, tcp_active_opens());
 	ev_sleep_ms(50);
 	EXPECT_EQ(0, drain_accepts(self->lfd));
 	/* Another port goes through, and reaches its listener. */
 	ASSERT_EQ(0, try_connect(self->other_port));
+	EXPECT_EQ(opens + 1, tcp_active_opens());
 	ev_sleep_ms(50);
 	EXPECT_EQ(1, drain_accepts(self->other_lfd));
 
@@ -381,6 +414,35 @@ TEST_F(gate, the_largest_rule_set)
 	rule(&p, "one-too-many", 1u << FTAGENT_OP_CONNECT, FTAGENT_ACTION_DENY);
 	ASSERT_EQ(-1, set_policy(&p, &err));
 	EXPECT_STREQ("more than FTAGENT_POLICY_RULES_MAX rules", err.msg);
+	ftagent_policy_spec_free(&p);
+}
+
+/* Order holds across one-port rules and the others (the gate indexes them). */
+TEST_F(gate, rule_order_holds_across_port_rules_and_others)
+{
+	struct ftagent_policy_spec p;
+	struct ftnl_error err;
+
+	ftagent_policy_spec_init(&p);
+	/* An audit rule for every connect comes first: it decides. */
+	rule(&p, "audit-all", 1u << FTAGENT_OP_CONNECT, FTAGENT_ACTION_AUDIT);
+	port_rule(rule(&p, "deny-one", 1u << FTAGENT_OP_CONNECT,
+		       FTAGENT_ACTION_DENY),
+		  self->port, self->port);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(0, try_connect(self->port));
+	/* The same two the other way round: the port rule decides. */
+	p.rules[0] = p.rules[1];
+	p.n = 1;
+	rule(&p, "audit-all", 1u << FTAGENT_OP_CONNECT, FTAGENT_ACTION_AUDIT);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(-EPERM, try_connect(self->port));
+	EXPECT_EQ(0, try_connect(self->other_port));
+	/* A port in the same bucket (port + 256) is not the port. */
+	p.rules[0].port_min = p.rules[0].port_max =
+		(uint16_t)(self->other_port + 256);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(0, try_connect(self->other_port));
 	ftagent_policy_spec_free(&p);
 }
 
