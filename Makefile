@@ -185,7 +185,8 @@ lint-shell:
 		tools/guest/init tools/demo/guest-demo tests/run-check \
 		tests/selftests/guest-run tools/bench/run-icount \
 		tools/bench/guest-icount tools/check-abi tools/check-versions \
-		tests/host/ftagentd_cli.sh
+		tests/host/ftagentd_cli.sh tools/bench/run-policy-icount \
+		tools/bench/guest-policy-icount
 
 # A real server: build and install through DKMS so kernel updates rebuild it.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)
