@@ -31,6 +31,7 @@
 #include <net/sock.h>
 
 #include "account.h"
+#include "budget.h"
 #include "calls.h"
 #include "counters.h"
 #include "filters.h"
@@ -168,14 +169,63 @@ static long ftagent_mmsg_bytes(unsigned long uvec, long nmsgs)
 	return bytes;
 }
 
+static void ftagent_budget_fd(unsigned long fd, enum ftagent_dir dir,
+			      long bytes)
+{
+	struct ftagent_key key;
+
+	if (ftagent_key_for_fd(fd, &key))
+		ftagent_budget_charge_bytes(key.kind, key.family, dir, bytes);
+}
+
+/*
+ * An excluded process is not counted, but its bytes still use up its
+ * budgets: exclusion is by name, which any process can take.
+ */
+static void ftagent_budget_only(const struct ftagent_call *call,
+				const struct pt_regs *uregs, long ret)
+{
+	long bytes = ret;
+
+	switch (call->class) {
+	case FTAGENT_CALL_READ:
+		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN, ret);
+		break;
+	case FTAGENT_CALL_WRITE:
+		ftagent_budget_fd(uregs->di, FTAGENT_DIR_OUT, ret);
+		break;
+	case FTAGENT_CALL_RECVMMSG:
+	case FTAGENT_CALL_SENDMMSG:
+		if (ret > 0)
+			bytes = ftagent_mmsg_bytes(uregs->si, ret);
+		ftagent_budget_fd(uregs->di,
+				  call->class == FTAGENT_CALL_RECVMMSG ?
+				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT, bytes);
+		break;
+	case FTAGENT_CALL_SENDFILE:
+		ftagent_budget_fd(uregs->si, FTAGENT_DIR_IN, ret);
+		ftagent_budget_fd(uregs->di, FTAGENT_DIR_OUT, ret);
+		break;
+	case FTAGENT_CALL_SPLICE:
+		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN, ret);
+		ftagent_budget_fd(uregs->dx, FTAGENT_DIR_OUT, ret);
+		break;
+	default:
+		break;
+	}
+}
+
 void ftagent_account(const struct ftagent_call *call,
 		     const struct pt_regs *uregs, long ret)
 {
 	struct ftagent_key key, peer;
 	long bytes = ret;
 
-	if (ftagent_tgid_excluded(current->tgid))
+	if (ftagent_tgid_excluded(current->tgid)) {
+		if (static_branch_unlikely(&ftagent_budgets_on))
+			ftagent_budget_only(call, uregs, ret);
 		return;
+	}
 	switch (call->class) {
 	case FTAGENT_CALL_READ:
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_IN, ret, &key);

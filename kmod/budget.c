@@ -36,7 +36,7 @@ struct ftagent_budgetset __rcu *ftagent_budgets;
 DEFINE_STATIC_KEY_FALSE(ftagent_budgets_on);
 static u64 ftagent_budgets_gen;
 
-#define FTAGENT_BUDGET_MSGS	16
+#define FTAGENT_BUDGET_MSGS	64
 static char ftagent_budget_msgs[FTAGENT_BUDGET_MSGS][160];
 static atomic_t ftagent_budget_msg_next;
 
@@ -255,7 +255,7 @@ u32 ftagent_budgets_gate_points(u32 metrics)
 	u32 points = 0;
 
 	if (metrics & BIT(FTAGENT_METRIC_CONNECTS))
-		points |= BIT(FTAGENT_OP_CONNECT);
+		points |= BIT(FTAGENT_OP_CONNECT) | BIT(FTAGENT_OP_SEND);
 	if (metrics & BIT(FTAGENT_METRIC_EXECS))
 		points |= BIT(FTAGENT_OP_EXEC);
 	if (metrics & BIT(FTAGENT_METRIC_OPENS))
@@ -368,37 +368,46 @@ int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric)
 	bool count = metric == FTAGENT_METRIC_CONNECTS ||
 		     metric == FTAGENT_METRIC_EXECS ||
 		     metric == FTAGENT_METRIC_OPENS;
-	int ret = 0;
-	u64 now;
+	unsigned long flags;
 	u32 i;
 
 	set = rcu_dereference_sched(ftagent_budgets);
 	if (!set || !(set->metrics & BIT(metric)))
 		return 0;
-	now = ktime_get_mono_fast_ns();
+	/* First every matching budget may refuse; only then is it charged. */
 	for (i = 0; i < set->n; i++) {
 		struct ftagent_budget *b = &set->b[i];
-		bool over, alert = false;
-		unsigned long flags;
+		bool over;
+		u64 used;
+
+		if (b->metric != metric || !b->enforce ||
+		    !ftagent_principal_matches(&b->who, set->strings, c))
+			continue;
+		raw_spin_lock_irqsave(&b->lock, flags);
+		ftagent_budget_window(b, ktime_get_mono_fast_ns());
+		used = b->used;
+		over = used >= b->limit;
+		raw_spin_unlock_irqrestore(&b->lock, flags);
+		if (over) {
+			ftagent_budget_refuse(set, i, used, c);
+			return -EDQUOT;
+		}
+	}
+	if (!count)
+		return 0;	/* bytes are charged when the call returns */
+	for (i = 0; i < set->n; i++) {
+		struct ftagent_budget *b = &set->b[i];
+		bool alert;
 		u64 used;
 
 		if (b->metric != metric ||
 		    !ftagent_principal_matches(&b->who, set->strings, c))
 			continue;
 		raw_spin_lock_irqsave(&b->lock, flags);
-		ftagent_budget_window(b, now);
-		over = b->enforce && b->used >= b->limit;
-		if (!over && count) {
-			alert = ftagent_budget_crossed(b, b->used, b->used + 1);
-			b->used++;
-		}
-		used = b->used;
+		ftagent_budget_window(b, ktime_get_mono_fast_ns());
+		alert = ftagent_budget_crossed(b, b->used, b->used + 1);
+		used = ++b->used;
 		raw_spin_unlock_irqrestore(&b->lock, flags);
-		if (over) {
-			ftagent_budget_refuse(set, i, used, c);
-			ret = -EDQUOT;
-			break;
-		}
 		if (alert) {
 			atomic64_inc(&b->alerts);
 			ftagent_budget_verdict(set, i,
@@ -406,7 +415,7 @@ int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric)
 					       used, c);
 		}
 	}
-	return ret;
+	return 0;
 }
 
 void ftagent_budget_charge_bytes(unsigned int kind, unsigned int family,
@@ -415,7 +424,6 @@ void ftagent_budget_charge_bytes(unsigned int kind, unsigned int family,
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
 	const struct ftagent_budgetset *set;
 	unsigned int metric;
-	u64 now;
 	u32 i;
 
 	if (bytes <= 0)
@@ -432,7 +440,6 @@ void ftagent_budget_charge_bytes(unsigned int kind, unsigned int family,
 	set = rcu_dereference_sched(ftagent_budgets);
 	if (!set || !(set->metrics & BIT(metric)))
 		return;
-	now = ktime_get_mono_fast_ns();
 	for (i = 0; i < set->n; i++) {
 		struct ftagent_budget *b = &set->b[i];
 		unsigned long flags;
@@ -443,7 +450,7 @@ void ftagent_budget_charge_bytes(unsigned int kind, unsigned int family,
 		    !ftagent_principal_matches(&b->who, set->strings, &c))
 			continue;
 		raw_spin_lock_irqsave(&b->lock, flags);
-		ftagent_budget_window(b, now);
+		ftagent_budget_window(b, ktime_get_mono_fast_ns());
 		alert = ftagent_budget_crossed(b, b->used, b->used + bytes);
 		b->used += bytes;
 		used = b->used;
@@ -491,13 +498,12 @@ void ftagent_budget_exec(void)
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_EXEC);
 	const struct ftagent_budgetset *set;
 	bool have_hash = false;
-	u64 hash = 0, now;
+	u64 hash = 0;
 	u32 i, k;
 
 	set = rcu_dereference_sched(ftagent_budgets);
 	if (!set || !(set->metrics & BIT(FTAGENT_METRIC_REPEATS)))
 		return;
-	now = ktime_get_mono_fast_ns();
 	for (i = 0; i < set->n; i++) {
 		struct ftagent_budget *b = &set->b[i];
 		bool over = false, alert = false;
@@ -511,18 +517,17 @@ void ftagent_budget_exec(void)
 			return;	/* unreadable: nothing to compare */
 		have_hash = true;
 		raw_spin_lock_irqsave(&b->lock, flags);
-		ftagent_budget_window(b, now);
+		ftagent_budget_window(b, ktime_get_mono_fast_ns());
 		for (k = 0; k < FTAGENT_REPEAT_SLOTS; k++) {
 			if (b->rep[k].count && b->rep[k].hash == hash) {
 				slot = k;
 				break;
 			}
-			if (!b->rep[k].count && slot == FTAGENT_REPEAT_SLOTS)
+			/* A free slot, else the one run the fewest times. */
+			if (slot == FTAGENT_REPEAT_SLOTS ||
+			    b->rep[k].count < b->rep[slot].count)
 				slot = k;
 		}
-		/* 64 different command lines in one window: the oldest goes. */
-		if (slot == FTAGENT_REPEAT_SLOTS)
-			slot = hash % FTAGENT_REPEAT_SLOTS;
 		if (b->rep[slot].hash != hash) {
 			b->rep[slot].hash = hash;
 			b->rep[slot].count = 0;

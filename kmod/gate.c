@@ -221,10 +221,17 @@ static bool ftagent_rule_matches(const struct ftagent_ruleset *set,
 	if ((have & FTAGENT_RULE_HAVE_ADDR) &&
 	    (!c->have_addr || !ftagent_addr_match(r, c)))
 		return false;
-	/* Resolve first: argument evaluation order is unspecified. */
+	/*
+	 * Resolve first: argument evaluation order is unspecified. A path
+	 * that can't be resolved (longer than PATH_MAX) matches every deny
+	 * and audit rule and no allow rule: the gate fails closed.
+	 */
 	if (have & FTAGENT_RULE_HAVE_PATH) {
 		const char *obj = ftagent_gate_obj(c);
 
+		if (!obj && c->obj_len == -2)
+			return r->action != FTAGENT_ACTION_ALLOW &&
+			       ftagent_principal_matches(r, set->strings, c);
 		if (!ftagent_prefix(obj, c->obj_len,
 				    set->strings + r->path_off, r->path_len))
 			return false;
@@ -347,20 +354,31 @@ static bool ftagent_gate_decide(struct ftagent_gate_call *c)
 	return verdict == FTAGENT_VERDICT_DENIED;
 }
 
+/*
+ * The address a bind, connect or send names. IPv4 sockets also take
+ * family 0 (AF_UNSPEC) with an IPv4 address in bind and in UDP and raw
+ * sends, and use it as AF_INET: so does the gate.
+ */
 static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
+				  const struct socket *sock,
 				  const struct sockaddr *sa, int len)
 {
+	const struct sock *sk = sock ? sock->sk : NULL;
+	sa_family_t family;
+
 	if (!sa)
 		return;
-	if (sa->sa_family == AF_INET && len >= sizeof(struct sockaddr_in)) {
+	family = sa->sa_family;
+	if (family == AF_UNSPEC && sk && sk->sk_family == AF_INET)
+		family = AF_INET;
+	if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = (const void *)sa;
 
 		c->have_addr = true;
 		c->family = AF_INET;
 		c->port = ntohs(in->sin_port);
 		memcpy(c->addr, &in->sin_addr, 4);
-	} else if (sa->sa_family == AF_INET6 &&
-		   len >= SIN6_LEN_RFC2133) {
+	} else if (family == AF_INET6 && len >= SIN6_LEN_RFC2133) {
 		const struct sockaddr_in6 *in6 = (const void *)sa;
 
 		c->have_addr = true;
@@ -396,6 +414,46 @@ static void ftagent_gate_peer(struct ftagent_gate_call *c,
 	c->port = ntohs(READ_ONCE(inet_sk(sk)->inet_dport));
 }
 
+/*
+ * A send's destination: the connected peer for a stream socket (TCP
+ * ignores the address given) and whenever none is given, else the
+ * address given; an IPv6 socket given family 0 sends to its peer. A TCP
+ * Fast Open send on an unconnected socket connects inside the send, past
+ * security_socket_connect: it is decided as a connect first. Returns
+ * -1 when that connect must be refused, 1 for a Fast Open connect that
+ * may go, else 0.
+ */
+static int ftagent_gate_send(struct ftagent_gate_call *c,
+			     const struct socket *sock,
+			     const struct msghdr *msg)
+{
+	const struct sock *sk = sock ? sock->sk : NULL;
+	bool stream = sk && sk->sk_type == SOCK_STREAM;
+
+	if (stream && msg && msg->msg_name &&
+	    (msg->msg_flags & MSG_FASTOPEN) &&
+	    READ_ONCE(sk->sk_state) == TCP_CLOSE) {
+		struct ftagent_gate_call conn =
+			FTAGENT_GATE_CALL_INIT(FTAGENT_OP_CONNECT);
+
+		ftagent_gate_sockaddr(&conn, sock, msg->msg_name,
+				      msg->msg_namelen);
+		if (ftagent_gate_decide(&conn))
+			return -1;
+		*c = conn;
+		c->op = FTAGENT_OP_SEND;
+		return 1;
+	}
+	if (!stream && msg && msg->msg_name &&
+	    !(((const struct sockaddr *)msg->msg_name)->sa_family ==
+		      AF_UNSPEC && sk && sk->sk_family == AF_INET6))
+		ftagent_gate_sockaddr(c, sock, msg->msg_name,
+				      msg->msg_namelen);
+	else
+		ftagent_gate_peer(c, sock);
+	return 0;
+}
+
 /* Byte budgets are about the network: IPv4 and IPv6 sockets only. */
 static bool ftagent_inet(const struct socket *sock)
 {
@@ -423,6 +481,9 @@ static int ftagent_gate_metric(unsigned int point, struct pt_regs *regs)
 	case FTAGENT_GATE_RECV:
 		return ftagent_inet((const struct socket *)regs->di) ?
 		       FTAGENT_METRIC_BYTES_RECEIVED : -1;
+	case FTAGENT_GATE_SENDPAGE:
+		return ftagent_inet((const struct socket *)regs->di) ?
+		       FTAGENT_METRIC_BYTES_SENT : -1;
 	case FTAGENT_GATE_PERM:
 		/* Every read and write: sockets and regular files count. */
 		file = (struct file *)regs->di;
@@ -450,7 +511,7 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
 	struct pt_regs *regs = &fregs->regs;	/* x86-64: the arguments */
 	unsigned long refuse = 0;
-	int metric;
+	int metric, fastopen = 0;
 
 	if (unlikely(current->flags & PF_KTHREAD))
 		return;
@@ -465,26 +526,32 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 		break;
 	case FTAGENT_OP_CONNECT:
 	case FTAGENT_OP_BIND:
-		ftagent_gate_sockaddr(&c, (const struct sockaddr *)regs->si,
+		ftagent_gate_sockaddr(&c, (const struct socket *)regs->di,
+				      (const struct sockaddr *)regs->si,
 				      (int)regs->dx);
 		break;
-	case FTAGENT_OP_SEND: {
-		const struct msghdr *msg = (const struct msghdr *)regs->si;
-
-		if (msg && msg->msg_name)
-			ftagent_gate_sockaddr(&c, msg->msg_name,
-					      msg->msg_namelen);
-		else
-			ftagent_gate_peer(&c, (const struct socket *)regs->di);
+	case FTAGENT_OP_SEND:
+		fastopen = ftagent_gate_send(&c,
+					     (const struct socket *)regs->di,
+					     (const struct msghdr *)regs->si);
+		if (fastopen < 0)
+			refuse = (unsigned long)ftagent_gate_refuse;
+		break;
+	case FTAGENT_GATE_SENDPAGE:
+		/* sendfile and splice to a socket: the connected peer. */
+		ftagent_gate_peer(&c, (const struct socket *)regs->di);
+		c.op = FTAGENT_OP_SEND;
 		break;
 	}
-	}
-	if (point < __FTAGENT_OP_MAX && ftagent_gate_decide(&c))
+	if (!refuse && c.op != FTAGENT_OP_NONE && ftagent_gate_decide(&c))
 		refuse = (unsigned long)ftagent_gate_refuse;
 	/* A refused call is not charged to any budget. */
 	if (!refuse && static_branch_unlikely(&ftagent_budgets_on)) {
 		metric = ftagent_gate_metric(point, regs);
-		if (metric >= 0 && ftagent_budget_gate(&c, metric))
+		/* A Fast Open send is a connect as well. */
+		if ((fastopen > 0 &&
+		     ftagent_budget_gate(&c, FTAGENT_METRIC_CONNECTS)) ||
+		    (metric >= 0 && ftagent_budget_gate(&c, metric)))
 			refuse = (unsigned long)ftagent_gate_over_budget;
 	}
 	if (refuse)
@@ -499,6 +566,7 @@ static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_OP_BIND] = "security_socket_bind",
 	[FTAGENT_GATE_RECV] = "security_socket_recvmsg",
 	[FTAGENT_GATE_PERM] = "security_file_permission",
+	[FTAGENT_GATE_SENDPAGE] = "kernel_sendpage",
 };
 
 static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX];
@@ -549,6 +617,9 @@ int ftagent_gate_refresh(u32 extra)
 	b = rcu_dereference_protected(ftagent_budgets, true);
 	if (set)
 		want |= set->gated_ops;
+	/* sendfile and splice reach sockets without security_socket_sendmsg. */
+	if (want & BIT(FTAGENT_OP_SEND))
+		want |= BIT(FTAGENT_GATE_SENDPAGE);
 	if (b)
 		want |= ftagent_budgets_gate_points(b->metrics);
 	return ftagent_gate_attach(want);

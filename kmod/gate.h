@@ -17,6 +17,7 @@ struct ftagent_rule;
 enum ftagent_gate_point {
 	FTAGENT_GATE_RECV = __FTAGENT_OP_MAX,	/* security_socket_recvmsg */
 	FTAGENT_GATE_PERM,			/* security_file_permission */
+	FTAGENT_GATE_SENDPAGE,			/* kernel_sendpage: sendfile, splice */
 	__FTAGENT_GATE_MAX
 };
 

@@ -25,10 +25,10 @@ static u64 ftagent_policy_gen;
  * Messages name the rule, so they are formatted, and extack keeps only a
  * pointer until the ACK is built after the handler returns. Requests of
  * this family run in parallel, so each failure takes the next of a ring
- * of buffers: it would take 16 requests failing within one ACK's time to
+ * of buffers: it would take 64 requests failing within one ACK's time to
  * reuse one. bad_attr also points at the offending attribute.
  */
-#define FTAGENT_POLICY_MSGS	16
+#define FTAGENT_POLICY_MSGS	64
 static char ftagent_policy_msgs[FTAGENT_POLICY_MSGS][160];
 static atomic_t ftagent_policy_msg_next;
 

@@ -196,6 +196,30 @@ TEST_F(budget, bytes_sent_stop_within_one_call_then_the_window_resets)
 	ftagent_budget_set_free(&s);
 }
 
+/* A process named like an excluded one is not counted, but it is charged. */
+TEST_F(budget, an_excluded_name_does_not_escape_a_budget)
+{
+	const uint64_t limit = 50000;
+	struct ftagent_budget_set s = {0};
+	struct ftnl_error err;
+	struct sink k;
+	uint64_t sent;
+	int e = 0;
+
+	budget(&s, "excluded-too", FTAGENT_METRIC_BYTES_SENT, limit, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, sink_open(&k));
+	/* "ftagentd" is always in the module's exclude list by default. */
+	ASSERT_EQ(0, prctl(PR_SET_NAME, "ftagentd"));
+	sent = send_until_refused(k.fds[1], &e);
+	prctl(PR_SET_NAME, "budget_gate");
+	EXPECT_EQ(EDQUOT, e);
+	EXPECT_GE(sent, limit);
+	EXPECT_LT(sent, limit + 4096);
+	sink_close(&k);
+	ftagent_budget_set_free(&s);
+}
+
 TEST_F(budget, file_writes_count_and_others_are_untouched)
 {
 	struct ftagent_budget_set s = {0};

@@ -11,6 +11,7 @@
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 
@@ -543,6 +544,78 @@ TEST_F(gate, send_and_bind_by_port_and_address)
 	to.sin_port = htons(0);
 	EXPECT_EQ(0, bind(fd, (struct sockaddr *)&to, sizeof(to)));
 	close(fd);
+	ftagent_policy_spec_free(&p);
+}
+
+/* The ways around a send or bind rule that the gate must also close. */
+TEST_F(gate, no_way_around_send_and_bind_rules)
+{
+	struct ftagent_policy_spec p;
+	struct sockaddr_in to = {.sin_family = AF_UNSPEC};
+	struct sockaddr_in peer = {.sin_family = AF_INET};
+	struct ftnl_error err;
+	char path[] = "/tmp/ftg-sendfile";
+	int fd, c, f;
+	off_t off = 0;
+
+	ftagent_policy_spec_init(&p);
+	port_rule(rule(&p, "no-send-53", 1u << FTAGENT_OP_SEND,
+		       FTAGENT_ACTION_DENY),
+		  53, 53);
+	port_rule(rule(&p, "no-send-listener", 1u << FTAGENT_OP_SEND,
+		       FTAGENT_ACTION_DENY),
+		  self->port, self->port);
+	port_rule(rule(&p, "no-bind-999", 1u << FTAGENT_OP_BIND,
+		       FTAGENT_ACTION_DENY),
+		  999, 999);
+	port_rule(rule(&p, "no-connect-other", 1u << FTAGENT_OP_CONNECT,
+		       FTAGENT_ACTION_DENY),
+		  self->other_port, self->other_port);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+
+	/* Family 0 on an IPv4 socket is taken as AF_INET by the kernel. */
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	to.sin_port = htons(53);
+	EXPECT_EQ(-1,
+		  sendto(fd, "q", 1, 0, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EPERM, errno);
+	to.sin_addr.s_addr = htonl(INADDR_ANY);
+	to.sin_port = htons(999);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EPERM, errno);
+	close(fd);
+
+	/* TCP: the peer decides, whatever address a send names. */
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	peer.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	peer.sin_port = htons(self->port);
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&peer, sizeof(peer)));
+	peer.sin_port = htons(5353);
+	EXPECT_EQ(-1,
+		  sendto(c, "x", 1, 0, (struct sockaddr *)&peer, sizeof(peer)));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, write(c, "x", 1));
+	EXPECT_EQ(EPERM, errno);
+	/* sendfile to the socket does not pass security_socket_sendmsg. */
+	f = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(f, 0);
+	ASSERT_EQ(4, write(f, "data", 4));
+	EXPECT_EQ(-1, sendfile(c, f, &off, 4));
+	EXPECT_EQ(EPERM, errno);
+	close(f);
+	unlink(path);
+	close(c);
+
+	/* TCP Fast Open connects inside sendto: a connect rule applies. */
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	peer.sin_port = htons(self->other_port);
+	EXPECT_EQ(-1, sendto(c, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&peer,
+			     sizeof(peer)));
+	EXPECT_EQ(EPERM, errno);
+	close(c);
+	ev_sleep_ms(50);
+	EXPECT_EQ(0, drain_accepts(self->other_lfd));
 	ftagent_policy_spec_free(&p);
 }
 
