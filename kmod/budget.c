@@ -36,10 +36,6 @@ struct ftagent_budgetset __rcu *ftagent_budgets;
 DEFINE_STATIC_KEY_FALSE(ftagent_budgets_on);
 static u64 ftagent_budgets_gen;
 
-#define FTAGENT_BUDGET_MSGS	64
-static char ftagent_budget_msgs[FTAGENT_BUDGET_MSGS][160];
-static atomic_t ftagent_budget_msg_next;
-
 static const struct nla_policy ftagent_budget_policy[FTAGENT_BUDGET_A_MAX + 1] = {
 	[FTAGENT_BUDGET_A_NAME] = { .type = NLA_NUL_STRING,
 				    .len = FTAGENT_RULE_NAME_MAX },
@@ -68,20 +64,7 @@ static void *ftagent_budget_err(struct netlink_ext_ack *extack,
 				const struct nlattr *attr, u32 index,
 				const char *name, const char *why)
 {
-	unsigned int slot = atomic_inc_return(&ftagent_budget_msg_next);
-	char *msg = ftagent_budget_msgs[slot % FTAGENT_BUDGET_MSGS];
-
-	if (name)
-		snprintf(msg, sizeof(ftagent_budget_msgs[0]),
-			 "budget %u (%s): %s", index, name, why);
-	else
-		snprintf(msg, sizeof(ftagent_budget_msgs[0]), "budget %u: %s",
-			 index, why);
-	if (extack) {
-		extack->_msg = msg;
-		extack->bad_attr = attr;
-	}
-	return ERR_PTR(-EINVAL);
+	return ftagent_set_err(extack, attr, "budget", index, name, why);
 }
 
 void ftagent_budgets_free(struct ftagent_budgetset *set)
@@ -93,21 +76,6 @@ void ftagent_budgets_free(struct ftagent_budgetset *set)
 	kfree(set);
 }
 
-static u32 ftagent_budget_pool_add(struct ftagent_budgetset *set,
-				   size_t *used, const struct nlattr *a,
-				   u16 *len)
-{
-	size_t n = strnlen(nla_data(a), nla_len(a));
-	u32 off = *used;
-
-	memcpy(set->strings + off, nla_data(a), n);
-	set->strings[off + n] = '\0';
-	*used += n + 1;
-	if (len)
-		*len = n;
-	return off;
-}
-
 static void *ftagent_budget_parse(struct ftagent_budgetset *set, u32 i,
 				  const struct nlattr *nest, size_t *pool,
 				  struct netlink_ext_ack *extack)
@@ -115,7 +83,9 @@ static void *ftagent_budget_parse(struct ftagent_budgetset *set, u32 i,
 	struct nlattr *tb[FTAGENT_BUDGET_A_MAX + 1];
 	struct ftagent_budget *b = &set->b[i];
 	struct ftagent_rule *who = &b->who;
-	const char *name;
+	struct ftagent_principal_attrs principal;
+	const struct nlattr *bad;
+	const char *name, *why;
 	u32 window_ms;
 	int err;
 
@@ -131,9 +101,8 @@ static void *ftagent_budget_parse(struct ftagent_budgetset *set, u32 i,
 	    !*(char *)nla_data(tb[FTAGENT_BUDGET_A_NAME]))
 		return ftagent_budget_err(extack, nest, i, NULL,
 					  "NAME is required");
-	who->name_off = ftagent_budget_pool_add(set, pool,
-						tb[FTAGENT_BUDGET_A_NAME],
-						NULL);
+	who->name_off = ftagent_pool_add(set->strings, pool,
+					 tb[FTAGENT_BUDGET_A_NAME], NULL);
 	name = set->strings + who->name_off;
 	if (!tb[FTAGENT_BUDGET_A_METRIC])
 		return ftagent_budget_err(extack, nest, i, name,
@@ -170,34 +139,17 @@ static void *ftagent_budget_parse(struct ftagent_budgetset *set, u32 i,
 		return ftagent_budget_err(extack, tb[FTAGENT_BUDGET_A_KILL],
 					  i, name,
 					  "KILL needs an enforced budget");
-	if (tb[FTAGENT_BUDGET_A_UID]) {
-		who->have |= FTAGENT_RULE_HAVE_UID;
-		who->uid = nla_get_u32(tb[FTAGENT_BUDGET_A_UID]);
-	}
-	if (tb[FTAGENT_BUDGET_A_COMM]) {
-		who->have |= FTAGENT_RULE_HAVE_COMM;
-		nla_strscpy(who->comm, tb[FTAGENT_BUDGET_A_COMM],
-			    sizeof(who->comm));
-	}
-	if (tb[FTAGENT_BUDGET_A_CGROUP_ID]) {
-		who->have |= FTAGENT_RULE_HAVE_CGROUP;
-		who->cgroup_id = nla_get_u64(tb[FTAGENT_BUDGET_A_CGROUP_ID]);
-	}
-	if (tb[FTAGENT_BUDGET_A_SUBTREE]) {
-		who->have |= FTAGENT_RULE_HAVE_SUBTREE;
-		who->subtree = nla_get_u32(tb[FTAGENT_BUDGET_A_SUBTREE]);
-	}
-	if (tb[FTAGENT_BUDGET_A_EXE_PREFIX]) {
-		who->have |= FTAGENT_RULE_HAVE_EXE;
-		who->exe_off = ftagent_budget_pool_add(set, pool,
-						       tb[FTAGENT_BUDGET_A_EXE_PREFIX],
-						       &who->exe_len);
-		if (set->strings[who->exe_off] != '/')
-			return ftagent_budget_err(extack,
-						  tb[FTAGENT_BUDGET_A_EXE_PREFIX],
-						  i, name,
-						  "EXE_PREFIX must be an absolute path");
-	}
+	principal = (struct ftagent_principal_attrs){
+		.uid = tb[FTAGENT_BUDGET_A_UID],
+		.comm = tb[FTAGENT_BUDGET_A_COMM],
+		.cgroup_id = tb[FTAGENT_BUDGET_A_CGROUP_ID],
+		.exe_prefix = tb[FTAGENT_BUDGET_A_EXE_PREFIX],
+		.subtree = tb[FTAGENT_BUDGET_A_SUBTREE],
+	};
+	why = ftagent_principal_parse(who, &principal, set->strings, pool,
+				      &bad);
+	if (why)
+		return ftagent_budget_err(extack, bad, i, name, why);
 	raw_spin_lock_init(&b->lock);
 	set->metrics |= BIT(b->metric);
 	return NULL;

@@ -335,12 +335,34 @@ static int ftagent_ctl_get_filters(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
+/* The reply to SET_POLICY and SET_BUDGETS: the generation now in force. */
+static int ftagent_ctl_reply_generation(struct genl_info *info, u8 cmd,
+					u64 generation)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family, cmd,
+				     NLMSG_DEFAULT_SIZE, &hdr);
+	if (!msg)
+		return -ENOMEM;
+	if (nla_put_u64_64bit(msg, FTAGENT_CTL_A_POLICY_GENERATION, generation,
+			      FTAGENT_CTL_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+/* A set the gate's hooks could not be attached for. */
+#define FTAGENT_GATE_HOOK_MSG \
+	"cannot hook the gate's security functions (livepatched?)"
+
 static int ftagent_ctl_set_policy(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ftagent_ruleset *set;
-	struct sk_buff *msg;
 	u64 generation;
-	void *hdr;
 	int err;
 
 	set = ftagent_policy_parse(info->attrs,
@@ -361,22 +383,11 @@ static int ftagent_ctl_set_policy(struct sk_buff *skb, struct genl_info *info)
 	ftagent_config_unlock();
 	if (err) {
 		ftagent_policy_free(set);
-		NL_SET_ERR_MSG(info->extack,
-			       "cannot hook the gate's security functions (livepatched?)");
+		NL_SET_ERR_MSG(info->extack, FTAGENT_GATE_HOOK_MSG);
 		return err;
 	}
-	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family,
-				     FTAGENT_CTL_CMD_SET_POLICY,
-				     NLMSG_DEFAULT_SIZE, &hdr);
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_u64_64bit(msg, FTAGENT_CTL_A_POLICY_GENERATION, generation,
-			      FTAGENT_CTL_A_PAD)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return ftagent_ctl_reply_generation(info, FTAGENT_CTL_CMD_SET_POLICY,
+					    generation);
 }
 
 /*
@@ -444,9 +455,7 @@ static int ftagent_ctl_get_policy(struct sk_buff *skb,
 static int ftagent_ctl_set_budgets(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ftagent_budgetset *set;
-	struct sk_buff *msg;
 	u64 generation;
-	void *hdr;
 	int err;
 
 	set = ftagent_budgets_parse(nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
@@ -464,22 +473,11 @@ static int ftagent_ctl_set_budgets(struct sk_buff *skb, struct genl_info *info)
 	ftagent_config_unlock();
 	if (err) {
 		ftagent_budgets_free(set);
-		NL_SET_ERR_MSG(info->extack,
-			       "cannot hook the gate's security functions (livepatched?)");
+		NL_SET_ERR_MSG(info->extack, FTAGENT_GATE_HOOK_MSG);
 		return err;
 	}
-	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family,
-				     FTAGENT_CTL_CMD_SET_BUDGETS,
-				     NLMSG_DEFAULT_SIZE, &hdr);
-	if (!msg)
-		return -ENOMEM;
-	if (nla_put_u64_64bit(msg, FTAGENT_CTL_A_POLICY_GENERATION, generation,
-			      FTAGENT_CTL_A_PAD)) {
-		nlmsg_free(msg);
-		return -EMSGSIZE;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return ftagent_ctl_reply_generation(info, FTAGENT_CTL_CMD_SET_BUDGETS,
+					    generation);
 }
 
 /* GET_BUDGETS dump: cb->args[0] is the next budget; cb->seq the set. */

@@ -28,9 +28,9 @@ static u64 ftagent_policy_gen;
  * of buffers: it would take 64 requests failing within one ACK's time to
  * reuse one. bad_attr also points at the offending attribute.
  */
-#define FTAGENT_POLICY_MSGS	64
-static char ftagent_policy_msgs[FTAGENT_POLICY_MSGS][160];
-static atomic_t ftagent_policy_msg_next;
+#define FTAGENT_SET_MSGS	64
+static char ftagent_set_msgs[FTAGENT_SET_MSGS][160];
+static atomic_t ftagent_set_msg_next;
 
 static const struct nla_policy ftagent_rule_policy[FTAGENT_RULE_A_MAX + 1] = {
 	[FTAGENT_RULE_A_NAME] = { .type = NLA_NUL_STRING,
@@ -60,24 +60,31 @@ static const struct nla_policy ftagent_rule_policy[FTAGENT_RULE_A_MAX + 1] = {
 			 BIT(FTAGENT_OP_BIND))
 #define FTAGENT_PATH_OPS (BIT(FTAGENT_OP_EXEC) | BIT(FTAGENT_OP_OPEN))
 
-static void *ftagent_rule_err(struct netlink_ext_ack *extack,
-			      const struct nlattr *attr, u32 index,
-			      const char *name, const char *why)
+void *ftagent_set_err(struct netlink_ext_ack *extack,
+		      const struct nlattr *attr, const char *what, u32 index,
+		      const char *name, const char *why)
 {
-	unsigned int slot = atomic_inc_return(&ftagent_policy_msg_next);
-	char *msg = ftagent_policy_msgs[slot % FTAGENT_POLICY_MSGS];
+	unsigned int slot = atomic_inc_return(&ftagent_set_msg_next);
+	char *msg = ftagent_set_msgs[slot % FTAGENT_SET_MSGS];
 
 	if (name)
-		snprintf(msg, sizeof(ftagent_policy_msgs[0]), "rule %u (%s): %s",
-			 index, name, why);
+		snprintf(msg, sizeof(ftagent_set_msgs[0]), "%s %u (%s): %s",
+			 what, index, name, why);
 	else
-		snprintf(msg, sizeof(ftagent_policy_msgs[0]), "rule %u: %s",
+		snprintf(msg, sizeof(ftagent_set_msgs[0]), "%s %u: %s", what,
 			 index, why);
 	if (extack) {
 		extack->_msg = msg;
 		extack->bad_attr = attr;
 	}
 	return ERR_PTR(-EINVAL);
+}
+
+static void *ftagent_rule_err(struct netlink_ext_ack *extack,
+			      const struct nlattr *attr, u32 index,
+			      const char *name, const char *why)
+{
+	return ftagent_set_err(extack, attr, "rule", index, name, why);
 }
 
 void ftagent_policy_free(struct ftagent_ruleset *set)
@@ -119,19 +126,56 @@ static size_t ftagent_rule_strings(const struct nlattr *nest)
 	return bytes;
 }
 
-static u32 ftagent_pool_add(struct ftagent_ruleset *set, size_t *used,
-			    const struct nlattr *a, u16 *len)
+u32 ftagent_pool_add(char *pool, size_t *used, const struct nlattr *a,
+		     u16 *len)
 {
 	const char *s = nla_data(a);
 	size_t n = strnlen(s, nla_len(a));
 	u32 off = *used;
 
-	memcpy(set->strings + off, s, n);
-	set->strings[off + n] = '\0';
+	memcpy(pool + off, s, n);
+	pool[off + n] = '\0';
 	*used += n + 1;
 	if (len)
 		*len = n;
 	return off;
+}
+
+const char *ftagent_principal_parse(struct ftagent_rule *who,
+				    const struct ftagent_principal_attrs *a,
+				    char *pool, size_t *used,
+				    const struct nlattr **bad)
+{
+	if (a->uid) {
+		who->have |= FTAGENT_RULE_HAVE_UID;
+		who->uid = nla_get_u32(a->uid);
+	}
+	if (a->comm) {
+		who->have |= FTAGENT_RULE_HAVE_COMM;
+		nla_strscpy(who->comm, a->comm, sizeof(who->comm));
+		if (!who->comm[0]) {
+			*bad = a->comm;
+			return "COMM is empty";
+		}
+	}
+	if (a->cgroup_id) {
+		who->have |= FTAGENT_RULE_HAVE_CGROUP;
+		who->cgroup_id = nla_get_u64(a->cgroup_id);
+	}
+	if (a->subtree) {
+		who->have |= FTAGENT_RULE_HAVE_SUBTREE;
+		who->subtree = nla_get_u32(a->subtree);
+	}
+	if (a->exe_prefix) {
+		who->have |= FTAGENT_RULE_HAVE_EXE;
+		who->exe_off = ftagent_pool_add(pool, used, a->exe_prefix,
+						&who->exe_len);
+		if (pool[who->exe_off] != '/') {
+			*bad = a->exe_prefix;
+			return "EXE_PREFIX must be an absolute path";
+		}
+	}
+	return NULL;
 }
 
 static void *ftagent_rule_parse(struct ftagent_ruleset *set, u32 index,
@@ -140,7 +184,9 @@ static void *ftagent_rule_parse(struct ftagent_ruleset *set, u32 index,
 {
 	struct ftagent_rule *r = &set->rules[index];
 	struct nlattr *tb[FTAGENT_RULE_A_MAX + 1];
-	const char *name = NULL;
+	struct ftagent_principal_attrs who;
+	const struct nlattr *bad;
+	const char *name = NULL, *why;
 	const char *s;
 	int err;
 
@@ -158,8 +204,8 @@ static void *ftagent_rule_parse(struct ftagent_ruleset *set, u32 index,
 	    !*(char *)nla_data(tb[FTAGENT_RULE_A_NAME]))
 		return ftagent_rule_err(extack, nest, index, NULL,
 					"NAME is required");
-	r->name_off = ftagent_pool_add(set, pool, tb[FTAGENT_RULE_A_NAME],
-				       NULL);
+	r->name_off = ftagent_pool_add(set->strings, pool,
+				       tb[FTAGENT_RULE_A_NAME], NULL);
 	name = set->strings + r->name_off;
 	if (!tb[FTAGENT_RULE_A_OPS] || !nla_get_u32(tb[FTAGENT_RULE_A_OPS]))
 		return ftagent_rule_err(extack, tb[FTAGENT_RULE_A_OPS] ?: nest,
@@ -170,41 +216,20 @@ static void *ftagent_rule_parse(struct ftagent_ruleset *set, u32 index,
 		return ftagent_rule_err(extack, nest, index, name,
 					"ACTION is required");
 	r->action = nla_get_u32(tb[FTAGENT_RULE_A_ACTION]);
+	who = (struct ftagent_principal_attrs){
+		.uid = tb[FTAGENT_RULE_A_UID],
+		.comm = tb[FTAGENT_RULE_A_COMM],
+		.cgroup_id = tb[FTAGENT_RULE_A_CGROUP_ID],
+		.exe_prefix = tb[FTAGENT_RULE_A_EXE_PREFIX],
+		.subtree = tb[FTAGENT_RULE_A_SUBTREE],
+	};
 
-	if (tb[FTAGENT_RULE_A_UID]) {
-		r->have |= FTAGENT_RULE_HAVE_UID;
-		r->uid = nla_get_u32(tb[FTAGENT_RULE_A_UID]);
-	}
-	if (tb[FTAGENT_RULE_A_COMM]) {
-		r->have |= FTAGENT_RULE_HAVE_COMM;
-		nla_strscpy(r->comm, tb[FTAGENT_RULE_A_COMM], sizeof(r->comm));
-		if (!r->comm[0])
-			return ftagent_rule_err(extack, tb[FTAGENT_RULE_A_COMM],
-						index, name, "COMM is empty");
-	}
-	if (tb[FTAGENT_RULE_A_CGROUP_ID]) {
-		r->have |= FTAGENT_RULE_HAVE_CGROUP;
-		r->cgroup_id = nla_get_u64(tb[FTAGENT_RULE_A_CGROUP_ID]);
-	}
-	if (tb[FTAGENT_RULE_A_SUBTREE]) {
-		r->have |= FTAGENT_RULE_HAVE_SUBTREE;
-		r->subtree = nla_get_u32(tb[FTAGENT_RULE_A_SUBTREE]);
-	}
-	if (tb[FTAGENT_RULE_A_EXE_PREFIX]) {
-		r->have |= FTAGENT_RULE_HAVE_EXE;
-		r->exe_off = ftagent_pool_add(set, pool,
-					      tb[FTAGENT_RULE_A_EXE_PREFIX],
-					      &r->exe_len);
-		s = set->strings + r->exe_off;
-		if (s[0] != '/')
-			return ftagent_rule_err(extack,
-						tb[FTAGENT_RULE_A_EXE_PREFIX],
-						index, name,
-						"EXE_PREFIX must be an absolute path");
-	}
+	why = ftagent_principal_parse(r, &who, set->strings, pool, &bad);
+	if (why)
+		return ftagent_rule_err(extack, bad, index, name, why);
 	if (tb[FTAGENT_RULE_A_PATH_PREFIX]) {
 		r->have |= FTAGENT_RULE_HAVE_PATH;
-		r->path_off = ftagent_pool_add(set, pool,
+		r->path_off = ftagent_pool_add(set->strings, pool,
 					       tb[FTAGENT_RULE_A_PATH_PREFIX],
 					       &r->path_len);
 		s = set->strings + r->path_off;

@@ -67,6 +67,28 @@ struct ftagent_ruleset {
 	char *strings;
 };
 
+/*
+ * Shared by rule and budget sets. ftagent_set_err() refuses a set with
+ * "WHAT INDEX (NAME): WHY" and points at @attr; it returns ERR_PTR(-EINVAL).
+ * ftagent_pool_add() copies a string attribute into a set's string pool.
+ */
+void *ftagent_set_err(struct netlink_ext_ack *extack,
+		      const struct nlattr *attr, const char *what, u32 index,
+		      const char *name, const char *why);
+u32 ftagent_pool_add(char *pool, size_t *used, const struct nlattr *a,
+		     u16 *len);
+
+/* The principal attributes of a rule or a budget (NULL: absent). */
+struct ftagent_principal_attrs {
+	const struct nlattr *uid, *comm, *cgroup_id, *exe_prefix, *subtree;
+};
+
+/* Fill @who's principal; NULL, or why it is refused with *@bad set. */
+const char *ftagent_principal_parse(struct ftagent_rule *who,
+				    const struct ftagent_principal_attrs *a,
+				    char *pool, size_t *used,
+				    const struct nlattr **bad);
+
 /* The set in force; NULL: no gate. Read with preemption off. */
 extern struct ftagent_ruleset __rcu *ftagent_policy;
 
