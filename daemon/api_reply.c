@@ -56,14 +56,6 @@ static struct json_object *fail(const struct err *e)
 	return o;
 }
 
-static uint64_t clock_ns(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void add(struct json_object *o, const char *key, struct json_object *v)
 {
 	json_object_object_add(o, key, v);
@@ -230,10 +222,10 @@ static struct json_object *daemon_json(const struct ftagentd *d)
 	uint64_t now, start;
 
 	if (d->self.start_realtime_ns) {
-		now = clock_ns(CLOCK_REALTIME);
+		now = ftd_clock_ns(CLOCK_REALTIME);
 		start = d->self.start_realtime_ns;
 	} else {
-		now = clock_ns(CLOCK_MONOTONIC);
+		now = ftd_clock_ns(CLOCK_MONOTONIC);
 		start = d->col.start_mono_ns;
 	}
 	add(o, "version", json_object_new_string(FTAGENTD_VERSION));
@@ -504,12 +496,6 @@ static const void **table_rows(const struct ftd_table *t, size_t *n)
 	return rows;
 }
 
-/* Wall-clock minus monotonic now, to show rows' times as wall time. */
-static uint64_t realtime_offset(void)
-{
-	return clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
-}
-
 /* ---- top ---- */
 
 enum top_sort { SORT_BYTES, SORT_NET, SORT_FILE, SORT_CALLS, __SORT_MAX };
@@ -550,7 +536,7 @@ static int cmd_top(struct ftagentd *d, struct json_object *req,
 		   struct json_object *reply, struct err *e)
 {
 	const struct ftd_table *t = &d->col.table[FTD_T_PROCESSES];
-	uint64_t limit = LIMIT_TOP_DEFAULT, off = realtime_offset();
+	uint64_t limit = LIMIT_TOP_DEFAULT, off = ftd_realtime_offset_ns();
 	struct json_object *arr;
 	const void **rows;
 	int sort = SORT_BYTES;
@@ -571,7 +557,7 @@ static int cmd_top(struct ftagentd *d, struct json_object *req,
 	for (i = 0; i < n && i < limit; i++)
 		json_object_array_add(arr, proc_json(rows[i], off));
 	free(rows);
-	add_u64(reply, "time_ns", clock_ns(CLOCK_REALTIME));
+	add_u64(reply, "time_ns", ftd_clock_ns(CLOCK_REALTIME));
 	add(reply, "sort", json_object_new_string(sort_names[sort]));
 	add_u64(reply, "total", n);
 	add(reply, "processes", arr);
@@ -589,7 +575,7 @@ static const char *const table_names[__FTD_T_MAX] = {
 static int cmd_table(struct ftagentd *d, struct json_object *req,
 		     struct json_object *reply, struct err *e)
 {
-	uint64_t limit = LIMIT_TABLE_DEFAULT, off = realtime_offset();
+	uint64_t limit = LIMIT_TABLE_DEFAULT, off = ftd_realtime_offset_ns();
 	struct json_object *arr;
 	const struct ftd_table *t;
 	const void **rows;

@@ -36,7 +36,7 @@ const char *ftd_drop_name(enum ftd_drop d)
 	return d < __FTD_DROP_MAX ? drop_names[d] : "unknown";
 }
 
-static uint64_t clock_ns(clockid_t id)
+uint64_t ftd_clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
@@ -44,10 +44,9 @@ static uint64_t clock_ns(clockid_t id)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* CLOCK_REALTIME minus CLOCK_MONOTONIC now: record times to wall time. */
-static uint64_t ftd_realtime_offset_ns(void)
+uint64_t ftd_realtime_offset_ns(void)
 {
-	return clock_ns(CLOCK_REALTIME) - clock_ns(CLOCK_MONOTONIC);
+	return ftd_clock_ns(CLOCK_REALTIME) - ftd_clock_ns(CLOCK_MONOTONIC);
 }
 
 int ftd_collector_init(struct ftd_collector *c,
@@ -80,7 +79,7 @@ int ftd_collector_init(struct ftd_collector *c,
 	}
 	ftd_eventlog_init(&c->log, cfg->agent.event_log_size);
 	c->attribute_transfers = cfg->agent.mode == FTAGENT_MODE_STANDARD;
-	c->start_mono_ns = clock_ns(CLOCK_MONOTONIC);
+	c->start_mono_ns = ftd_clock_ns(CLOCK_MONOTONIC);
 	return 0;
 }
 
@@ -239,7 +238,7 @@ void ftd_collector_event_at(struct ftd_collector *c,
 			    const struct ftagent_rec *rec, uint64_t realtime_ns)
 {
 	const struct ftagent_rec_hdr *hdr = rec->hdr;
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	uint64_t now = ftd_clock_ns(CLOCK_MONOTONIC);
 	const char *comm = NULL;
 	struct ftd_proc *p;
 	unsigned int i;
@@ -481,7 +480,7 @@ out:
 void ftd_collector_generation(struct ftd_collector *c,
 			      const struct ftagent_generation *gen)
 {
-	uint64_t now = clock_ns(CLOCK_MONOTONIC);
+	uint64_t now = ftd_clock_ns(CLOCK_MONOTONIC);
 	size_t i;
 	int l;
 

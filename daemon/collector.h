@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <time.h>
 #include <linux/ftagent.h>
 
 #include "config.h"
@@ -167,6 +168,10 @@ void ftd_collector_event(struct ftd_collector *c,
 void ftd_collector_event_at(struct ftd_collector *c,
 			    const struct ftagent_rec *rec,
 			    uint64_t realtime_ns);
+/* A clock, in nanoseconds. */
+uint64_t ftd_clock_ns(clockid_t id);
+/* CLOCK_REALTIME minus CLOCK_MONOTONIC now: monotonic times to wall time. */
+uint64_t ftd_realtime_offset_ns(void);
 /* CLOCK_REALTIME for a record's CLOCK_MONOTONIC time, as of now. */
 uint64_t ftd_record_realtime_ns(uint64_t mono_ns);
 /* Merge one dumped generation (counters and per-CPU losses). */

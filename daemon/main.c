@@ -60,14 +60,6 @@ struct loop {
 	int stop;
 };
 
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -208,7 +200,7 @@ static void tick(struct loop *l)
 	if (ftd_drain_counters(&l->mod, &l->d.col, &l->st, why, sizeof(why)) <
 	    0)
 		ftd_log(LOG_WARNING, "%s", why);
-	now = mono_ns();
+	now = ftd_clock_ns(CLOCK_MONOTONIC);
 	if (now - l->last_sample_ns >= SAMPLE_INTERVAL_NS) {
 		sample(l, now);
 		l->last_sample_ns = now;
@@ -343,7 +335,7 @@ static int setup(struct loop *l, const struct options *o)
 			"journal",
 			(unsigned long long)l->st.replayed_generations,
 			(unsigned long long)l->st.replayed_records);
-	sample(l, mono_ns());
+	sample(l, ftd_clock_ns(CLOCK_MONOTONIC));
 	if (l->d.have_res &&
 	    l->d.res.table_capacity != l->d.cfg.limits.kernel_counters)
 		ftd_log(LOG_WARNING,
@@ -389,7 +381,7 @@ static int setup(struct loop *l, const struct options *o)
 	start_metrics(l);
 	/* Take what is waiting before saying we are ready. */
 	tick(l);
-	l->last_snapshot_ns = mono_ns();
+	l->last_snapshot_ns = ftd_clock_ns(CLOCK_MONOTONIC);
 	return FTAGENTD_EXIT_OK;
 }
 
@@ -479,7 +471,8 @@ int main(int argc, char **argv)
 		return FTAGENTD_EXIT_OK;
 	}
 	l.d.config_path = o.config;
-	l.d.self.start_realtime_ns = ftd_record_realtime_ns(mono_ns());
+	l.d.self.start_realtime_ns =
+		ftd_record_realtime_ns(ftd_clock_ns(CLOCK_MONOTONIC));
 	rc = setup(&l, &o);
 	if (rc != FTAGENTD_EXIT_OK) {
 		sd_notifyf(0, "STATUS=failed to start\nERRNO=%d", rc);

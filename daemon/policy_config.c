@@ -365,11 +365,6 @@ nomem:
 	return NULL;
 }
 
-static int is_bytes(uint32_t metric)
-{
-	return metric <= FTAGENT_METRIC_BYTES_WRITTEN;
-}
-
 /* A size ("1GB") for byte metrics, a plain count for the others. */
 static int parse_amount(const char *value, uint64_t *out, unsigned int *seen,
 			const char **why)
@@ -471,7 +466,8 @@ int ftd_budgets_check(const struct ftd_policy_config *pc, size_t *budget,
 			*why = "needs window";
 			return -1;
 		}
-		if ((seen & BUDGET_SEEN_UNIT) && !is_bytes(b->metric)) {
+		if ((seen & BUDGET_SEEN_UNIT) &&
+		    !ftagent_metric_is_bytes(b->metric)) {
 			*why = "a limit of calls is a count, without a unit";
 			return -1;
 		}

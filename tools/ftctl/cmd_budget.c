@@ -13,14 +13,9 @@
 #include "ftctl.h"
 #include "human.h"
 
-static int is_bytes(uint32_t metric)
-{
-	return metric <= FTAGENT_METRIC_BYTES_WRITTEN;
-}
-
 static const char *amount(uint32_t metric, uint64_t v, char *buf, size_t len)
 {
-	if (is_bytes(metric))
+	if (ftagent_metric_is_bytes(metric))
 		return ftctl_human(v, buf, len);
 	snprintf(buf, len, "%" PRIu64, v);
 	return buf;

@@ -19,6 +19,11 @@ static const char *const metric_names[__FTAGENT_METRIC_MAX] = {
 	[FTAGENT_METRIC_REPEATS] = "repeats",
 };
 
+int ftagent_metric_is_bytes(unsigned int metric)
+{
+	return metric <= FTAGENT_METRIC_BYTES_WRITTEN;
+}
+
 const char *ftagent_metric_name(unsigned int metric)
 {
 	return metric < __FTAGENT_METRIC_MAX ? metric_names[metric] : "unknown";
@@ -73,22 +78,6 @@ static void put_budget(struct nlmsghdr *nlh,
 	mnl_attr_nest_end(nlh, nest);
 }
 
-static int generation_attr(const struct nlattr *a, void *data)
-{
-	if (mnl_attr_get_type(a) != FTAGENT_CTL_A_POLICY_GENERATION)
-		return MNL_CB_OK;
-	if (mnl_attr_validate(a, MNL_TYPE_U64) < 0)
-		return MNL_CB_ERROR;
-	*(uint64_t *)data = mnl_attr_get_u64(a);
-	return MNL_CB_OK;
-}
-
-static int generation_reply(const struct nlmsghdr *nlh, void *data)
-{
-	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), generation_attr,
-			      data);
-}
-
 int ftagent_set_budgets(struct ftnl *ctl, const struct ftagent_budget_set *s,
 			uint64_t *generation, struct ftnl_error *err)
 {
@@ -106,8 +95,7 @@ int ftagent_set_budgets(struct ftnl *ctl, const struct ftagent_budget_set *s,
 	req = ftnl_put_request(ctl, buf, FTAGENT_CTL_CMD_SET_BUDGETS, 0);
 	for (i = 0; i < s->n; i++)
 		put_budget(req, &s->b[i]);
-	*generation = 0;
-	rc = ftnl_transact(ctl, req, generation_reply, generation, err);
+	rc = ftagent_set_transact(ctl, req, generation, err);
 	free(buf);
 	return rc;
 }
@@ -122,15 +110,6 @@ static int get_u(const struct nlattr *a, uint64_t *v, enum mnl_attr_data_type t)
 	return MNL_CB_OK;
 }
 
-static int get_str(const struct nlattr *a, char *out, size_t size)
-{
-	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
-	    mnl_attr_get_payload_len(a) > size)
-		return MNL_CB_ERROR;
-	strcpy(out, mnl_attr_get_str(a));
-	return MNL_CB_OK;
-}
-
 static int budget_attr(const struct nlattr *a, void *data)
 {
 	struct ftagent_budget_spec *b = data;
@@ -138,13 +117,15 @@ static int budget_attr(const struct nlattr *a, void *data)
 	int rc = MNL_CB_OK;
 
 	switch (mnl_attr_get_type(a)) {
-	case FTAGENT_BUDGET_A_NAME: return get_str(a, b->name, sizeof(b->name));
+	case FTAGENT_BUDGET_A_NAME:
+		return ftagent_attr_str(a, b->name, sizeof(b->name));
 	case FTAGENT_BUDGET_A_COMM:
 		b->set |= FTAGENT_RULE_SET_COMM;
-		return get_str(a, b->comm, sizeof(b->comm));
+		return ftagent_attr_str(a, b->comm, sizeof(b->comm));
 	case FTAGENT_BUDGET_A_EXE_PREFIX:
 		b->set |= FTAGENT_RULE_SET_EXE;
-		return get_str(a, b->exe_prefix, sizeof(b->exe_prefix));
+		return ftagent_attr_str(a, b->exe_prefix,
+					sizeof(b->exe_prefix));
 	case FTAGENT_BUDGET_A_METRIC:
 		rc = get_u(a, &v, MNL_TYPE_U32);
 		b->metric = (uint32_t)v;

@@ -43,6 +43,8 @@ int ftagent_set_budgets(struct ftnl *ctl, const struct ftagent_budget_set *s,
 			uint64_t *generation, struct ftnl_error *err);
 int ftagent_get_budgets(struct ftnl *ctl, struct ftagent_budget_set *s,
 			struct ftnl_error *err);
+/* Whether @metric counts bytes (else calls). */
+int ftagent_metric_is_bytes(unsigned int metric);
 /* "bytes_sent", ...; "unknown". */
 const char *ftagent_metric_name(unsigned int metric);
 

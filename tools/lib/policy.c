@@ -133,12 +133,25 @@ static int generation_reply(const struct nlmsghdr *nlh, void *data)
 			      data);
 }
 
+int ftagent_set_transact(struct ftnl *ctl, struct nlmsghdr *req,
+			 uint64_t *generation, struct ftnl_error *err)
+{
+	int sndbuf = (int)req->nlmsg_len + 65536;
+
+	/* SO_SNDBUFFORCE needs CAP_NET_ADMIN, which SET_* need anyway. */
+	if (setsockopt(mnl_socket_get_fd(ctl->sock), SOL_SOCKET, SO_SNDBUFFORCE,
+		       &sndbuf, sizeof(sndbuf)) < 0)
+		setsockopt(mnl_socket_get_fd(ctl->sock), SOL_SOCKET, SO_SNDBUF,
+			   &sndbuf, sizeof(sndbuf));
+	*generation = 0;
+	return ftnl_transact(ctl, req, generation_reply, generation, err);
+}
+
 int ftagent_set_policy(struct ftnl *ctl, const struct ftagent_policy_spec *p,
 		       uint64_t *generation, struct ftnl_error *err)
 {
 	size_t size = MNL_SOCKET_BUFFER_SIZE +
 		      p->n * (sizeof(struct ftagent_rule_spec) + 128);
-	int sndbuf = (int)(size + 65536);
 	struct nlmsghdr *req;
 	char *buf;
 	size_t i;
@@ -150,28 +163,23 @@ int ftagent_set_policy(struct ftnl *ctl, const struct ftagent_policy_spec *p,
 		err->msg[0] = '\0';
 		return -1;
 	}
-	if (setsockopt(mnl_socket_get_fd(ctl->sock), SOL_SOCKET, SO_SNDBUFFORCE,
-		       &sndbuf, sizeof(sndbuf)) < 0)
-		setsockopt(mnl_socket_get_fd(ctl->sock), SOL_SOCKET, SO_SNDBUF,
-			   &sndbuf, sizeof(sndbuf));
 	req = ftnl_put_request(ctl, buf, FTAGENT_CTL_CMD_SET_POLICY, 0);
 	mnl_attr_put_u8(req, FTAGENT_CTL_A_POLICY_ENFORCE, !!p->enforce);
 	mnl_attr_put_u32(req, FTAGENT_CTL_A_POLICY_DEFAULT, p->default_action);
 	for (i = 0; i < p->n; i++)
 		put_rule(req, &p->rules[i]);
-	*generation = 0;
-	rc = ftnl_transact(ctl, req, generation_reply, generation, err);
+	rc = ftagent_set_transact(ctl, req, generation, err);
 	free(buf);
 	return rc;
 }
 
-static int str_attr(const struct nlattr *a, char *out, size_t size)
+int ftagent_attr_str(const struct nlattr *a, char *out, size_t size)
 {
 	if (mnl_attr_validate(a, MNL_TYPE_NUL_STRING) < 0 ||
 	    mnl_attr_get_payload_len(a) > size)
-		return -1;
+		return MNL_CB_ERROR;
 	strcpy(out, mnl_attr_get_str(a));
-	return 0;
+	return MNL_CB_OK;
 }
 
 static int rule_attr(const struct nlattr *a, void *data)
@@ -180,8 +188,7 @@ static int rule_attr(const struct nlattr *a, void *data)
 
 	switch (mnl_attr_get_type(a)) {
 	case FTAGENT_RULE_A_NAME:
-		return str_attr(a, r->name, sizeof(r->name)) ? MNL_CB_ERROR
-							     : MNL_CB_OK;
+		return ftagent_attr_str(a, r->name, sizeof(r->name));
 	case FTAGENT_RULE_A_OPS:
 		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
 			return MNL_CB_ERROR;
@@ -200,16 +207,14 @@ static int rule_attr(const struct nlattr *a, void *data)
 		return MNL_CB_OK;
 	case FTAGENT_RULE_A_COMM:
 		r->set |= FTAGENT_RULE_SET_COMM;
-		return str_attr(a, r->comm, sizeof(r->comm)) ? MNL_CB_ERROR
-							     : MNL_CB_OK;
+		return ftagent_attr_str(a, r->comm, sizeof(r->comm));
 	case FTAGENT_RULE_A_CGROUP_ID:
 		r->set |= FTAGENT_RULE_SET_CGROUP;
 		return u64_attr(a, &r->cgroup_id) ? MNL_CB_ERROR : MNL_CB_OK;
 	case FTAGENT_RULE_A_EXE_PREFIX:
 		r->set |= FTAGENT_RULE_SET_EXE;
-		return str_attr(a, r->exe_prefix, sizeof(r->exe_prefix))
-			       ? MNL_CB_ERROR
-			       : MNL_CB_OK;
+		return ftagent_attr_str(a, r->exe_prefix,
+					sizeof(r->exe_prefix));
 	case FTAGENT_RULE_A_SUBTREE:
 		if (mnl_attr_validate(a, MNL_TYPE_U32) < 0)
 			return MNL_CB_ERROR;
@@ -218,9 +223,8 @@ static int rule_attr(const struct nlattr *a, void *data)
 		return MNL_CB_OK;
 	case FTAGENT_RULE_A_PATH_PREFIX:
 		r->set |= FTAGENT_RULE_SET_PATH;
-		return str_attr(a, r->path_prefix, sizeof(r->path_prefix))
-			       ? MNL_CB_ERROR
-			       : MNL_CB_OK;
+		return ftagent_attr_str(a, r->path_prefix,
+					sizeof(r->path_prefix));
 	case FTAGENT_RULE_A_PORT_MIN:
 	case FTAGENT_RULE_A_PORT_MAX:
 		if (mnl_attr_validate(a, MNL_TYPE_U16) < 0)

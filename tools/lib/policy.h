@@ -63,6 +63,16 @@ int ftagent_set_policy(struct ftnl *ctl, const struct ftagent_policy_spec *p,
 int ftagent_get_policy(struct ftnl *ctl, struct ftagent_policy_spec *p,
 		       struct ftnl_error *err);
 
+/*
+ * Shared with budgets.c. ftagent_set_transact(): send a SET_POLICY or
+ * SET_BUDGETS request, raising the socket's send buffer to its size, and
+ * read back the generation now in force. ftagent_attr_str(): copy a
+ * NUL-terminated string attribute of at most @size bytes; MNL_CB_*.
+ */
+int ftagent_set_transact(struct ftnl *ctl, struct nlmsghdr *req,
+			 uint64_t *generation, struct ftnl_error *err);
+int ftagent_attr_str(const struct nlattr *a, char *out, size_t size);
+
 /* Names: "exec", "deny", "denied"; "unknown" when out of range. */
 const char *ftagent_op_name(unsigned int op);
 const char *ftagent_action_name(unsigned int action);
