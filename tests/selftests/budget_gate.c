@@ -14,23 +14,8 @@
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
-#include "events_test.h"
+#include "gate_test.h"
 #include "../../tools/lib/budgets.h"
-
-static struct ftnl ctl_nl;
-static int ctl_open;
-
-static struct ftnl *ctl(void)
-{
-	struct ftnl_error err;
-
-	if (!ctl_open) {
-		if (ftnl_open(&ctl_nl, FTAGENT_GENL_CTL_NAME, &err) < 0)
-			abort();
-		ctl_open = 1;
-	}
-	return &ctl_nl;
-}
 
 static int set_budgets(struct ftagent_budget_set *s, struct ftnl_error *err)
 {
@@ -244,33 +229,14 @@ TEST_F(budget, file_writes_count_and_others_are_untouched)
 	ftagent_budget_set_free(&s);
 }
 
-static int try_connect(uint16_t port)
-{
-	struct sockaddr_in sin = {.sin_family = AF_INET,
-				  .sin_port = htons(port)};
-	int fd = socket(AF_INET, SOCK_STREAM, 0), rc;
-
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ? -errno : 0;
-	close(fd);
-	return rc;
-}
-
 TEST_F(budget, the_call_past_a_call_budget_is_refused)
 {
-	struct sockaddr_in sin = {.sin_family = AF_INET};
 	struct ftagent_budget_set s = {0};
 	struct ftagent_budget_spec got;
 	struct ftnl_error err;
-	socklen_t len = sizeof(sin);
-	int lfd = socket(AF_INET, SOCK_STREAM, 0), i;
 	uint16_t port;
+	int lfd = listener(&port), i;
 
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sin, sizeof(sin)));
-	ASSERT_EQ(0, listen(lfd, 16));
-	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&sin, &len));
-	port = ntohs(sin.sin_port);
 	budget(&s, "three-connects", FTAGENT_METRIC_CONNECTS, 3, 60000)
 		->alert_at = 2;
 	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
@@ -398,9 +364,7 @@ TEST_F(budget, unload_while_refusing)
 		pthread_join(t[i], NULL);
 	sink_close(&k);
 	ASSERT_EQ(0, ft_reload_module(NULL));
-	if (ctl_open)
-		ftnl_close(&ctl_nl);
-	ctl_open = 0;
+	ctl_forget();
 	ASSERT_EQ(0, ev_open(&self->log));
 }
 

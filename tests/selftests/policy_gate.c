@@ -16,33 +16,8 @@
 #include <sys/syscall.h>
 
 #include "kselftest_harness.h"
-#include "events_test.h"
+#include "gate_test.h"
 #include "../../tools/lib/policy.h"
-
-/* The control socket; reopened after the module was reloaded. */
-static struct ftnl ctl_nl;
-static int ctl_open;
-
-static struct ftnl *ctl(void)
-{
-	struct ftnl_error err;
-
-	if (!ctl_open) {
-		if (ftnl_open(&ctl_nl, FTAGENT_GENL_CTL_NAME, &err) < 0) {
-			fprintf(stderr, "# netlink: %s\n", err.msg);
-			abort();
-		}
-		ctl_open = 1;
-	}
-	return &ctl_nl;
-}
-
-static void ctl_forget(void)
-{
-	if (ctl_open)
-		ftnl_close(&ctl_nl);
-	ctl_open = 0;
-}
 
 static int set_policy(struct ftagent_policy_spec *p, struct ftnl_error *err)
 {
@@ -84,34 +59,6 @@ static void port_rule(struct ftagent_rule_spec *r, uint16_t lo, uint16_t hi)
 	r->set |= FTAGENT_RULE_SET_PORT;
 	r->port_min = lo;
 	r->port_max = hi;
-}
-
-/* A TCP listener on 127.0.0.1; returns its fd and port. */
-static int listener(uint16_t *port)
-{
-	struct sockaddr_in sin = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
-
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
-	    listen(fd, 16) || getsockname(fd, (struct sockaddr *)&sin, &len))
-		abort();
-	*port = ntohs(sin.sin_port);
-	return fd;
-}
-
-/* connect() to 127.0.0.1:@port: 0 or -errno. */
-static int try_connect(uint16_t port)
-{
-	struct sockaddr_in sin = {.sin_family = AF_INET,
-				  .sin_port = htons(port)};
-	int fd = socket(AF_INET, SOCK_STREAM, 0), rc;
-
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ? -errno : 0;
-	close(fd);
-	return rc;
 }
 
 /* Connections the listener got (accepted and closed). */

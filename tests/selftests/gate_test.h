@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the policy gate and budget selftests share: the control socket
+ * (reopened after a test reloads the module) and loopback TCP helpers.
+ */
+#ifndef FTAGENT_GATE_TEST_H
+#define FTAGENT_GATE_TEST_H
+
+#include "events_test.h"
+
+static struct ftnl ctl_nl;
+static int ctl_open;
+
+static inline struct ftnl *ctl(void)
+{
+	struct ftnl_error err;
+
+	if (!ctl_open) {
+		if (ftnl_open(&ctl_nl, FTAGENT_GENL_CTL_NAME, &err) < 0) {
+			fprintf(stderr, "# netlink: %s\n", err.msg);
+			abort();
+		}
+		ctl_open = 1;
+	}
+	return &ctl_nl;
+}
+
+/* After a module reload: the next ctl() resolves the family again. */
+static inline void ctl_forget(void)
+{
+	if (ctl_open)
+		ftnl_close(&ctl_nl);
+	ctl_open = 0;
+}
+
+/* A non-blocking TCP listener on 127.0.0.1; returns its fd and port. */
+static inline int listener(uint16_t *port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    listen(fd, 16) || getsockname(fd, (struct sockaddr *)&sin, &len))
+		abort();
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+/* connect() to 127.0.0.1:@port: 0 or -errno. */
+static inline int try_connect(uint16_t port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(port)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0), rc;
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+#endif /* FTAGENT_GATE_TEST_H */
