@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/statfs.h>
 #include <sys/timerfd.h>
@@ -471,6 +472,11 @@ int main(int argc, char **argv)
 		return FTAGENTD_EXIT_OK;
 	}
 	l.d.config_path = o.config;
+	/*
+	 * No transparent huge pages: the tables grow a chunk at a time, and
+	 * a 2 MiB page behind a few rows would make them resident whole.
+	 */
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	l.d.self.start_realtime_ns =
 		ftd_record_realtime_ns(ftd_clock_ns(CLOCK_MONOTONIC));
 	rc = setup(&l, &o);
