@@ -137,6 +137,13 @@ void ftd_events_close(struct ftd_event_drain *d)
 	d->open = 0;
 }
 
+void ftd_events_trim(struct ftd_event_drain *d)
+{
+	free(d->batch);
+	d->batch = NULL;
+	d->batch_len = d->batch_cap = 0;
+}
+
 static int batch_add(const struct ftagent_rec *rec, void *arg)
 {
 	struct ftd_event_drain *d = arg;

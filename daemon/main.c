@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,6 +283,11 @@ static void tick(struct loop *l, int full)
 	} else if (l->tick_ms < max_tick_ms(l)) {
 		l->tick_ms = 2 * l->tick_ms < max_tick_ms(l) ? 2 * l->tick_ms
 							     : max_tick_ms(l);
+		/* Quiet now: give back what the last burst left free. */
+		if (l->tick_ms == max_tick_ms(l)) {
+			ftd_events_trim(&l->ev);
+			malloc_trim(0);
+		}
 	}
 	/* Only a changed state is written again. */
 	if ((l->dirty && now - l->last_snapshot_ns >= SNAPSHOT_INTERVAL_NS) ||
