@@ -204,6 +204,8 @@ static int serve_lines(struct ftd_api *api, struct ftd_api_client *c,
 {
 	char *nl;
 
+	if (d->refresh && memchr(c->in, '\n', c->in_len))
+		d->refresh(d->refresh_arg);
 	while ((nl = memchr(c->in, '\n', c->in_len))) {
 		size_t len = (size_t)(nl - c->in);
 		struct json_object *reply;

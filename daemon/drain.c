@@ -72,6 +72,19 @@ static int consume_idle(struct ftd_module *m, struct ftd_collector *c,
 	return 0;
 }
 
+int ftd_drain_idle_generation(struct ftd_module *m, struct ftd_collector *c,
+			      struct ftd_state *st, char *why, size_t why_len)
+{
+	struct ftnl_error err = {0};
+	char msg[384];
+
+	if (consume_idle(m, c, st, &err) == 0)
+		return 0;
+	snprintf(why, why_len, "counters: %s",
+		 ftnl_format_error(&err, msg, sizeof(msg)));
+	return -1;
+}
+
 int ftd_drain_counters(struct ftd_module *m, struct ftd_collector *c,
 		       struct ftd_state *st, char *why, size_t why_len)
 {
@@ -122,6 +135,13 @@ void ftd_events_close(struct ftd_event_drain *d)
 	if (d->open)
 		ftagent_events_close(&d->reader);
 	d->open = 0;
+}
+
+void ftd_events_trim(struct ftd_event_drain *d)
+{
+	free(d->batch);
+	d->batch = NULL;
+	d->batch_len = d->batch_cap = 0;
 }
 
 static int batch_add(const struct ftagent_rec *rec, void *arg)

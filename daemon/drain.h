@@ -18,6 +18,13 @@
 /* Collect every counter taken up to now. 0, or -1 with @why. */
 int ftd_drain_counters(struct ftd_module *m, struct ftd_collector *c,
 		       struct ftd_state *st, char *why, size_t why_len);
+/*
+ * Only the generation the module's own timer swapped out, if any: no
+ * swap, so the counters of the last flush interval wait in the active
+ * one. The cheap look of an idle tick. 0, or -1 with @why.
+ */
+int ftd_drain_idle_generation(struct ftd_module *m, struct ftd_collector *c,
+			      struct ftd_state *st, char *why, size_t why_len);
 
 struct ftd_event_drain {
 	struct ftagent_events_reader reader;
@@ -32,6 +39,8 @@ struct ftd_event_drain {
 /* Mount the module's filesystem if needed and open every CPU's file. */
 int ftd_events_open(struct ftd_event_drain *d);
 void ftd_events_close(struct ftd_event_drain *d);
+/* Free the read batch, grown by a burst; the next drain starts small. */
+void ftd_events_trim(struct ftd_event_drain *d);
 /* Read and merge everything waiting. Records merged, or -1 with d->error. */
 long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		      struct ftd_state *st);

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * ftagentd's state as a whole: what main.c owns and hands to the parts
- * (drain, API, metrics page). Threads: the main loop does all the work;
- * the metrics page runs in libmicrohttpd's thread and takes
- * collector.lock, which the main loop holds while it changes anything
- * below.
+ * (drain, API, metrics page). One thread does all the work, the API and
+ * the metrics page included; collector.lock is still taken around changes
+ * and readers, so a reader on another thread stays possible.
  */
 #ifndef FTAGENTD_H
 #define FTAGENTD_H
@@ -48,6 +47,14 @@ struct ftagentd {
 	const struct ftd_api *api;
 	uint64_t reloads, reload_errors;
 	char last_reload_error[768];
+	/*
+	 * Called before an API request or a scrape is answered (NULL in
+	 * tests): the main loop drains the module if its figures may be
+	 * stale and samples resources, so answers stay fresh while the loop
+	 * itself sleeps long on an idle host.
+	 */
+	void (*refresh)(void *arg);
+	void *refresh_arg;
 };
 
 #endif /* FTAGENTD_H */

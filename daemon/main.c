@@ -2,17 +2,20 @@
 /*
  * ftagentd: drains the ftagent module into bounded tables and an event
  * log, and serves them on a local socket and (optionally) a Prometheus
- * page. One thread does all the work in an epoll loop; the metrics page
- * answers from libmicrohttpd's thread under the collector lock.
+ * page. One thread does all the work in an epoll loop, the metrics page
+ * included (libmicrohttpd polled from the loop, no thread of its own).
+ * An idle host lets the loop sleep: see IDLE_TICK_MAX_MS.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/statfs.h>
 #include <sys/timerfd.h>
@@ -30,13 +33,22 @@
 #include "self_usage.h"
 #include "state.h"
 
-#define TAG_TIMER  1
-#define TAG_SIGNAL 2
-#define TAG_EVENTS 3 /* | cpu << 8 */
+#define TAG_TIMER   1
+#define TAG_SIGNAL  2
+#define TAG_EVENTS  3 /* | cpu << 8 */
+#define TAG_METRICS 4
 
-#define SAMPLE_INTERVAL_NS   1000000000ull /* resources and self usage */
+#define SAMPLE_MAX_AGE_NS    1000000000ull /* resources and self usage */
 #define SNAPSHOT_INTERVAL_NS 30000000000ull
 #define SNAPSHOT_JOURNAL_MAX (16ull << 20)
+/*
+ * A tick that finds nothing doubles the wait for the next one, from
+ * flush_interval up to this; anything drained brings it back. Records
+ * that fill no sub-buffer and counters wait at most this long on an idle
+ * host; API requests and scrapes drain first when the wait is longer
+ * than flush_interval, so their answers are as fresh as before.
+ */
+#define IDLE_TICK_MAX_MS 16000
 
 struct options {
 	const char *config;
@@ -56,7 +68,11 @@ struct loop {
 	struct ftd_metrics_server *metrics;
 	int epoll_fd, timer_fd, signal_fd;
 	int mounted_fs; /* we mounted ftagentfs, so we unmount it */
-	uint64_t last_sample_ns, last_snapshot_ns;
+	uint64_t last_sample_ns, last_snapshot_ns, last_drain_ns;
+	uint64_t
+		tick_ms; /* the wait for the next tick (see IDLE_TICK_MAX_MS) */
+	uint64_t merged; /* counters and records merged, as of the last tick */
+	int dirty;	 /* merged something since the last snapshot */
 	int stop;
 };
 
@@ -128,16 +144,54 @@ static int load_config(const struct options *o, struct ftagentd_config *cfg,
 	return ftagentd_config_load(o->config, cfg, err, err_len);
 }
 
-static int set_timer(int fd, uint64_t interval_ms)
+/* One shot: each tick sets the next. */
+static int set_timer(int fd, uint64_t ms)
 {
 	struct itimerspec its = {0};
 
-	if (!interval_ms)
-		interval_ms = 250;
-	its.it_interval.tv_sec = (time_t)(interval_ms / 1000);
-	its.it_interval.tv_nsec = (long)(interval_ms % 1000) * 1000000L;
-	its.it_value = its.it_interval;
+	its.it_value.tv_sec = (time_t)(ms / 1000);
+	its.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
 	return timerfd_settime(fd, 0, &its, NULL);
+}
+
+/* flush_interval; 0 (the module swaps only when asked) ticks at 250 ms. */
+static uint64_t base_tick_ms(const struct loop *l)
+{
+	return l->d.cfg.agent.flush_interval_ms
+		       ? l->d.cfg.agent.flush_interval_ms
+		       : 250;
+}
+
+static uint64_t max_tick_ms(const struct loop *l)
+{
+	uint64_t base = base_tick_ms(l);
+
+	return base > IDLE_TICK_MAX_MS ? base : IDLE_TICK_MAX_MS;
+}
+
+static uint64_t merged(const struct ftd_collector *c)
+{
+	uint64_t n = c->counters;
+	unsigned int i;
+
+	for (i = 0; i < __FTAGENT_REC_MAX; i++)
+		n += c->events[i];
+	return n;
+}
+
+/* Something was drained: back to ticking every flush_interval. */
+static void note_merged(struct loop *l)
+{
+	uint64_t n = merged(&l->d.col);
+
+	if (n == l->merged)
+		return;
+	l->merged = n;
+	l->dirty = 1;
+	if (l->tick_ms != base_tick_ms(l)) {
+		l->tick_ms = base_tick_ms(l);
+		set_timer(l->timer_fd, l->tick_ms);
+	}
 }
 
 static int watch_event_files(struct loop *l)
@@ -188,31 +242,81 @@ static void sample(struct loop *l, uint64_t now)
 	l->d.col.queue_capacity = res.ring_buffer_size;
 	ftd_self_usage_sample(&l->d.self, now);
 	pthread_mutex_unlock(&l->d.col.lock);
+	l->last_sample_ns = now;
 }
 
-static void tick(struct loop *l)
+/*
+ * Drain the module. @full: swap generations too, so every counter up to
+ * now is taken. A backed-off tick only looks at the generation the
+ * module's own timer swapped out (no swap, no RCU grace period) and goes
+ * on to a full drain only when it finds something.
+ */
+static void tick(struct loop *l, int full)
 {
+	uint64_t before = merged(&l->d.col), now;
 	char why[512];
-	uint64_t now;
+	int rc;
 
 	if (ftd_drain_events(&l->ev, &l->d.col, &l->st) < 0)
 		ftd_log(LOG_WARNING, "%s", l->ev.error);
-	if (ftd_drain_counters(&l->mod, &l->d.col, &l->st, why, sizeof(why)) <
-	    0)
-		ftd_log(LOG_WARNING, "%s", why);
-	now = ftd_clock_ns(CLOCK_MONOTONIC);
-	if (now - l->last_sample_ns >= SAMPLE_INTERVAL_NS) {
-		sample(l, now);
-		l->last_sample_ns = now;
+	if (!full && l->d.cfg.agent.flush_interval_ms &&
+	    l->tick_ms > base_tick_ms(l)) {
+		if (ftd_drain_idle_generation(&l->mod, &l->d.col, &l->st, why,
+					      sizeof(why)) < 0)
+			ftd_log(LOG_WARNING, "%s", why);
+		full = merged(&l->d.col) != before;
+	} else {
+		full = 1;
 	}
-	if (now - l->last_snapshot_ns >= SNAPSHOT_INTERVAL_NS ||
+	if (full) {
+		rc = ftd_drain_counters(&l->mod, &l->d.col, &l->st, why,
+					sizeof(why));
+		if (rc < 0)
+			ftd_log(LOG_WARNING, "%s", why);
+	}
+	now = ftd_clock_ns(CLOCK_MONOTONIC);
+	l->last_drain_ns = now;
+	if (merged(&l->d.col) != l->merged) {
+		l->merged = merged(&l->d.col);
+		l->dirty = 1;
+		l->tick_ms = base_tick_ms(l);
+	} else if (l->tick_ms < max_tick_ms(l)) {
+		l->tick_ms = 2 * l->tick_ms < max_tick_ms(l) ? 2 * l->tick_ms
+							     : max_tick_ms(l);
+		/* Quiet now: give back what the last burst left free. */
+		if (l->tick_ms == max_tick_ms(l)) {
+			ftd_events_trim(&l->ev);
+			malloc_trim(0);
+		}
+	}
+	/* Only a changed state is written again. */
+	if ((l->dirty && now - l->last_snapshot_ns >= SNAPSHOT_INTERVAL_NS) ||
 	    l->st.journal_bytes >= SNAPSHOT_JOURNAL_MAX) {
 		pthread_mutex_lock(&l->d.col.lock);
 		if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
 			ftd_log(LOG_WARNING, "%s", l->st.error);
 		pthread_mutex_unlock(&l->d.col.lock);
 		l->last_snapshot_ns = now;
+		l->dirty = 0;
 	}
+	set_timer(l->timer_fd, l->tick_ms);
+}
+
+/*
+ * Before an API answer or a scrape: drain if the loop has backed off and
+ * the last drain is older than flush_interval; sample the module's
+ * resources and our own usage if that is older than a second.
+ */
+static void refresh(void *arg)
+{
+	struct loop *l = arg;
+	uint64_t now = ftd_clock_ns(CLOCK_MONOTONIC);
+
+	if (l->tick_ms > base_tick_ms(l) &&
+	    now - l->last_drain_ns >= base_tick_ms(l) * 1000000ull)
+		tick(l, 1);
+	if (now - l->last_sample_ns >= SAMPLE_MAX_AGE_NS)
+		sample(l, now);
 }
 
 /* A file that can't be opened is logged; events still reach the log. */
@@ -225,17 +329,36 @@ static void open_output(struct loop *l)
 
 static void start_metrics(struct loop *l)
 {
+	struct epoll_event ev = {.events = EPOLLIN};
 	char why[256];
 
 	if (!l->d.cfg.metrics.listen[0])
 		return;
 	l->metrics = ftd_metrics_start(&l->d, l->d.cfg.metrics.listen, why,
 				       sizeof(why));
-	if (!l->metrics)
+	if (!l->metrics) {
 		ftd_log(LOG_ERR, "metrics page: %s", why);
-	else
-		ftd_log(LOG_INFO, "metrics page on http://%s/metrics",
-			l->d.cfg.metrics.listen);
+		return;
+	}
+	ev.data.u64 = TAG_METRICS;
+	if (epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, ftd_metrics_fd(l->metrics),
+		      &ev) < 0) {
+		ftd_log(LOG_ERR, "metrics page: epoll: %s", strerror(errno));
+		ftd_metrics_stop(l->metrics);
+		l->metrics = NULL;
+		return;
+	}
+	ftd_log(LOG_INFO, "metrics page on http://%s/metrics",
+		l->d.cfg.metrics.listen);
+}
+
+static void stop_metrics(struct loop *l)
+{
+	if (!l->metrics)
+		return;
+	epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, ftd_metrics_fd(l->metrics), NULL);
+	ftd_metrics_stop(l->metrics);
+	l->metrics = NULL;
 }
 
 /* SIGHUP: a bad file changes nothing and says why. */
@@ -279,14 +402,13 @@ static void reload(struct loop *l, const struct options *o)
 	ftd_eventlog_set_limit(&l->d.col.log, cfg.agent.event_log_size);
 	l->d.col.attribute_transfers = cfg.agent.mode == FTAGENT_MODE_STANDARD;
 	pthread_mutex_unlock(&l->d.col.lock);
-	set_timer(l->timer_fd, cfg.agent.flush_interval_ms);
+	l->tick_ms = base_tick_ms(l);
+	set_timer(l->timer_fd, l->tick_ms);
 	/* Reopened even when unchanged: logrotate moved the file away. */
 	ftd_event_output_close(&l->out);
 	open_output(l);
 	if (strcmp(old.metrics.listen, cfg.metrics.listen)) {
-		if (l->metrics)
-			ftd_metrics_stop(l->metrics);
-		l->metrics = NULL;
+		stop_metrics(l);
 		start_metrics(l);
 	}
 	ftagentd_config_free(&old);
@@ -368,7 +490,8 @@ static int setup(struct loop *l, const struct options *o)
 	epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->timer_fd, &ev);
 	ev.data.u64 = TAG_SIGNAL;
 	epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->signal_fd, &ev);
-	if (set_timer(l->timer_fd, l->d.cfg.agent.flush_interval_ms) < 0)
+	l->tick_ms = base_tick_ms(l);
+	if (set_timer(l->timer_fd, l->tick_ms) < 0)
 		return FTAGENTD_EXIT_FAILED;
 	open_output(l);
 	if (open_events(l) < 0)
@@ -380,8 +503,11 @@ static int setup(struct loop *l, const struct options *o)
 	}
 	start_metrics(l);
 	/* Take what is waiting before saying we are ready. */
-	tick(l);
+	l->merged = merged(&l->d.col);
+	tick(l, 1);
 	l->last_snapshot_ns = ftd_clock_ns(CLOCK_MONOTONIC);
+	l->d.refresh = refresh;
+	l->d.refresh_arg = l;
 	return FTAGENTD_EXIT_OK;
 }
 
@@ -403,13 +529,18 @@ static void run(struct loop *l, const struct options *o)
 	int n, i;
 
 	while (!l->stop) {
-		n = epoll_wait(l->epoll_fd, evs, 32, -1);
+		/* Only a metrics connection in progress has a deadline. */
+		n = epoll_wait(l->epoll_fd, evs, 32,
+			       l->metrics ? ftd_metrics_timeout_ms(l->metrics)
+					  : -1);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			ftd_log(LOG_ERR, "epoll: %s", strerror(errno));
 			return;
 		}
+		if (n == 0 && l->metrics)
+			ftd_metrics_run(l->metrics);
 		for (i = 0; i < n; i++) {
 			uint64_t tag = evs[i].data.u64, expirations;
 
@@ -419,7 +550,7 @@ static void run(struct loop *l, const struct options *o)
 			} else if (tag == TAG_TIMER) {
 				if (read(l->timer_fd, &expirations,
 					 sizeof(expirations)) > 0)
-					tick(l);
+					tick(l, 0);
 			} else if (tag == TAG_SIGNAL) {
 				on_signal(l, o);
 			} else if ((tag & 0xff) == TAG_EVENTS) {
@@ -427,6 +558,9 @@ static void run(struct loop *l, const struct options *o)
 				if (ftd_drain_events(&l->ev, &l->d.col,
 						     &l->st) < 0)
 					ftd_log(LOG_WARNING, "%s", l->ev.error);
+				note_merged(l);
+			} else if (tag == TAG_METRICS && l->metrics) {
+				ftd_metrics_run(l->metrics);
 			}
 		}
 	}
@@ -436,11 +570,10 @@ static void shutdown_loop(struct loop *l)
 {
 	sd_notify(0, "STOPPING=1");
 	/* Everything counted so far goes to the snapshot. */
-	tick(l);
+	tick(l, 1);
 	if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
 		ftd_log(LOG_WARNING, "%s", l->st.error);
-	if (l->metrics)
-		ftd_metrics_stop(l->metrics);
+	stop_metrics(l);
 	ftd_api_close(&l->api);
 	ftd_events_close(&l->ev);
 	ftd_event_output_close(&l->out);
@@ -471,6 +604,11 @@ int main(int argc, char **argv)
 		return FTAGENTD_EXIT_OK;
 	}
 	l.d.config_path = o.config;
+	/*
+	 * No transparent huge pages: the tables grow a chunk at a time, and
+	 * a 2 MiB page behind a few rows would make them resident whole.
+	 */
+	prctl(PR_SET_THP_DISABLE, 1, 0, 0, 0);
 	l.d.self.start_realtime_ns =
 		ftd_record_realtime_ns(ftd_clock_ns(CLOCK_MONOTONIC));
 	rc = setup(&l, &o);

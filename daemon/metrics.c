@@ -8,6 +8,7 @@
  * values are valid UTF-8 with backslash, double quote and newline
  * escaped (a command name can hold any byte).
  */
+#include <limits.h>
 #include <arpa/inet.h>
 #include <inttypes.h>
 #include <netinet/in.h>
@@ -787,6 +788,8 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *conn,
 		status = MHD_HTTP_NOT_FOUND;
 		r = text("not found: the page is /metrics\n");
 	} else {
+		if (s->d->refresh)
+			s->d->refresh(s->d->refresh_arg);
 		pthread_mutex_lock(&s->d->col.lock);
 		page = ftd_metrics_render(s->d, &len);
 		pthread_mutex_unlock(&s->d->col.lock);
@@ -816,8 +819,8 @@ struct ftd_metrics_server *ftd_metrics_start(struct ftagentd *d,
 					     const char *listen, char *err,
 					     size_t err_size)
 {
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO |
-			     MHD_USE_ERROR_LOG;
+	/* No thread: the caller's loop polls ftd_metrics_fd(). */
+	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 	struct ftd_metrics_server *s;
 	struct sockaddr_storage ss;
 	socklen_t sl;
@@ -854,6 +857,28 @@ struct ftd_metrics_server *ftd_metrics_start(struct ftagentd *d,
 	}
 	__atomic_store_n(&s->started, 1, __ATOMIC_RELEASE);
 	return s;
+}
+
+int ftd_metrics_fd(const struct ftd_metrics_server *s)
+{
+	const union MHD_DaemonInfo *info =
+		MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+
+	return info ? info->epoll_fd : -1;
+}
+
+void ftd_metrics_run(struct ftd_metrics_server *s)
+{
+	MHD_run(s->mhd);
+}
+
+int ftd_metrics_timeout_ms(const struct ftd_metrics_server *s)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+
+	if (MHD_get_timeout(s->mhd, &ms) != MHD_YES)
+		return -1;
+	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
 
 void ftd_metrics_stop(struct ftd_metrics_server *s)

@@ -69,14 +69,20 @@ int ftd_metrics_parse_listen(const char *listen, struct sockaddr_storage *ss,
 			     socklen_t *len, char *err, size_t err_size);
 
 /*
- * Serve the page on @listen from a thread of libmicrohttpd's, which
- * takes d->col.lock while it renders. NULL with @err when the address is
+ * Serve the page on @listen. No thread of its own: the caller polls
+ * ftd_metrics_fd() (readable: call ftd_metrics_run()) and calls
+ * ftd_metrics_run() again after ftd_metrics_timeout_ms() (-1: none), so
+ * an idle page costs no wakeup. The page is rendered in ftd_metrics_run(),
+ * after d->refresh, under d->col.lock. NULL with @err when the address is
  * bad or can't be bound.
  */
 struct ftd_metrics_server;
 struct ftd_metrics_server *ftd_metrics_start(struct ftagentd *d,
 					     const char *listen, char *err,
 					     size_t err_size);
+int ftd_metrics_fd(const struct ftd_metrics_server *s);
+void ftd_metrics_run(struct ftd_metrics_server *s);
+int ftd_metrics_timeout_ms(const struct ftd_metrics_server *s);
 /* Stop serving (waits for a scrape in progress) and free @s. NULL: no-op. */
 void ftd_metrics_stop(struct ftd_metrics_server *s);
 

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -689,8 +691,33 @@ static char *http(uint16_t port, const char *request)
 	return buf;
 }
 
+/*
+ * The server has no thread of its own: the daemon's loop polls it. Here a
+ * thread stands in for that loop while the test is the client.
+ */
+struct pump {
+	struct ftd_metrics_server *s;
+	pthread_t thread;
+	int stop;
+};
+
+static void *pump_run(void *arg)
+{
+	struct pump *p = arg;
+	struct pollfd pfd = {.fd = ftd_metrics_fd(p->s), .events = POLLIN};
+
+	while (!__atomic_load_n(&p->stop, __ATOMIC_ACQUIRE)) {
+		int ms = ftd_metrics_timeout_ms(p->s);
+
+		poll(&pfd, 1, ms < 0 || ms > 50 ? 50 : ms);
+		ftd_metrics_run(p->s);
+	}
+	return NULL;
+}
+
 static void server_serves_the_page(void **state)
 {
+	struct pump pump = {0};
 	struct ftagentd *d = new_daemon(64, 64);
 	struct ftagent_counter k =
 		sock(10, AF_INET, IPPROTO_TCP, 1, 0, 12345, 1);
@@ -708,6 +735,10 @@ static void server_serves_the_page(void **state)
 	}
 	if (!s)
 		fail_msg("could not start: %s", err);
+	assert_true(ftd_metrics_fd(s) >= 0);
+	pump.s = s;
+	assert_int_equal(0,
+			 pthread_create(&pump.thread, NULL, pump_run, &pump));
 
 	answer = http(port, "GET /metrics HTTP/1.0\r\n\r\n");
 	assert_true(!strncmp(answer, "HTTP/1.1 200 ", 13) ||
@@ -745,6 +776,8 @@ static void server_serves_the_page(void **state)
 	assert_non_null(strstr(err, listen));
 	assert_non_null(strstr(err, "in use"));
 
+	__atomic_store_n(&pump.stop, 1, __ATOMIC_RELEASE);
+	pthread_join(pump.thread, NULL);
 	ftd_metrics_stop(s);
 	ftd_metrics_stop(NULL);
 	free_daemon(d);

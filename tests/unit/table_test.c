@@ -151,6 +151,40 @@ static void refuses_bad_sizes(void **state)
 	assert_int_equal(-1, ftd_table_init(&t, "t", 8, 16, 8));
 }
 
+/*
+ * Memory comes a chunk at a time as rows are used, never past the
+ * capacity, and a row does not move while the table grows.
+ */
+static void grows_with_use_up_to_capacity(void **state)
+{
+	struct ftd_table t;
+	struct row *first;
+	uint32_t k;
+
+	(void)state;
+	assert_int_equal(0, ftd_table_init(&t, "t", 200, 4, sizeof(*first)));
+	assert_true(t.allocated < 200);
+	first = get(&t, 1, NULL);
+	first->value = 7;
+	for (k = 2; k <= 200; k++)
+		get(&t, k, NULL);
+	assert_int_equal(200, t.allocated);
+	assert_int_equal(0, t.evicted);
+	k = 1;
+	assert_ptr_equal(first, ftd_table_find(&t, &k));
+	assert_int_equal(7, first->value);
+	for (k = 201; k <= 300; k++)
+		get(&t, k, NULL);
+	assert_int_equal(200, t.allocated);
+	assert_int_equal(200, t.used);
+	assert_int_equal(100, t.evicted);
+	k = 100;
+	assert_null(ftd_table_find(&t, &k));
+	k = 101;
+	assert_non_null(ftd_table_find(&t, &k));
+	ftd_table_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -159,6 +193,7 @@ int main(void)
 		cmocka_unit_test(walks_oldest_first_and_removes),
 		cmocka_unit_test(many_collisions_stay_exact),
 		cmocka_unit_test(refuses_bad_sizes),
+		cmocka_unit_test(grows_with_use_up_to_capacity),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
