@@ -58,7 +58,7 @@ KSELFTEST_DIR := $(BUILD)/kselftest
 KSELFTEST_HDRS := $(KSELFTEST_DIR)/kselftest_harness.h $(KSELFTEST_DIR)/kselftest.h
 MODULE := kmod/ftagent.ko
 
-.PHONY: all module userspace tests deps check check-run check-long demo demo-run lint bench \
+.PHONY: all module userspace tests deps check check-run check-long demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove install uninstall guest-shell
 
@@ -143,9 +143,17 @@ demo-run: all
 		tools/demo/guest-demo $(CURDIR)/$(MODULE) $(CURDIR)/$(FTCTL) \
 		$(CURDIR)/$(FTAGENTD)
 
-# Per-call overhead in an instruction-count guest (see docs/overhead.md).
-bench: all
-	tools/bench/run-icount 25 4
+# The overhead benchmark with the peers side by side (docs/overhead.md):
+# `make bench`, or `make bench ARGS=--quick` for a short run; ARGS takes
+# any option of tools/bench/bench (--no-peers skips installing them).
+bench:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory bench-run
+
+bench-run: all
+	@case " $(ARGS) " in *" --no-peers "*) ;; \
+	*) tools/bench/peers/install $(KVER) ;; esac
+	tools/bench/bench $(ARGS)
 
 guest-shell: all
 	tools/guest/run-guest --kver $(KVER) --shell
@@ -183,10 +191,10 @@ lint-format:
 lint-shell:
 	shellcheck -x tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
 		tools/guest/init tools/demo/guest-demo tests/run-check \
-		tests/selftests/guest-run tools/bench/run-icount \
-		tools/bench/guest-icount tools/check-abi tools/check-versions \
-		tests/host/ftagentd_cli.sh tools/bench/run-policy-icount \
-		tools/bench/guest-policy-icount
+		tests/selftests/guest-run tools/check-abi tools/check-versions \
+		tests/host/ftagentd_cli.sh tools/bench/peers/install \
+		tools/bench/peers/audit tools/bench/peers/bpftrace \
+		tools/bench/peers/sysdig
 
 # A real server: build and install through DKMS so kernel updates rebuild it.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)

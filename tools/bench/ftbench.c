@@ -1,33 +1,54 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * ftbench: per-call cost of a few system calls, for comparing the same
- * guest boot with and without ftagent. Run inside a guest started with
- * `run-guest --icount`, where guest time follows executed instructions,
- * so nanoseconds here read as instructions.
+ * ftbench: the per-call cost of the system calls ftagent traces, and an
+ * event storm. Run inside the benchmark guest (tools/bench/bench), where
+ * guest time follows executed instructions, so nanoseconds here read as
+ * instructions; the figures only mean something as a ratio to a baseline
+ * measured in the same guest boot.
  *
- * Each workload runs ROUNDS rounds of BATCH calls; a round's per-call
- * figure is its time divided by BATCH; the median round is printed.
- * Setup (buffers, sockets, draining the receiver) stays outside the timed
- * regions. Output: one line per workload, "NAME median_ns min_ns max_ns".
+ * Every sample is one operation timed on its own, so the percentiles are
+ * those of single calls: a slow call (a counter table swap, a relay
+ * sub-buffer switch) shows in p99 instead of vanishing into an average.
+ * The timer read itself is in every sample, in every condition alike, so
+ * it cancels out of the added cost. Setup (buffers, sockets, draining
+ * the receiver, accepting) stays outside the timed regions.
  *
- * usage: ftbench [ROUNDS]
+ * It is linked statically so that a fork+exec of it from tmpfs costs no
+ * file system round trips (the guest's root is 9p).
+ *
+ * usage: ftbench [-n SCALE%] [-w WORKLOAD,...]   per-call samples
+ *        ftbench storm SECONDS                   exec/connect/open storm
+ *        ftbench --exit                          (the exec'd child)
+ *
+ * Output, one line per workload:
+ *   WORKLOAD samples=N p50=X p95=X p99=X mean=X calls=SYSCALL:N[,...]
+ * where calls are the traced system calls the timed regions made, for the
+ * caller's check that the agent saw at least that many.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#define BATCH	   2000
-#define MAX_ROUNDS 101
+#define MAX_SAMPLES 40000
 
-static double now_ns(void)
+static double samples[MAX_SAMPLES];
+static char self_path[4096];
+static char data_path[] = "/tmp/ftbench-data.XXXXXX";
+
+static inline double now_ns(void)
 {
 	struct timespec ts;
 
@@ -42,86 +63,84 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void report(const char *name, double *v, int n)
+static double percentile(const double *v, int n, double p)
 {
-	qsort(v, n, sizeof(*v), cmp_double);
-	printf("%s %.1f %.1f %.1f\n", name, v[n / 2], v[0], v[n - 1]);
+	int i = (int)(p / 100.0 * (n - 1) + 0.5);
+
+	return v[i < n ? i : n - 1];
 }
 
-/* Untraced calls: these must cost the same with the module loaded. */
-static int bench_untraced(long nr, double *out, int rounds)
+static void report(const char *name, int n, const char *calls)
 {
-	int r, i;
+	double sum = 0;
+	int i;
 
-	for (r = 0; r < rounds; r++) {
-		double t0 = now_ns();
-
-		for (i = 0; i < BATCH; i++)
-			syscall(nr);
-		out[r] = (now_ns() - t0) / BATCH;
-	}
-	return 0;
+	qsort(samples, n, sizeof(*samples), cmp_double);
+	for (i = 0; i < n; i++)
+		sum += samples[i];
+	printf("%s samples=%d p50=%.1f p95=%.1f p99=%.1f mean=%.1f calls=%s\n",
+	       name, n, percentile(samples, n, 50), percentile(samples, n, 95),
+	       percentile(samples, n, 99), sum / n, calls);
+	fflush(stdout);
 }
 
-static int bench_getpid(double *out, int rounds)
+static void die(const char *what)
 {
-	return bench_untraced(SYS_getpid, out, rounds);
+	fprintf(stderr, "ftbench: %s: %s\n", what, strerror(errno));
+	exit(1);
 }
 
-static int bench_getppid(double *out, int rounds)
+/* A 1 MiB file in tmpfs: reads and sendfile come from memory. */
+static int data_file(void)
 {
-	return bench_untraced(SYS_getppid, out, rounds);
-}
+	static char buf[65536];
+	int fd = open(data_path, O_RDONLY), i;
 
-static int bench_pread(double *out, int rounds)
-{
-	char path[] = "/tmp/ftbench.XXXXXX", buf[4096];
-	int fd = mkstemp(path), r, i;
-
+	if (fd >= 0)
+		return fd;
+	fd = mkstemp(data_path);
 	if (fd < 0)
-		return -1;
-	unlink(path);
+		die("mkstemp");
 	memset(buf, 'b', sizeof(buf));
 	for (i = 0; i < 16; i++)
 		if (write(fd, buf, sizeof(buf)) != sizeof(buf))
-			return -1;
-	for (r = 0; r < rounds; r++) {
-		double t0 = now_ns();
-
-		for (i = 0; i < BATCH; i++)
-			if (pread(fd, buf, sizeof(buf), (i & 15) * 4096) !=
-			    4096)
-				return -1;
-		out[r] = (now_ns() - t0) / BATCH;
-	}
-	close(fd);
-	return 0;
+			die("write data file");
+	return fd;
 }
 
-/* A loopback TCP pair with buffers big enough for a batch of sends. */
-static int tcp_pair(int *tx, int *rx)
+static int listener(struct sockaddr_in *sa)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sa);
-	int lfd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
-	int big = 4 << 20;
+	socklen_t len = sizeof(*sa);
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
 
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(lfd, 1) || getsockname(lfd, (struct sockaddr *)&sa, &len))
-		return -1;
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)sa, sizeof(*sa)) ||
+	    listen(lfd, 128) || getsockname(lfd, (struct sockaddr *)sa, &len))
+		die("listen");
+	return lfd;
+}
+
+/* A loopback TCP pair with buffers big enough for a burst of sends. */
+static void tcp_pair(int *tx, int *rx)
+{
+	struct sockaddr_in sa;
+	int lfd = listener(&sa), one = 1, big = 4 << 20;
+
 	*tx = socket(AF_INET, SOCK_STREAM, 0);
 	setsockopt(*tx, SOL_SOCKET, SO_SNDBUF, &big, sizeof(big));
 	setsockopt(*tx, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (connect(*tx, (struct sockaddr *)&sa, sizeof(sa)))
-		return -1;
+		die("connect");
 	*rx = accept(lfd, NULL, NULL);
+	if (*rx < 0)
+		die("accept");
 	setsockopt(*rx, SOL_SOCKET, SO_RCVBUF, &big, sizeof(big));
 	close(lfd);
-	return *rx < 0 ? -1 : 0;
 }
 
-static int drain(int fd, long want)
+static void drain(int fd, long want)
 {
 	static char buf[65536];
 
@@ -129,67 +148,346 @@ static int drain(int fd, long want)
 		ssize_t n = recv(fd, buf, sizeof(buf), 0);
 
 		if (n <= 0)
-			return -1;
+			die("drain");
 		want -= n;
 	}
+}
+
+static int bench_getppid(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		double t0 = now_ns();
+
+		syscall(SYS_getppid);
+		samples[i] = now_ns() - t0;
+	}
+	report("getppid", n, "-");
 	return 0;
 }
 
-static int bench_send(double *out, int rounds)
+static int bench_pread(int n)
 {
-	char buf[1024];
-	int tx, rx, r, i, chunk = 200;
+	char buf[4096], calls[64];
+	int fd = data_file(), i;
 
-	if (tcp_pair(&tx, &rx))
-		return -1;
+	for (i = 0; i < n; i++) {
+		double t0 = now_ns();
+
+		if (pread(fd, buf, sizeof(buf), (i & 255) * 4096L) != 4096)
+			die("pread");
+		samples[i] = now_ns() - t0;
+	}
+	close(fd);
+	snprintf(calls, sizeof(calls), "pread64:%d", n);
+	report("pread_4k", n, calls);
+	return 0;
+}
+
+/*
+ * Sends of @size bytes, optionally each after a pread of the same size
+ * (a file served to a socket by hand); the receiver is drained every
+ * 64 KiB, outside the timed regions, so a send never waits for it.
+ */
+static void bench_send_size(const char *name, int n, size_t size, bool read)
+{
+	static char buf[16384];
+	char calls[64];
+	int tx, rx, fd = read ? data_file() : -1, i;
+	long pending = 0;
+
+	tcp_pair(&tx, &rx);
 	memset(buf, 's', sizeof(buf));
-	for (r = 0; r < rounds; r++) {
-		double t = 0;
+	for (i = 0; i < n; i++) {
+		double t0 = now_ns();
 
-		for (i = 0; i < BATCH; i += chunk) {
-			double t0 = now_ns();
-			int k;
-
-			for (k = 0; k < chunk; k++)
-				if (send(tx, buf, sizeof(buf), 0) !=
-				    sizeof(buf))
-					return -1;
-			t += now_ns() - t0;
-			if (drain(rx, (long)chunk * sizeof(buf)))
-				return -1;
+		if (read && pread(fd, buf, size, (i & 63) * 16384L) !=
+				    (ssize_t)size)
+			die("pread");
+		if (send(tx, buf, size, 0) != (ssize_t)size)
+			die("send");
+		samples[i] = now_ns() - t0;
+		pending += size;
+		if (pending >= 65536) {
+			drain(rx, pending);
+			pending = 0;
 		}
-		out[r] = t / BATCH;
+	}
+	drain(rx, pending);
+	close(tx);
+	close(rx);
+	if (fd >= 0)
+		close(fd);
+	if (read)
+		snprintf(calls, sizeof(calls), "pread64:%d,sendto:%d", n, n);
+	else
+		snprintf(calls, sizeof(calls), "sendto:%d", n);
+	report(name, n, calls);
+}
+
+static int bench_send(int n)
+{
+	bench_send_size("send_1k", n, 1024, false);
+	return 0;
+}
+
+static int bench_pread_send(int n)
+{
+	bench_send_size("pread_send_16k", n, 16384, true);
+	return 0;
+}
+
+static int bench_sendfile(int n)
+{
+	int tx, rx, fd = data_file(), i;
+	char calls[64];
+
+	tcp_pair(&tx, &rx);
+	for (i = 0; i < n; i++) {
+		off_t off = (i & 15) * 65536L;
+		double t0 = now_ns();
+
+		if (sendfile(tx, fd, &off, 65536) != 65536)
+			die("sendfile");
+		samples[i] = now_ns() - t0;
+		drain(rx, 65536);
 	}
 	close(tx);
 	close(rx);
+	close(fd);
+	snprintf(calls, sizeof(calls), "sendfile64:%d", n);
+	report("sendfile_64k", n, calls);
+	return 0;
+}
+
+static int bench_open(int n)
+{
+	char calls[64];
+	int i, fd;
+
+	close(data_file());
+	for (i = 0; i < n; i++) {
+		double t0 = now_ns();
+
+		fd = openat(AT_FDCWD, data_path, O_RDONLY);
+		if (fd < 0)
+			die("openat");
+		close(fd);
+		samples[i] = now_ns() - t0;
+	}
+	snprintf(calls, sizeof(calls), "openat:%d", n);
+	report("openat_close", n, calls);
+	return 0;
+}
+
+/*
+ * connect+close on loopback TCP; socket() and the server's accept and
+ * close stay untimed. The client closes with a reset (linger 0) so no
+ * TIME_WAIT piles up over thousands of connections.
+ */
+static int bench_connect(int n)
+{
+	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+	struct sockaddr_in sa;
+	int lfd = listener(&sa), i, fd, c;
+	char calls[64];
+
+	for (i = 0; i < n; i++) {
+		double t0;
+
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			die("socket");
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		t0 = now_ns();
+		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+			die("connect");
+		close(fd);
+		samples[i] = now_ns() - t0;
+		c = accept(lfd, NULL, NULL);
+		if (c < 0)
+			die("accept");
+		close(c);
+	}
+	close(lfd);
+	snprintf(calls, sizeof(calls), "connect:%d", n);
+	report("connect_close", n, calls);
+	return 0;
+}
+
+/* fork, exec this (static) binary with --exit, and reap it. */
+static void spawn_exit(void)
+{
+	char *argv[] = {self_path, "--exit", NULL};
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		execv(self_path, argv);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		die("exec child");
+}
+
+static int bench_exec(int n)
+{
+	char calls[64];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		double t0 = now_ns();
+
+		spawn_exit();
+		samples[i] = now_ns() - t0;
+	}
+	snprintf(calls, sizeof(calls), "execve:%d", n);
+	report("fork_exec_exit", n, calls);
+	return 0;
+}
+
+static const struct workload {
+	const char *name;
+	int (*run)(int n);
+	int samples;		/* at 100% */
+} workloads[] = {
+	{"getppid", bench_getppid, 20000},
+	{"send_1k", bench_send, 5000},
+	{"pread_4k", bench_pread, 5000},
+	{"pread_send_16k", bench_pread_send, 3000},
+	{"sendfile_64k", bench_sendfile, 2000},
+	{"openat_close", bench_open, 5000},
+	{"connect_close", bench_connect, 1000},
+	{"fork_exec_exit", bench_exec, 100},
+};
+
+#define N_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
+
+static bool selected(const char *list, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = list;
+
+	if (!list)
+		return true;
+	while ((p = strstr(p, name))) {
+		if ((p == list || p[-1] == ',') &&
+		    (p[len] == ',' || p[len] == '\0'))
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+/*
+ * The storm: three processes for @seconds each, one exec'ing, one
+ * connecting, one opening, as fast as the guest runs them. Prints the
+ * operations each completed.
+ */
+static int storm(double seconds)
+{
+	const char *kinds[] = {"exec", "connect", "open"};
+	int pipes[3][2], k;
+	long done[3] = {0};
+
+	close(data_file());
+	for (k = 0; k < 3; k++) {
+		if (pipe(pipes[k]))
+			die("pipe");
+		if (fork() == 0) {
+			struct linger lg = {.l_onoff = 1, .l_linger = 0};
+			struct sockaddr_in sa;
+			double end = now_ns() + seconds * 1e9;
+			int lfd = k == 1 ? listener(&sa) : -1, fd;
+			long ops = 0;
+
+			while (now_ns() < end) {
+				if (k == 0) {
+					spawn_exit();
+				} else if (k == 1) {
+					fd = socket(AF_INET, SOCK_STREAM, 0);
+					setsockopt(fd, SOL_SOCKET, SO_LINGER,
+						   &lg, sizeof(lg));
+					if (connect(fd, (struct sockaddr *)&sa,
+						    sizeof(sa)))
+						die("connect");
+					close(fd);
+					close(accept(lfd, NULL, NULL));
+				} else {
+					fd = open(data_path, O_RDONLY);
+					if (fd < 0)
+						die("open");
+					close(fd);
+				}
+				ops++;
+			}
+			if (write(pipes[k][1], &ops, sizeof(ops)) !=
+			    sizeof(ops))
+				die("storm result");
+			_exit(0);
+		}
+		close(pipes[k][1]);
+	}
+	for (k = 0; k < 3; k++) {
+		if (read(pipes[k][0], &done[k], sizeof(done[k])) !=
+		    sizeof(done[k]))
+			done[k] = -1;
+		wait(NULL);
+	}
+	for (k = 0; k < 3; k++)
+		printf("storm %s=%ld\n", kinds[k], done[k]);
+	unlink(data_path);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct {
-		const char *name;
-		int (*run)(double *out, int rounds);
-	} work[] = {
-		{"getpid", bench_getpid},
-		{"getppid", bench_getppid},
-		{"pread_4k", bench_pread},
-		{"send_1k_tcp", bench_send},
-	};
-	double v[MAX_ROUNDS];
-	int rounds = argc > 1 ? atoi(argv[1]) : 15;
+	const char *only = NULL;
+	int scale = 100, opt;
 	size_t w;
+	ssize_t len;
 
-	if (rounds < 1 || rounds > MAX_ROUNDS) {
-		fprintf(stderr, "ftbench: rounds must be 1..%d\n", MAX_ROUNDS);
+	if (argc > 1 && !strcmp(argv[1], "--exit"))
+		return 0;
+	len = readlink("/proc/self/exe", self_path, sizeof(self_path) - 1);
+	if (len <= 0)
+		die("readlink /proc/self/exe");
+	self_path[len] = '\0';
+	signal(SIGPIPE, SIG_IGN);
+	if (argc > 2 && !strcmp(argv[1], "storm"))
+		return storm(atof(argv[2]));
+
+	while ((opt = getopt(argc, argv, "n:w:")) != -1) {
+		switch (opt) {
+		case 'n':
+			scale = atoi(optarg);
+			break;
+		case 'w':
+			only = optarg;
+			break;
+		default:
+			fprintf(stderr,
+				"usage: ftbench [-n SCALE%%] [-w WORKLOAD,...] | storm SECONDS\n");
+			return 2;
+		}
+	}
+	if (scale < 1 || scale > 200) {
+		fprintf(stderr, "ftbench: -n takes 1..200 (percent)\n");
 		return 2;
 	}
-	for (w = 0; w < sizeof(work) / sizeof(work[0]); w++) {
-		if (work[w].run(v, rounds)) {
-			perror(work[w].name);
-			return 1;
-		}
-		report(work[w].name, v, rounds);
+	for (w = 0; w < N_WORKLOADS; w++) {
+		int n = workloads[w].samples * scale / 100;
+
+		if (!selected(only, workloads[w].name))
+			continue;
+		if (n < 10)
+			n = 10;
+		workloads[w].run(n);
 	}
+	unlink(data_path);
 	return 0;
 }
