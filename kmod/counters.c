@@ -317,6 +317,9 @@ bool ftagent_counters_idle_next(int cpu, u32 *slot,
 	struct ftagent_table *t = &ct->gen[!ftagent_active];
 	const struct ftagent_slot *s;
 
+	/* An idle daemon dumps empty tables: don't walk their slots. */
+	if (!t->fill)
+		return false;
 	for (; *slot <= ftagent_slot_mask; (*slot)++) {
 		s = &t->slots[*slot];
 		if (!s->key.kind)
