@@ -71,6 +71,9 @@ def aggregate(records):
         floor = max([abs(aa[k]["p50"] - base[k]["p50"])
                      for k in aa if k in base] or [0])
         res["noise_floor"][w] = floor
+        floor99 = max([abs(aa[k]["p99"] - base[k]["p99"])
+                       for k in aa if k in base] or [0])
+        res.setdefault("noise_floor_p99", {})[w] = floor99
         res["percall"][w] = {}
         for (w2, cond), byround in rows.items():
             if w2 != w:
@@ -87,6 +90,7 @@ def aggregate(records):
                 cell["added_rounds"] = added
                 cell["added"] = median(added)
                 cell["added_p99"] = cell["p99"] - res_p(base, "p99")
+                cell["p99_below_noise"] = abs(cell["added_p99"]) <= floor99
                 cell["ratio"] = cell["p50"] / res_p(base, "p50")
                 signs = {a > 0 for a in added if a != 0}
                 cell["below_noise"] = (len(signs) > 1 or
@@ -220,14 +224,21 @@ def markdown(res):
         for c in ["none"] + conds:
             x = cs.get(c)
             if x:
+                if "added_p99" not in x:
+                    added = ""
+                elif x["p99_below_noise"]:
+                    added = "≈0 (A/A floor ±%.0f)" % \
+                        res["noise_floor_p99"][w]
+                else:
+                    added = "%+.0f" % x["added_p99"]
                 o.append("| %s | %s | %.0f | %.0f | %.0f | %s |" % (
-                    w, LABELS[c], x["p50"], x["p95"], x["p99"],
-                    "%+.0f" % x["added_p99"] if "added_p99" in x else ""))
-    o.append("\n## Noise floor (A/A, largest per-round difference of the "
-             "p50)\n")
-    o.append("| workload | floor |\n|---|---|")
+                    w, LABELS[c], x["p50"], x["p95"], x["p99"], added))
+    o.append("\n## Noise floor (A/A: the largest per-round difference "
+             "between two bare-kernel runs)\n")
+    o.append("| workload | p50 floor | p99 floor |\n|---|---|---|")
     for w, f in res["noise_floor"].items():
-        o.append("| %s | %.1f |" % (w, f))
+        o.append("| %s | %.1f | %.1f |" % (
+            w, f, res.get("noise_floor_p99", {}).get(w, 0)))
     o.append("\n## Did every hook fire?\n")
     bad = [c for c in res["checks"] if not c["ok"]]
     o.append("%d checks of calls made against calls the agent counted; "
@@ -298,13 +309,16 @@ def markdown(res):
     m = res["memory"]
     if m:
         o.append("## Kernel memory at default sizes\n")
-        o.append("Measured on this %d-CPU guest: the module reports %d "
-                 "bytes; /proc/meminfo moved by %s; module text and data "
-                 "%d bytes.\n" % (
-                     m["cpus"], m["module_reports"],
-                     ", ".join("%s %+d kB" % (k, v // 1024)
-                               for k, v in m["meminfo_delta"].items()),
-                     m["module_text"]))
+        o.append("Measured on this %d-CPU guest, loaded with defaults: "
+                 "free memory fell by %.1f MiB (/proc/meminfo, page cache "
+                 "dropped first; %s); the module's own figure is %.1f "
+                 "MiB; its text and data %d KiB. Computed from the "
+                 "documented sizes (docs/memory.md) for larger machines:\n"
+                 % (m["cpus"], -m["meminfo_delta"]["MemFree"] / 1048576,
+                    ", ".join("%s %+d kB" % (k, v // 1024)
+                              for k, v in m["meminfo_delta"].items()
+                              if k != "MemFree"),
+                    m["module_reports"] / 1048576, m["module_text"] // 1024))
         o.append("| CPUs | keys per CPU table | counter tables | event "
                  "channel | total |\n|---|---|---|---|---|")
         for c in m["computed"]:
