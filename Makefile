@@ -45,8 +45,12 @@ LIB := $(BUILD)/libftagent.a
 DAEMON_LIB_SRCS := $(filter-out daemon/main.c,$(wildcard daemon/*.c))
 DAEMON_LIB := $(BUILD)/libftagentd.a
 LDLIBS_INI := -linih
-# What ftagentd links beyond libmnl and json-c.
-LDLIBS_DAEMON := -linih -lxxhash -lmicrohttpd -lsystemd -lpthread
+# What ftagentd links beyond libmnl and json-c. Not libmicrohttpd nor
+# libsystemd: the metrics page and the journal output dlopen() them when
+# configured (their -dev packages stay for the headers). --as-needed drops
+# a library nothing calls, so none is mapped for nothing.
+LDFLAGS_DAEMON := -Wl,--as-needed
+LDLIBS_DAEMON := -linih -lxxhash -lpthread
 FTAGENTD := $(BUILD)/ftagentd
 FTCTL_SRCS := $(wildcard tools/ftctl/*.c)
 FTCTL := $(BUILD)/ftctl
@@ -99,7 +103,8 @@ $(FTCTL): $(FTCTL_SRCS:%.c=$(BUILD)/%.o) $(DAEMON_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_INI)
 
 $(FTAGENTD): $(BUILD)/daemon/main.o $(DAEMON_LIB) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON)
+	$(CC) $(CFLAGS) $(LDFLAGS_DAEMON) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) \
+		$(LDLIBS_DAEMON)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(DAEMON_LIB) $(LIB) kmod/ftagent.h
 	@mkdir -p $(dir $@)

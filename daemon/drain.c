@@ -139,6 +139,7 @@ void ftd_events_close(struct ftd_event_drain *d)
 
 void ftd_events_trim(struct ftd_event_drain *d)
 {
+	ftagent_events_trim(&d->reader);
 	free(d->batch);
 	d->batch = NULL;
 	d->batch_len = d->batch_cap = 0;

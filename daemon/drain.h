@@ -39,7 +39,10 @@ struct ftd_event_drain {
 /* Mount the module's filesystem if needed and open every CPU's file. */
 int ftd_events_open(struct ftd_event_drain *d);
 void ftd_events_close(struct ftd_event_drain *d);
-/* Free the read batch, grown by a burst; the next drain starts small. */
+/*
+ * Free the read batch, grown by a burst, and the reader's read buffer;
+ * the next drain allocates them again.
+ */
 void ftd_events_trim(struct ftd_event_drain *d);
 /* Read and merge everything waiting. Records merged, or -1 with d->error. */
 long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,

@@ -21,7 +21,6 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
-#include <systemd/sd-daemon.h>
 
 #include "api.h"
 #include "api_reply.h"
@@ -30,6 +29,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "module.h"
+#include "notify.h"
 #include "self_usage.h"
 #include "state.h"
 
@@ -368,14 +368,14 @@ static void reload(struct loop *l, const struct options *o)
 	char why[640];
 	int replaced, limits_changed;
 
-	sd_notify(0, "RELOADING=1");
+	ftd_notify("RELOADING=1");
 	if (load_config(o, &cfg, why, sizeof(why)) < 0) {
 		l->d.reload_errors++;
 		snprintf(l->d.last_reload_error, sizeof(l->d.last_reload_error),
 			 "%s", why);
 		ftd_log(LOG_ERR, "reload refused, running config kept: %s",
 			why);
-		sd_notify(0, "READY=1\nSTATUS=reload refused; old config kept");
+		ftd_notify("READY=1\nSTATUS=reload refused; old config kept");
 		return;
 	}
 	if (ftd_module_apply(&l->mod, &cfg, &replaced, why, sizeof(why)) < 0) {
@@ -387,7 +387,7 @@ static void reload(struct loop *l, const struct options *o)
 		ftd_module_apply(&l->mod, &l->d.cfg, &replaced, why,
 				 sizeof(why));
 		ftagentd_config_free(&cfg);
-		sd_notify(0, "READY=1\nSTATUS=reload refused; old config kept");
+		ftd_notify("READY=1\nSTATUS=reload refused; old config kept");
 		return;
 	}
 	if (replaced) {
@@ -416,7 +416,7 @@ static void reload(struct loop *l, const struct options *o)
 	l->d.last_reload_error[0] = '\0';
 	ftd_log(LOG_INFO, "config reloaded from %s%s", o->config,
 		limits_changed ? "; new [limits] take effect at restart" : "");
-	sd_notify(0, "READY=1\nSTATUS=running");
+	ftd_notify("READY=1\nSTATUS=running");
 }
 
 static int setup(struct loop *l, const struct options *o)
@@ -568,7 +568,7 @@ static void run(struct loop *l, const struct options *o)
 
 static void shutdown_loop(struct loop *l)
 {
-	sd_notify(0, "STOPPING=1");
+	ftd_notify("STOPPING=1");
 	/* Everything counted so far goes to the snapshot. */
 	tick(l, 1);
 	if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
@@ -613,10 +613,10 @@ int main(int argc, char **argv)
 		ftd_record_realtime_ns(ftd_clock_ns(CLOCK_MONOTONIC));
 	rc = setup(&l, &o);
 	if (rc != FTAGENTD_EXIT_OK) {
-		sd_notifyf(0, "STATUS=failed to start\nERRNO=%d", rc);
+		ftd_notifyf("STATUS=failed to start\nERRNO=%d", rc);
 		return rc;
 	}
-	sd_notify(0, "READY=1\nSTATUS=running");
+	ftd_notify("READY=1\nSTATUS=running");
 	ftd_log(LOG_INFO, "running: module %s, ABI %u.%u, API on %s",
 		l.d.module.module_version, l.d.module.abi_major,
 		l.d.module.abi_minor, o.socket);

@@ -7,7 +7,14 @@
  * samples, counters end in _total, a series appears once, and label
  * values are valid UTF-8 with backslash, double quote and newline
  * escaped (a command name can hold any byte).
+ *
+ * libmicrohttpd is opened with dlopen() when a page is first asked for,
+ * not linked: it brings GnuTLS and its chain, megabytes of mappings a
+ * daemon without [metrics] listen would carry for nothing. The header
+ * still gives the types and constants; the few functions used come
+ * through the table below.
  */
+#include <dlfcn.h>
 #include <limits.h>
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -33,6 +40,72 @@
 #define FTD_METRICS_PROC_SERIES 4
 
 #define CONTENT_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+/* The soname of the ABI microhttpd.h describes (Debian's libmicrohttpd12). */
+#define MHD_SONAME "libmicrohttpd.so.12"
+
+/* The functions used, typed from the header; filled once, never closed. */
+static struct {
+	__typeof__(MHD_start_daemon) *start_daemon;
+	__typeof__(MHD_stop_daemon) *stop_daemon;
+	__typeof__(MHD_run) *run;
+	__typeof__(MHD_get_timeout) *get_timeout;
+	__typeof__(MHD_get_daemon_info) *get_daemon_info;
+	__typeof__(MHD_create_response_from_buffer) *create_response;
+	__typeof__(MHD_add_response_header) *add_response_header;
+	__typeof__(MHD_queue_response) *queue_response;
+	__typeof__(MHD_destroy_response) *destroy_response;
+} mhd;
+
+#define MHD_OFF(field) offsetof(__typeof__(mhd), field)
+static const struct {
+	size_t off;
+	const char *name;
+} mhd_syms[] = {
+	{MHD_OFF(start_daemon), "MHD_start_daemon"},
+	{MHD_OFF(stop_daemon), "MHD_stop_daemon"},
+	{MHD_OFF(run), "MHD_run"},
+	{MHD_OFF(get_timeout), "MHD_get_timeout"},
+	{MHD_OFF(get_daemon_info), "MHD_get_daemon_info"},
+	{MHD_OFF(create_response), "MHD_create_response_from_buffer"},
+	{MHD_OFF(add_response_header), "MHD_add_response_header"},
+	{MHD_OFF(queue_response), "MHD_queue_response"},
+	{MHD_OFF(destroy_response), "MHD_destroy_response"},
+};
+
+/*
+ * Open libmicrohttpd and fill mhd. 0, or -1 with @err naming the library.
+ * Only the loop's thread starts pages, so no lock.
+ */
+static int mhd_load(char *err, size_t err_size)
+{
+	static void *lib;
+	void *h, *f;
+	size_t i;
+
+	if (lib)
+		return 0;
+	h = dlopen(MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		snprintf(err, err_size,
+			 "%s (the page needs libmicrohttpd; install "
+			 "libmicrohttpd12)",
+			 dlerror());
+		return -1;
+	}
+	for (i = 0; i < sizeof(mhd_syms) / sizeof(mhd_syms[0]); i++) {
+		f = dlsym(h, mhd_syms[i].name);
+		if (!f) {
+			snprintf(err, err_size, "%s: no %s: %s", MHD_SONAME,
+				 mhd_syms[i].name, dlerror());
+			dlclose(h);
+			return -1;
+		}
+		memcpy((char *)&mhd + mhd_syms[i].off, &f, sizeof(f));
+	}
+	lib = h;
+	return 0;
+}
 
 static const char *const dir_names[__FTD_MD_MAX] = {
 	[FTD_MD_IN] = "in",
@@ -757,8 +830,8 @@ static void mhd_log(void *cls, const char *fmt, va_list ap)
 
 static struct MHD_Response *text(const char *msg)
 {
-	return MHD_create_response_from_buffer(strlen(msg), (void *)msg,
-					       MHD_RESPMEM_PERSISTENT);
+	return mhd.create_response(strlen(msg), (void *)msg,
+				   MHD_RESPMEM_PERSISTENT);
 }
 
 static enum MHD_Result serve(void *cls, struct MHD_Connection *conn,
@@ -782,7 +855,7 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *conn,
 		status = MHD_HTTP_METHOD_NOT_ALLOWED;
 		r = text("only GET and HEAD\n");
 		if (r)
-			MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW,
+			mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW,
 						"GET, HEAD");
 	} else if (strcmp(url, "/metrics")) {
 		status = MHD_HTTP_NOT_FOUND;
@@ -795,12 +868,12 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *conn,
 		pthread_mutex_unlock(&s->d->col.lock);
 		if (page) {
 			status = MHD_HTTP_OK;
-			r = MHD_create_response_from_buffer(
-				len, page, MHD_RESPMEM_MUST_FREE);
+			r = mhd.create_response(len, page,
+						MHD_RESPMEM_MUST_FREE);
 			if (!r)
 				free(page);
 			else
-				MHD_add_response_header(
+				mhd.add_response_header(
 					r, MHD_HTTP_HEADER_CONTENT_TYPE,
 					CONTENT_TYPE);
 		} else {
@@ -810,8 +883,8 @@ static enum MHD_Result serve(void *cls, struct MHD_Connection *conn,
 	}
 	if (!r)
 		return MHD_NO;
-	ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
+	ret = mhd.queue_response(conn, status, r);
+	mhd.destroy_response(r);
 	return ret;
 }
 
@@ -823,11 +896,16 @@ struct ftd_metrics_server *ftd_metrics_start(struct ftagentd *d,
 	unsigned int flags = MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
 	struct ftd_metrics_server *s;
 	struct sockaddr_storage ss;
+	char why[200];
 	socklen_t sl;
 	uint16_t port;
 
 	if (ftd_metrics_parse_listen(listen, &ss, &sl, err, err_size) < 0)
 		return NULL;
+	if (mhd_load(why, sizeof(why)) < 0) {
+		fail(err, err_size, "listen \"%s\": %s", listen, why);
+		return NULL;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		fail(err, err_size, "listen \"%s\": out of memory", listen);
@@ -841,7 +919,7 @@ struct ftd_metrics_server *ftd_metrics_start(struct ftagentd *d,
 		port = ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	}
 	/* The logger must come first to catch every message. */
-	s->mhd = MHD_start_daemon(
+	s->mhd = mhd.start_daemon(
 		flags, port, NULL, NULL, serve, s, MHD_OPTION_EXTERNAL_LOGGER,
 		mhd_log, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_CONNECTION_LIMIT,
@@ -862,21 +940,21 @@ struct ftd_metrics_server *ftd_metrics_start(struct ftagentd *d,
 int ftd_metrics_fd(const struct ftd_metrics_server *s)
 {
 	const union MHD_DaemonInfo *info =
-		MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+		mhd.get_daemon_info(s->mhd, MHD_DAEMON_INFO_EPOLL_FD);
 
 	return info ? info->epoll_fd : -1;
 }
 
 void ftd_metrics_run(struct ftd_metrics_server *s)
 {
-	MHD_run(s->mhd);
+	mhd.run(s->mhd);
 }
 
 int ftd_metrics_timeout_ms(const struct ftd_metrics_server *s)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 
-	if (MHD_get_timeout(s->mhd, &ms) != MHD_YES)
+	if (mhd.get_timeout(s->mhd, &ms) != MHD_YES)
 		return -1;
 	return ms > INT_MAX ? INT_MAX : (int)ms;
 }
@@ -885,6 +963,6 @@ void ftd_metrics_stop(struct ftd_metrics_server *s)
 {
 	if (!s)
 		return;
-	MHD_stop_daemon(s->mhd);
+	mhd.stop_daemon(s->mhd);
 	free(s);
 }

@@ -65,6 +65,18 @@ static void write_file(unsigned int cpu, const void *buf, size_t len)
 	close(fd);
 }
 
+static void append_file(unsigned int cpu, const void *buf, size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/events%u", dir, cpu);
+	fd = open(path, O_WRONLY | O_APPEND);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, buf, len), len);
+	close(fd);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -123,6 +135,16 @@ static void drains_every_cpu_file(void **state)
 	assert_int_equal(r.streams[1].unexplained, 0);
 	/* Nothing new: nothing passed on. */
 	assert_int_equal(ftagent_events_drain(&r, NULL, NULL, &why), 0);
+	/* Trimmed: the buffer is gone, and the next drain makes a new one. */
+	ftagent_events_trim(&r);
+	assert_null(r.buf);
+	len = put_fork(buf, 2);
+	append_file(0, buf, len);
+	assert_int_equal(ftagent_events_drain(&r, count_types, by_type, &why),
+			 1);
+	assert_non_null(r.buf);
+	assert_int_equal(r.streams[0].unexplained, 0);
+	assert_int_equal(by_type[FTAGENT_REC_FORK], 4);
 	ftagent_events_close(&r);
 	assert_null(r.fds);
 	ftagent_events_close(&r); /* twice is harmless */

@@ -68,9 +68,9 @@ static int alloc_state(struct ftagent_events_reader *r)
 	unsigned int i;
 
 	r->streams = calloc(r->n, sizeof(*r->streams));
-	r->buf = malloc(READ_BUF_SIZE);
-	if (!r->streams || !r->buf)
+	if (!r->streams)
 		return -ENOMEM;
+	/* The buffer itself comes with the first drain (see _trim). */
 	r->buf_size = READ_BUF_SIZE;
 	for (i = 0; i < r->n; i++)
 		ftagent_rec_stream_init(&r->streams[i]);
@@ -166,6 +166,12 @@ static int drain_one(struct ftagent_events_reader *r, unsigned int i,
 	}
 }
 
+void ftagent_events_trim(struct ftagent_events_reader *r)
+{
+	free(r->buf);
+	r->buf = NULL;
+}
+
 long ftagent_events_drain(struct ftagent_events_reader *r,
 			  int (*fn)(const struct ftagent_rec *rec, void *arg),
 			  void *arg, const char **why)
@@ -173,6 +179,12 @@ long ftagent_events_drain(struct ftagent_events_reader *r,
 	struct counting c = {fn, arg, 0};
 	int bad = 0, rc;
 	unsigned int i;
+
+	if (!r->buf && r->n) {
+		r->buf = malloc(r->buf_size);
+		if (!r->buf)
+			return -1; /* errno ENOMEM */
+	}
 
 	for (i = 0; i < r->n; i++) {
 		/*

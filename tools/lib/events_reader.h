@@ -21,8 +21,8 @@ struct ftagent_events_reader {
 	int *fds; /* one per CPU file found; -1 if none */
 	struct ftagent_rec_stream *streams; /* one per fd */
 	unsigned int n;			    /* files events0 .. events<n-1> */
-	unsigned char *buf;		    /* read buffer */
-	size_t buf_size;
+	unsigned char *buf; /* read buffer: allocated by a drain, or NULL */
+	size_t buf_size;    /* its size */
 };
 
 /*
@@ -42,5 +42,11 @@ void ftagent_events_close(struct ftagent_events_reader *r);
 long ftagent_events_drain(struct ftagent_events_reader *r,
 			  int (*fn)(const struct ftagent_rec *rec, void *arg),
 			  void *arg, const char **why);
+
+/*
+ * Free the read buffer (a burst leaves its pages resident); the next
+ * drain allocates it again. For a reader that goes quiet for long.
+ */
+void ftagent_events_trim(struct ftagent_events_reader *r);
 
 #endif /* FTAGENT_LIB_EVENTS_READER_H */
