@@ -332,6 +332,15 @@ def markdown(res):
                 c["cpus"], c["table_capacity"], c["counters"] / 1048576,
                 c["event_channel"] / 1048576, c["total"] / 1048576))
         o.append("")
+    o.append("## Peers\n")
+    o.append("auditd (one `always,exit` rule on the 27 calls, auditd "
+             "logging them), bpftrace (an fexit program per call summing "
+             "bytes per process in maps) and sysdig on Falco's `scap.ko` "
+             "(a Lua chisel counting the same calls in user space, as "
+             "Falco's rules would): see tools/bench/peers/README.md. "
+             "LTTng is not compared: Debian 12's lttng-modules-dkms "
+             "2.13.9 does not build on this kernel (`conflicting types "
+             "for 'trace_hrtimer_start'`).\n")
     o.append("## Settings\n")
     for k in ("qemu", "qemu_settings", "host_cpu", "host_kernel", "rounds",
               "scale_percent", "storm_seconds", "idle_seconds", "peers"):
