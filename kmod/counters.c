@@ -10,13 +10,20 @@
  * always finds a free slot after a short probe, and a key that arrives
  * when @capacity keys are already present is counted as lost, exactly.
  *
- * Generations: swapping flips the active index, then waits for an RCU
- * grace period, after which no hook still writes the old one (hooks run
- * with preemption disabled, which RCU waits out). The old active table is
+ * Generations: swapping advances the generation sequence, whose low bit
+ * is the active index, then waits for an RCU grace period, after which no
+ * hook still writes the old one (hooks run with preemption disabled, which
+ * RCU waits out). The old active table is
  * then idle: dumped over netlink, acknowledged by its consumer, cleared.
  * A swap is refused while the idle generation is unacknowledged, so
  * counts that nobody has read are never overwritten; meanwhile the active
  * generation keeps counting.
+ *
+ * Each CPU also remembers the slot it charged last, with the sequence it
+ * was found in: a call on the same object as the previous one on that CPU
+ * (the common case) compares its key with that slot's and skips the hash
+ * and the probe. The slot stays valid while the sequence is unchanged: a
+ * table is only cleared while it is idle, after a swap.
  *
  * Memory: 2 generations * 2 * capacity slots * 64 bytes per possible CPU,
  * see ftagent_counters_memory() and docs/memory.md.
@@ -48,6 +55,8 @@ struct ftagent_table {
 };
 
 struct ftagent_cpu_tables {
+	struct ftagent_slot *last;	/* charged last, in generation last_seq */
+	unsigned long last_seq;
 	struct ftagent_table gen[2];
 	u32 peak;
 	u64 lost_total[__FTAGENT_LOSS_MAX];
@@ -56,7 +65,8 @@ struct ftagent_cpu_tables {
 static struct ftagent_cpu_tables __percpu *ftagent_tables;
 static unsigned int ftagent_capacity;	/* keys per table */
 static u32 ftagent_slot_mask;		/* 2 * capacity - 1 */
-static unsigned int ftagent_active;	/* generation index hooks write */
+/* Generation sequence; its low bit is the index of the one hooks write. */
+static unsigned long ftagent_gen_seq;
 
 /* Swaps, acks and dumps of the idle generation exclude each other. */
 static DEFINE_MUTEX(ftagent_gen_lock);
@@ -98,6 +108,12 @@ static __always_inline bool ftagent_key_equal(const struct ftagent_key *a,
 		(x[3] ^ y[3])) == 0;
 }
 
+/* The index of the active generation. */
+static __always_inline unsigned int ftagent_active(void)
+{
+	return READ_ONCE(ftagent_gen_seq) & 1;
+}
+
 static struct ftagent_slot *ftagent_find_or_insert(struct ftagent_table *t,
 						   const struct ftagent_key *key)
 {
@@ -131,30 +147,50 @@ void ftagent_count_loss(enum ftagent_loss cause)
 {
 	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
 
-	ftagent_table_loss(ct, &ct->gen[READ_ONCE(ftagent_active)], cause);
+	ftagent_table_loss(ct, &ct->gen[ftagent_active()], cause);
+}
+
+/* The slot of @key in generation @seq, cached as the CPU's last one. */
+static noinline struct ftagent_slot *
+ftagent_counter_lookup(struct ftagent_cpu_tables *ct, unsigned long seq,
+		       const struct ftagent_key *key)
+{
+	struct ftagent_table *t = &ct->gen[seq & 1];
+	struct ftagent_slot *slot;
+
+	slot = ftagent_find_or_insert(t, key);
+	if (unlikely(!slot)) {
+		ftagent_table_loss(ct, t, FTAGENT_LOSS_COUNTER_TABLE);
+		return NULL;
+	}
+	ct->last = slot;
+	ct->last_seq = seq;
+	if (unlikely(t->fill > ct->peak))
+		ct->peak = t->fill;
+	return slot;
 }
 
 void ftagent_counter_charge(const struct ftagent_key *key,
 			    enum ftagent_dir dir, long ret)
 {
 	struct ftagent_cpu_tables *ct;
-	struct ftagent_table *t;
 	struct ftagent_dir_counts *c;
 	struct ftagent_slot *slot;
+	unsigned long seq;
 
 	/* Budgets count what the counters count; transfers are counted twice. */
 	if (static_branch_unlikely(&ftagent_budgets_on) &&
 	    key->kind != FTAGENT_OBJ_TRANSFER)
 		ftagent_budget_charge_bytes(key->kind, key->family, dir, ret);
 	ct = this_cpu_ptr(ftagent_tables);
-	t = &ct->gen[READ_ONCE(ftagent_active)];
-	slot = ftagent_find_or_insert(t, key);
-	if (unlikely(!slot)) {
-		ftagent_table_loss(ct, t, FTAGENT_LOSS_COUNTER_TABLE);
-		return;
+	seq = READ_ONCE(ftagent_gen_seq);
+	slot = ct->last;
+	if (unlikely(ct->last_seq != seq || !slot ||
+		     !ftagent_key_equal(&slot->key, key))) {
+		slot = ftagent_counter_lookup(ct, seq, key);
+		if (unlikely(!slot))
+			return;
 	}
-	if (unlikely(t->fill > ct->peak))
-		ct->peak = t->fill;
 	c = &slot->dir[dir];
 	c->calls++;
 	if (ret < 0)
@@ -176,7 +212,7 @@ static int ftagent_swap_locked(void)
 {
 	if (!ftagent_idle_acked)
 		return -EBUSY;
-	WRITE_ONCE(ftagent_active, !ftagent_active);
+	WRITE_ONCE(ftagent_gen_seq, ftagent_gen_seq + 1);
 	/* Wait out hooks that may still write the generation now idle. */
 	synchronize_rcu();
 	ftagent_idle_seq++;
@@ -208,7 +244,7 @@ int ftagent_counters_ack(u64 seq)
 	for_each_possible_cpu(cpu) {
 		struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
 
-		ftagent_table_clear(&ct->gen[!ftagent_active]);
+		ftagent_table_clear(&ct->gen[!ftagent_active()]);
 	}
 	ftagent_idle_acked = true;
 out:
@@ -282,7 +318,7 @@ void ftagent_counters_cpu_totals(int cpu, struct ftagent_cpu_view *v)
 {
 	struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
 
-	v->fill = READ_ONCE(ct->gen[READ_ONCE(ftagent_active)].fill);
+	v->fill = READ_ONCE(ct->gen[ftagent_active()].fill);
 	v->peak = READ_ONCE(ct->peak);
 	v->entries = 0;
 	memcpy(v->lost, ct->lost_total, sizeof(v->lost));
@@ -302,7 +338,7 @@ void ftagent_counters_dump_unlock(void)
 void ftagent_counters_cpu_idle(int cpu, struct ftagent_cpu_view *v)
 {
 	struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
-	struct ftagent_table *t = &ct->gen[!ftagent_active];
+	struct ftagent_table *t = &ct->gen[!ftagent_active()];
 
 	v->fill = t->fill;
 	v->entries = t->fill;
@@ -314,7 +350,7 @@ bool ftagent_counters_idle_next(int cpu, u32 *slot,
 				struct ftagent_counter *out)
 {
 	struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
-	struct ftagent_table *t = &ct->gen[!ftagent_active];
+	struct ftagent_table *t = &ct->gen[!ftagent_active()];
 	const struct ftagent_slot *s;
 
 	for (; *slot <= ftagent_slot_mask; (*slot)++) {
