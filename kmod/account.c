@@ -96,8 +96,9 @@ static __always_inline bool ftagent_standard_mode(void)
 }
 
 /* Whether @key is charged in this mode under the toggles @flags. */
-static __always_inline bool ftagent_key_counted(const struct ftagent_key *key,
-				enum ftagent_dir dir, u32 flags)
+static __always_inline bool
+ftagent_key_counted(const struct ftagent_key *key, enum ftagent_dir dir,
+		    u32 flags)
 {
 	if (key->kind == FTAGENT_OBJ_SOCKET)
 		return ftagent_sock_tracked(flags, key->family, key->protocol);
@@ -106,8 +107,9 @@ static __always_inline bool ftagent_key_counted(const struct ftagent_key *key,
 	return ftagent_standard_mode();
 }
 
-static __always_inline void ftagent_charge_fd(unsigned long fd, enum ftagent_dir dir,
-			      long ret, struct ftagent_key *key)
+static __always_inline void ftagent_charge_fd(unsigned long fd,
+					      enum ftagent_dir dir, long ret,
+					      struct ftagent_key *key)
 {
 	if (ftagent_key_for_fd(fd, key) &&
 	    ftagent_key_counted(key, dir, READ_ONCE(ftagent_filter_flags)))
