@@ -21,7 +21,6 @@
  */
 #include <linux/fdtable.h>
 #include <linux/fs.h>
-#include <linux/kdev_t.h>
 #include <linux/net.h>
 #include <linux/openat2.h>
 #include <linux/sched.h>
@@ -85,7 +84,7 @@ static __always_inline bool ftagent_key_for_fd(unsigned long fd,
 		key->kind = S_ISREG(mode) ? FTAGENT_OBJ_FILE :
 			    S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE :
 			    FTAGENT_OBJ_OTHER;
-		key->dev = new_encode_dev(inode->i_sb->s_dev);
+		key->dev = inode->i_sb->s_dev;
 	}
 	return true;
 }

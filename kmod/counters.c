@@ -43,11 +43,6 @@
 #include "budget.h"
 #include "counters.h"
 
-struct ftagent_slot {
-	struct ftagent_key key;
-	struct ftagent_dir_counts dir[2];
-};
-
 struct ftagent_table {
 	struct ftagent_slot *slots;
 	u32 fill;
@@ -55,8 +50,6 @@ struct ftagent_table {
 };
 
 struct ftagent_cpu_tables {
-	struct ftagent_slot *last;	/* charged last, in generation last_seq */
-	unsigned long last_seq;
 	struct ftagent_table gen[2];
 	u32 peak;
 	u64 lost_total[__FTAGENT_LOSS_MAX];
@@ -65,8 +58,8 @@ struct ftagent_cpu_tables {
 static struct ftagent_cpu_tables __percpu *ftagent_tables;
 static unsigned int ftagent_capacity;	/* keys per table */
 static u32 ftagent_slot_mask;		/* 2 * capacity - 1 */
-/* Generation sequence; its low bit is the index of the one hooks write. */
-static unsigned long ftagent_gen_seq;
+unsigned long ftagent_gen_seq;
+DEFINE_PER_CPU(struct ftagent_last, ftagent_last);
 
 /* Swaps, acks and dumps of the idle generation exclude each other. */
 static DEFINE_MUTEX(ftagent_gen_lock);
@@ -97,15 +90,6 @@ static __always_inline u32 ftagent_key_hash(const struct ftagent_key *key)
 
 	return hash_64(w[0] ^ (w[1] * GOLDEN_RATIO_64) ^ rol64(w[2], 29) ^
 		       rol64(w[3], 47), 32);
-}
-
-static __always_inline bool ftagent_key_equal(const struct ftagent_key *a,
-					      const struct ftagent_key *b)
-{
-	const u64 *x = ftagent_key_words(a), *y = ftagent_key_words(b);
-
-	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
-		(x[3] ^ y[3])) == 0;
 }
 
 /* The index of the active generation. */
@@ -150,11 +134,12 @@ void ftagent_count_loss(enum ftagent_loss cause)
 	ftagent_table_loss(ct, &ct->gen[ftagent_active()], cause);
 }
 
-/* The slot of @key in generation @seq, cached as the CPU's last one. */
-static noinline struct ftagent_slot *
-ftagent_counter_lookup(struct ftagent_cpu_tables *ct, unsigned long seq,
-		       const struct ftagent_key *key)
+/* The slot of @key in generation @seq, remembered as the CPU's last one. */
+struct ftagent_slot *ftagent_counter_lookup(const struct ftagent_key *key,
+					    unsigned long seq)
 {
+	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
+	struct ftagent_last *last = this_cpu_ptr(&ftagent_last);
 	struct ftagent_table *t = &ct->gen[seq & 1];
 	struct ftagent_slot *slot;
 
@@ -163,40 +148,19 @@ ftagent_counter_lookup(struct ftagent_cpu_tables *ct, unsigned long seq,
 		ftagent_table_loss(ct, t, FTAGENT_LOSS_COUNTER_TABLE);
 		return NULL;
 	}
-	ct->last = slot;
-	ct->last_seq = seq;
+	last->slot = slot;
+	last->seq = seq;
 	if (unlikely(t->fill > ct->peak))
 		ct->peak = t->fill;
 	return slot;
 }
 
-void ftagent_counter_charge(const struct ftagent_key *key,
+/* Budgets count what the counters count; transfers are counted twice. */
+void ftagent_counter_budget(const struct ftagent_key *key,
 			    enum ftagent_dir dir, long ret)
 {
-	struct ftagent_cpu_tables *ct;
-	struct ftagent_dir_counts *c;
-	struct ftagent_slot *slot;
-	unsigned long seq;
-
-	/* Budgets count what the counters count; transfers are counted twice. */
-	if (static_branch_unlikely(&ftagent_budgets_on) &&
-	    key->kind != FTAGENT_OBJ_TRANSFER)
+	if (key->kind != FTAGENT_OBJ_TRANSFER)
 		ftagent_budget_charge_bytes(key->kind, key->family, dir, ret);
-	ct = this_cpu_ptr(ftagent_tables);
-	seq = READ_ONCE(ftagent_gen_seq);
-	slot = ct->last;
-	if (unlikely(ct->last_seq != seq || !slot ||
-		     !ftagent_key_equal(&slot->key, key))) {
-		slot = ftagent_counter_lookup(ct, seq, key);
-		if (unlikely(!slot))
-			return;
-	}
-	c = &slot->dir[dir];
-	c->calls++;
-	if (ret < 0)
-		c->errors++;
-	else
-		c->bytes += ret;
 }
 
 static void ftagent_table_clear(struct ftagent_table *t)
@@ -362,7 +326,7 @@ bool ftagent_counters_idle_next(int cpu, u32 *slot,
 		out->kind = s->key.kind;
 		out->family = s->key.family;
 		out->protocol = s->key.protocol;
-		out->dev = s->key.dev;
+		out->dev = new_encode_dev(s->key.dev);
 		out->cpu = cpu;
 		out->ino = s->key.ino;
 		out->peer_ino = s->key.peer_ino;
