@@ -264,7 +264,7 @@ static int ftagent_register(struct ftrace_ops *ops, struct ftrace_ops *dops,
 	*direct = !err;
 	if (!err)
 		return 0;
-	pr_debug("ftrace hooks: no direct calls (%d), using ftrace_ops\n", err);
+	pr_info("ftrace hooks: no direct calls (%d), using ftrace_ops\n", err);
 	return register_ftrace_function(ops);
 }
 
