@@ -13,8 +13,8 @@
  * Generations: swapping advances the generation sequence, whose low bit
  * is the active index, then waits for an RCU grace period, after which no
  * hook still writes the old one (hooks run with preemption disabled, which
- * RCU waits out). The old active table is
- * then idle: dumped over netlink, acknowledged by its consumer, cleared.
+ * RCU waits out). The old active table is then idle: dumped over netlink,
+ * acknowledged by its consumer, cleared.
  * A swap is refused while the idle generation is unacknowledged, so
  * counts that nobody has read are never overwritten; meanwhile the active
  * generation keeps counting.
