@@ -21,10 +21,8 @@
  */
 #include <linux/fdtable.h>
 #include <linux/fs.h>
-#include <linux/kdev_t.h>
 #include <linux/net.h>
 #include <linux/openat2.h>
-#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/socket.h>
 #include <linux/uaccess.h>
@@ -44,8 +42,14 @@ void ftagent_account_set_mode(unsigned int mode)
 	WRITE_ONCE(ftagent_account_mode, mode);
 }
 
-/* Fill @key for the object @fd names; false if there is none. */
-static bool ftagent_key_for_fd(unsigned long fd, struct ftagent_key *key)
+/*
+ * Fill @key for the object @fd names; false (and a zero kind) if there is
+ * none. Every field is written: the key is hashed and compared as words.
+ * Hooks run with preemption disabled, which is an RCU read-side critical
+ * section: the descriptor table, the file and its inode stay valid.
+ */
+static __always_inline bool ftagent_key_for_fd(unsigned long fd,
+					       struct ftagent_key *key)
 {
 	struct file *file;
 	struct inode *inode;
@@ -53,22 +57,23 @@ static bool ftagent_key_for_fd(unsigned long fd, struct ftagent_key *key)
 	struct sock *sk;
 	umode_t mode;
 
-	memset(key, 0, sizeof(*key));
+	key->kind = FTAGENT_OBJ_UNSPEC;
 	if (fd > INT_MAX)
 		return false;
-	key->tgid = current->tgid;
-
-	rcu_read_lock();
-	file = lookup_fd_rcu(fd);
-	if (!file) {
-		rcu_read_unlock();
+	file = files_lookup_fd_raw(current->files, fd);
+	if (!file)
 		return false;
-	}
 	inode = file_inode(file);
 	mode = inode->i_mode;
+	key->tgid = current->tgid;
+	key->family = 0;
+	key->protocol = 0;
+	key->pad = 0;
 	key->ino = inode->i_ino;
+	key->peer_ino = 0;
 	if (S_ISSOCK(mode)) {
 		key->kind = FTAGENT_OBJ_SOCKET;
+		key->dev = 0;
 		sock = sock_from_file(file);
 		sk = sock ? READ_ONCE(sock->sk) : NULL;
 		if (sk) {
@@ -79,20 +84,20 @@ static bool ftagent_key_for_fd(unsigned long fd, struct ftagent_key *key)
 		key->kind = S_ISREG(mode) ? FTAGENT_OBJ_FILE :
 			    S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE :
 			    FTAGENT_OBJ_OTHER;
-		key->dev = new_encode_dev(inode->i_sb->s_dev);
+		key->dev = inode->i_sb->s_dev;
 	}
-	rcu_read_unlock();
 	return true;
 }
 
-static bool ftagent_standard_mode(void)
+static __always_inline bool ftagent_standard_mode(void)
 {
 	return READ_ONCE(ftagent_account_mode) == FTAGENT_MODE_STANDARD;
 }
 
 /* Whether @key is charged in this mode under the toggles @flags. */
-static bool ftagent_key_counted(const struct ftagent_key *key,
-				enum ftagent_dir dir, u32 flags)
+static __always_inline bool
+ftagent_key_counted(const struct ftagent_key *key, enum ftagent_dir dir,
+		    u32 flags)
 {
 	if (key->kind == FTAGENT_OBJ_SOCKET)
 		return ftagent_sock_tracked(flags, key->family, key->protocol);
@@ -101,8 +106,9 @@ static bool ftagent_key_counted(const struct ftagent_key *key,
 	return ftagent_standard_mode();
 }
 
-static void ftagent_charge_fd(unsigned long fd, enum ftagent_dir dir,
-			      long ret, struct ftagent_key *key)
+static __always_inline void ftagent_charge_fd(unsigned long fd,
+					      enum ftagent_dir dir, long ret,
+					      struct ftagent_key *key)
 {
 	if (ftagent_key_for_fd(fd, key) &&
 	    ftagent_key_counted(key, dir, READ_ONCE(ftagent_filter_flags)))
@@ -172,7 +178,7 @@ static long ftagent_mmsg_bytes(unsigned long uvec, long nmsgs)
 static void ftagent_budget_fd(unsigned long fd, enum ftagent_dir dir,
 			      long bytes)
 {
-	struct ftagent_key key;
+	struct ftagent_key key __uninitialized;
 
 	if (ftagent_key_for_fd(fd, &key))
 		ftagent_budget_charge_bytes(key.kind, key.family, dir, bytes);
@@ -218,7 +224,8 @@ static void ftagent_budget_only(const struct ftagent_call *call,
 void ftagent_account(const struct ftagent_call *call,
 		     const struct pt_regs *uregs, long ret)
 {
-	struct ftagent_key key, peer;
+	/* Every field is written before use: no zeroing on each call. */
+	struct ftagent_key key __uninitialized, peer __uninitialized;
 	long bytes = ret;
 
 	if (ftagent_tgid_excluded(current->tgid)) {
@@ -226,13 +233,14 @@ void ftagent_account(const struct ftagent_call *call,
 			ftagent_budget_only(call, uregs, ret);
 		return;
 	}
+	/* The common calls first. */
+	if (likely(call->class == FTAGENT_CALL_READ ||
+		   call->class == FTAGENT_CALL_WRITE)) {
+		ftagent_charge_fd(uregs->di, call->class == FTAGENT_CALL_READ ?
+				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret, &key);
+		return;
+	}
 	switch (call->class) {
-	case FTAGENT_CALL_READ:
-		ftagent_charge_fd(uregs->di, FTAGENT_DIR_IN, ret, &key);
-		break;
-	case FTAGENT_CALL_WRITE:
-		ftagent_charge_fd(uregs->di, FTAGENT_DIR_OUT, ret, &key);
-		break;
 	case FTAGENT_CALL_RECVMMSG:
 		if (ret > 0)
 			bytes = ftagent_mmsg_bytes(uregs->si, ret);

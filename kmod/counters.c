@@ -10,13 +10,20 @@
  * always finds a free slot after a short probe, and a key that arrives
  * when @capacity keys are already present is counted as lost, exactly.
  *
- * Generations: swapping flips the active index, then waits for an RCU
- * grace period, after which no hook still writes the old one (hooks run
- * with preemption disabled, which RCU waits out). The old active table is
- * then idle: dumped over netlink, acknowledged by its consumer, cleared.
+ * Generations: swapping advances the generation sequence, whose low bit
+ * is the active index, then waits for an RCU grace period, after which no
+ * hook still writes the old one (hooks run with preemption disabled, which
+ * RCU waits out). The old active table is then idle: dumped over netlink,
+ * acknowledged by its consumer, cleared.
  * A swap is refused while the idle generation is unacknowledged, so
  * counts that nobody has read are never overwritten; meanwhile the active
  * generation keeps counting.
+ *
+ * Each CPU also remembers the slot it charged last, with the sequence it
+ * was found in: a call on the same object as the previous one on that CPU
+ * (the common case) compares its key with that slot's and skips the hash
+ * and the probe. The slot stays valid while the sequence is unchanged: a
+ * table is only cleared while it is idle, after a swap.
  *
  * Memory: 2 generations * 2 * capacity slots * 64 bytes per possible CPU,
  * see ftagent_counters_memory() and docs/memory.md.
@@ -36,11 +43,6 @@
 #include "budget.h"
 #include "counters.h"
 
-struct ftagent_slot {
-	struct ftagent_key key;
-	struct ftagent_dir_counts dir[2];
-};
-
 struct ftagent_table {
 	struct ftagent_slot *slots;
 	u32 fill;
@@ -56,7 +58,8 @@ struct ftagent_cpu_tables {
 static struct ftagent_cpu_tables __percpu *ftagent_tables;
 static unsigned int ftagent_capacity;	/* keys per table */
 static u32 ftagent_slot_mask;		/* 2 * capacity - 1 */
-static unsigned int ftagent_active;	/* generation index hooks write */
+unsigned long ftagent_gen_seq;
+DEFINE_PER_CPU(struct ftagent_last, ftagent_last);
 
 /* Swaps, acks and dumps of the idle generation exclude each other. */
 static DEFINE_MUTEX(ftagent_gen_lock);
@@ -89,13 +92,10 @@ static __always_inline u32 ftagent_key_hash(const struct ftagent_key *key)
 		       rol64(w[3], 47), 32);
 }
 
-static __always_inline bool ftagent_key_equal(const struct ftagent_key *a,
-					      const struct ftagent_key *b)
+/* The index of the active generation. */
+static __always_inline unsigned int ftagent_active(void)
 {
-	const u64 *x = ftagent_key_words(a), *y = ftagent_key_words(b);
-
-	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
-		(x[3] ^ y[3])) == 0;
+	return READ_ONCE(ftagent_gen_seq) & 1;
 }
 
 static struct ftagent_slot *ftagent_find_or_insert(struct ftagent_table *t,
@@ -131,36 +131,36 @@ void ftagent_count_loss(enum ftagent_loss cause)
 {
 	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
 
-	ftagent_table_loss(ct, &ct->gen[READ_ONCE(ftagent_active)], cause);
+	ftagent_table_loss(ct, &ct->gen[ftagent_active()], cause);
 }
 
-void ftagent_counter_charge(const struct ftagent_key *key,
-			    enum ftagent_dir dir, long ret)
+/* The slot of @key in generation @seq, remembered as the CPU's last one. */
+struct ftagent_slot *ftagent_counter_lookup(const struct ftagent_key *key,
+					    unsigned long seq)
 {
-	struct ftagent_cpu_tables *ct;
-	struct ftagent_table *t;
-	struct ftagent_dir_counts *c;
+	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
+	struct ftagent_last *last = this_cpu_ptr(&ftagent_last);
+	struct ftagent_table *t = &ct->gen[seq & 1];
 	struct ftagent_slot *slot;
 
-	/* Budgets count what the counters count; transfers are counted twice. */
-	if (static_branch_unlikely(&ftagent_budgets_on) &&
-	    key->kind != FTAGENT_OBJ_TRANSFER)
-		ftagent_budget_charge_bytes(key->kind, key->family, dir, ret);
-	ct = this_cpu_ptr(ftagent_tables);
-	t = &ct->gen[READ_ONCE(ftagent_active)];
 	slot = ftagent_find_or_insert(t, key);
 	if (unlikely(!slot)) {
 		ftagent_table_loss(ct, t, FTAGENT_LOSS_COUNTER_TABLE);
-		return;
+		return NULL;
 	}
+	last->slot = slot;
+	last->seq = seq;
 	if (unlikely(t->fill > ct->peak))
 		ct->peak = t->fill;
-	c = &slot->dir[dir];
-	c->calls++;
-	if (ret < 0)
-		c->errors++;
-	else
-		c->bytes += ret;
+	return slot;
+}
+
+/* Budgets count what the counters count; transfers are counted twice. */
+void ftagent_counter_budget(const struct ftagent_key *key,
+			    enum ftagent_dir dir, long ret)
+{
+	if (key->kind != FTAGENT_OBJ_TRANSFER)
+		ftagent_budget_charge_bytes(key->kind, key->family, dir, ret);
 }
 
 static void ftagent_table_clear(struct ftagent_table *t)
@@ -176,7 +176,7 @@ static int ftagent_swap_locked(void)
 {
 	if (!ftagent_idle_acked)
 		return -EBUSY;
-	WRITE_ONCE(ftagent_active, !ftagent_active);
+	WRITE_ONCE(ftagent_gen_seq, ftagent_gen_seq + 1);
 	/* Wait out hooks that may still write the generation now idle. */
 	synchronize_rcu();
 	ftagent_idle_seq++;
@@ -208,7 +208,7 @@ int ftagent_counters_ack(u64 seq)
 	for_each_possible_cpu(cpu) {
 		struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
 
-		ftagent_table_clear(&ct->gen[!ftagent_active]);
+		ftagent_table_clear(&ct->gen[!ftagent_active()]);
 	}
 	ftagent_idle_acked = true;
 out:
@@ -282,7 +282,7 @@ void ftagent_counters_cpu_totals(int cpu, struct ftagent_cpu_view *v)
 {
 	struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
 
-	v->fill = READ_ONCE(ct->gen[READ_ONCE(ftagent_active)].fill);
+	v->fill = READ_ONCE(ct->gen[ftagent_active()].fill);
 	v->peak = READ_ONCE(ct->peak);
 	v->entries = 0;
 	memcpy(v->lost, ct->lost_total, sizeof(v->lost));
@@ -302,7 +302,7 @@ void ftagent_counters_dump_unlock(void)
 void ftagent_counters_cpu_idle(int cpu, struct ftagent_cpu_view *v)
 {
 	struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
-	struct ftagent_table *t = &ct->gen[!ftagent_active];
+	struct ftagent_table *t = &ct->gen[!ftagent_active()];
 
 	v->fill = t->fill;
 	v->entries = t->fill;
@@ -314,7 +314,7 @@ bool ftagent_counters_idle_next(int cpu, u32 *slot,
 				struct ftagent_counter *out)
 {
 	struct ftagent_cpu_tables *ct = per_cpu_ptr(ftagent_tables, cpu);
-	struct ftagent_table *t = &ct->gen[!ftagent_active];
+	struct ftagent_table *t = &ct->gen[!ftagent_active()];
 	const struct ftagent_slot *s;
 
 	/* An idle daemon dumps empty tables: don't walk their slots. */
@@ -329,7 +329,7 @@ bool ftagent_counters_idle_next(int cpu, u32 *slot,
 		out->kind = s->key.kind;
 		out->family = s->key.family;
 		out->protocol = s->key.protocol;
-		out->dev = s->key.dev;
+		out->dev = new_encode_dev(s->key.dev);
 		out->cpu = cpu;
 		out->ino = s->key.ino;
 		out->peer_ino = s->key.peer_ino;

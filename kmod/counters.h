@@ -6,6 +6,8 @@
 #ifndef _FTAGENT_COUNTERS_H
 #define _FTAGENT_COUNTERS_H
 
+#include <linux/jump_label.h>
+#include <linux/percpu.h>
 #include <linux/types.h>
 #include <linux/ftagent.h>
 
@@ -15,7 +17,7 @@ struct ftagent_key {
 	u16 kind;		/* enum ftagent_obj_kind */
 	u8 family;
 	u8 protocol;
-	u32 dev;		/* new_encode_dev(), as stat(2) reports it */
+	u32 dev;		/* the kernel's dev_t: encoded when dumped */
 	u32 pad;
 	u64 ino;
 	u64 peer_ino;
@@ -23,15 +25,70 @@ struct ftagent_key {
 
 enum ftagent_dir { FTAGENT_DIR_IN, FTAGENT_DIR_OUT };
 
+struct ftagent_slot {
+	struct ftagent_key key;
+	struct ftagent_dir_counts dir[2];
+};
+
+/* The slot this CPU charged last, in generation sequence @seq. */
+struct ftagent_last {
+	struct ftagent_slot *slot;
+	unsigned long seq;
+};
+
+DECLARE_PER_CPU(struct ftagent_last, ftagent_last);
+/* Generation sequence; its low bit is the index of the one hooks write. */
+extern unsigned long ftagent_gen_seq;
+
 int ftagent_counters_init(unsigned int capacity);
 void ftagent_counters_exit(void);
 
+/* The slow path of ftagent_counter_charge(): hash, probe, insert. */
+struct ftagent_slot *ftagent_counter_lookup(const struct ftagent_key *key,
+					    unsigned long seq);
+void ftagent_counter_budget(const struct ftagent_key *key,
+			    enum ftagent_dir dir, long ret);
+DECLARE_STATIC_KEY_FALSE(ftagent_budgets_on);	/* budget.c */
+
+static __always_inline bool ftagent_key_equal(const struct ftagent_key *a,
+					      const struct ftagent_key *b)
+{
+	const u64 *x = (const u64 *)a, *y = (const u64 *)b;
+
+	return ((x[0] ^ y[0]) | (x[1] ^ y[1]) | (x[2] ^ y[2]) |
+		(x[3] ^ y[3])) == 0;
+}
+
 /*
  * Hot path: charge one returned call to @key. Caller has preemption off.
- * @ret is the call's return value: >= 0 bytes, < 0 an errno.
+ * @ret is the call's return value: >= 0 bytes, < 0 an errno. A call on
+ * the object this CPU charged last reuses its slot (see counters.c).
  */
-void ftagent_counter_charge(const struct ftagent_key *key,
-			    enum ftagent_dir dir, long ret);
+static __always_inline void ftagent_counter_charge(const struct ftagent_key *key,
+						   enum ftagent_dir dir,
+						   long ret)
+{
+	struct ftagent_last *last = this_cpu_ptr(&ftagent_last);
+	unsigned long seq = READ_ONCE(ftagent_gen_seq);
+	struct ftagent_slot *slot = last->slot;
+	struct ftagent_dir_counts *c;
+
+	if (static_branch_unlikely(&ftagent_budgets_on))
+		ftagent_counter_budget(key, dir, ret);
+	if (unlikely(last->seq != seq || !slot ||
+		     !ftagent_key_equal(&slot->key, key))) {
+		slot = ftagent_counter_lookup(key, seq);
+		if (unlikely(!slot))
+			return;
+	}
+	c = &slot->dir[dir];
+	c->calls++;
+	if (ret < 0)
+		c->errors++;
+	else
+		c->bytes += ret;
+}
+
 /* Hot path: count a loss of @cause on this CPU (preemption off). */
 void ftagent_count_loss(enum ftagent_loss cause);
 

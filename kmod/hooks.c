@@ -16,28 +16,16 @@
 #include "hooks.h"
 
 static struct ftagent_hook *ftagent_hooks;
-static u64 __percpu *ftagent_hook_hits;	/* [ftagent_nr_calls] per CPU */
+u64 __percpu *ftagent_hook_hits;	/* [ftagent_nr_calls] per CPU */
 static const struct ftagent_hook_driver *ftagent_driver;
 static struct ftagent_hook **ftagent_attached;	/* scratch for detach */
 /* Attached hooks by syscall number, for drivers that learn the number. */
-static struct ftagent_hook *ftagent_by_nr[NR_syscalls];
-
-struct ftagent_hook *ftagent_hook_by_nr(unsigned long nr)
-{
-	return nr < NR_syscalls ? READ_ONCE(ftagent_by_nr[nr]) : NULL;
-}
+struct ftagent_hook *ftagent_by_nr[NR_syscalls];
 
 static const struct ftagent_hook_driver *ftagent_driver_for(unsigned int set)
 {
 	return set == FTAGENT_HOOKS_KPROBE ? &ftagent_kprobe_driver :
 					     &ftagent_ftrace_driver;
-}
-
-void ftagent_hook_fired(struct ftagent_hook *hook)
-{
-	this_cpu_ptr(ftagent_hook_hits)[hook->index]++;
-	if (unlikely(!READ_ONCE(hook->seen)))
-		WRITE_ONCE(hook->seen, true);
 }
 
 static void ftagent_hits_reset(unsigned int i)

@@ -9,6 +9,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
+#include <asm/unistd.h>
 #include <linux/ftagent.h>
 
 #include "calls.h"
@@ -53,6 +54,15 @@ struct tracepoint;
 int ftagent_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
 struct tracepoint *ftagent_tracepoint(const char *name);
 
+/*
+ * hooks_ftrace.c: the direct-call trampolines (asm) and the functions
+ * they call; declared here only to link the two.
+ */
+void ftagent_entry_tramp(void);
+void ftagent_settle_tramp(void);
+void ftagent_entry_direct(void);
+void ftagent_settle_direct(void);
+
 int ftagent_hooks_init(void);
 void ftagent_hooks_exit(void);
 /*
@@ -64,10 +74,23 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict);
 void ftagent_hooks_detach(void);
 enum ftagent_state ftagent_hooks_state(void);
 
+/* hooks.c: hit counts, and the attached hooks by syscall number. */
+extern u64 __percpu *ftagent_hook_hits;
+extern struct ftagent_hook *ftagent_by_nr[NR_syscalls];
+
 /* Hot path: a hook saw a call (preemption off). */
-void ftagent_hook_fired(struct ftagent_hook *hook);
+static __always_inline void ftagent_hook_fired(struct ftagent_hook *hook)
+{
+	this_cpu_ptr(ftagent_hook_hits)[hook->index]++;
+	if (unlikely(!READ_ONCE(hook->seen)))
+		WRITE_ONCE(hook->seen, true);
+}
+
 /* Hot path: the attached hook for syscall @nr, or NULL. */
-struct ftagent_hook *ftagent_hook_by_nr(unsigned long nr);
+static __always_inline struct ftagent_hook *ftagent_hook_by_nr(unsigned long nr)
+{
+	return nr < NR_syscalls ? READ_ONCE(ftagent_by_nr[nr]) : NULL;
+}
 
 struct ftagent_hook_view {
 	const char *name;

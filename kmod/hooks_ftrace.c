@@ -26,6 +26,16 @@
  * no task ever holds an address in this module; when such a task returns
  * after unload, its flag makes the exit path do a little idle work.
  *
+ * Both hook sets are attached as direct calls when ftrace allows it: the
+ * traced functions then call a small trampoline here instead of the
+ * generic ftrace one, which saves the register frame and the recursion
+ * lock (neither callback calls a function it traces, so neither can
+ * recurse). A function has at most one direct caller, so when another
+ * user (a BPF trampoline, say) holds one, the set falls back to plain
+ * ftrace_ops with the same callbacks. Either way a task is only inside
+ * this module while a callback runs, never across the traced call, and
+ * unregistering waits for tasks preempted in a trampoline (RCU tasks).
+ *
  * A mark must be cleared exactly once: the exit loop can run the settle
  * hooks again in the same return (rseq and throttling set the flag too),
  * and a task may die inside a call. The first settle clears the mark; a
@@ -43,6 +53,8 @@
 #include <linux/string.h>
 #include <linux/trace_recursion.h>
 #include <linux/tracepoint.h>
+#include <asm/ibt.h>
+#include <asm/linkage.h>
 #include <asm/unistd.h>
 
 #include "account.h"
@@ -78,11 +90,11 @@ static __always_inline unsigned long *ftagent_bucket(struct task_struct *t)
 				FTAGENT_PENDING_WAYS];
 }
 
-/* A hook fired inside another on this CPU: the call goes uncounted. */
-static void ftagent_recursion_loss(void)
+/* Count a loss from a callback that may run with preemption enabled. */
+static void ftagent_loss(enum ftagent_loss cause)
 {
 	preempt_disable_notrace();
-	ftagent_count_loss(FTAGENT_LOSS_RECURSION);
+	ftagent_count_loss(cause);
 	preempt_enable_notrace();
 }
 
@@ -98,22 +110,14 @@ static __always_inline int ftagent_mark_of(const unsigned long *b,
 	return -1;
 }
 
-static void notrace ftagent_entry(unsigned long ip, unsigned long parent_ip,
-				  struct ftrace_ops *op,
-				  struct ftrace_regs *fregs)
+/* Entry of a traced call by the current task, user or kernel thread. */
+static __always_inline void ftagent_mark(struct task_struct *t)
 {
-	struct task_struct *t = current;
 	unsigned long *b, cur;
-	int bit, i;
+	int i;
 
-	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (unlikely(bit < 0)) {
-		if (!(t->flags & PF_KTHREAD))
-			ftagent_recursion_loss();
-		return;
-	}
 	if (unlikely(t->flags & PF_KTHREAD))
-		goto out;
+		return;
 	b = ftagent_bucket(t);
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
 		cur = READ_ONCE(b[i]);
@@ -122,11 +126,51 @@ static void notrace ftagent_entry(unsigned long ip, unsigned long parent_ip,
 		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t))) {
 			if (!test_thread_flag(TIF_NOTIFY_RESUME))
 				set_thread_flag(TIF_NOTIFY_RESUME);
-			goto out;
+			return;
 		}
 	}
-	ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
-out:
+	ftagent_loss(FTAGENT_LOSS_PENDING_TABLE);
+}
+
+/* Clear @t's mark; whether it had one (a traced call to charge). */
+static __always_inline bool ftagent_unmark(struct task_struct *t)
+{
+	unsigned long *b = ftagent_bucket(t);
+	int i = ftagent_mark_of(b, t);
+
+	if (i < 0)
+		return false;	/* a return that ends no traced call */
+	WRITE_ONCE(b[i], 0UL);
+	return true;
+}
+
+/* Charge the call the current task returns from. Preemption off. */
+static __always_inline void ftagent_settle_call(void)
+{
+	struct pt_regs *uregs = current_pt_regs();
+	struct ftagent_hook *hook;
+
+	/* x32 calls share the 64-bit entry points. */
+	hook = ftagent_hook_by_nr(uregs->orig_ax & ~__X32_SYSCALL_BIT);
+	if (hook) {
+		ftagent_hook_fired(hook);
+		ftagent_account(hook->call, uregs, uregs->ax);
+	}
+}
+
+static void notrace ftagent_entry(unsigned long ip, unsigned long parent_ip,
+				  struct ftrace_ops *op,
+				  struct ftrace_regs *fregs)
+{
+	int bit;
+
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (unlikely(bit < 0)) {
+		if (!(current->flags & PF_KTHREAD))
+			ftagent_loss(FTAGENT_LOSS_RECURSION);
+		return;
+	}
+	ftagent_mark(current);
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -134,30 +178,55 @@ static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
 				   struct ftrace_regs *fregs)
 {
-	struct task_struct *t = current;
-	struct ftagent_hook *hook;
-	struct pt_regs *uregs;
-	unsigned long *b;
-	int bit, i;
+	int bit;
 
-	b = ftagent_bucket(t);
-	i = ftagent_mark_of(b, t);
-	if (i < 0)
-		return;		/* a return that ends no traced call */
-	WRITE_ONCE(b[i], 0UL);
+	if (!ftagent_unmark(current))
+		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (unlikely(bit < 0)) {
-		ftagent_recursion_loss();
+		ftagent_loss(FTAGENT_LOSS_RECURSION);
 		return;
 	}
-	uregs = current_pt_regs();
-	/* x32 calls share the 64-bit entry points. */
-	hook = ftagent_hook_by_nr(uregs->orig_ax & ~__X32_SYSCALL_BIT);
-	if (hook) {
-		ftagent_hook_fired(hook);
-		ftagent_account(hook->call, uregs, uregs->ax);
-	}
+	ftagent_settle_call();
 	ftrace_test_recursion_unlock(bit);
+}
+
+/*
+ * The direct callers: called from the traced function's first
+ * instruction, before its frame exists. The traced functions take at most
+ * one argument (the syscall wrappers their pt_regs, the settle points
+ * theirs or none), so %rdi is the only live register to keep.
+ */
+#define FTAGENT_TRAMP(name, func)				\
+	"	.pushsection	.text, \"ax\", @progbits\n"		\
+	"	.type	" #name ", @function\n"			\
+	#name ":\n"						\
+	ASM_ENDBR						\
+	"	pushq	%rbp\n"					\
+	"	movq	%rsp, %rbp\n"					\
+	"	pushq	%rdi\n"					\
+	"	call	" #func "\n"					\
+	"	popq	%rdi\n"					\
+	"	leave\n"						\
+	ASM_RET							\
+	"	.size	" #name ", .-" #name "\n"			\
+	"	.popsection\n"
+
+asm(FTAGENT_TRAMP(ftagent_entry_tramp, ftagent_entry_direct));
+asm(FTAGENT_TRAMP(ftagent_settle_tramp, ftagent_settle_direct));
+
+void notrace ftagent_entry_direct(void)
+{
+	ftagent_mark(current);
+}
+
+void notrace ftagent_settle_direct(void)
+{
+	if (!ftagent_unmark(current))
+		return;
+	preempt_disable_notrace();
+	ftagent_settle_call();
+	preempt_enable_notrace();
 }
 
 static struct ftrace_ops ftagent_entry_ops = {
@@ -169,6 +238,46 @@ static struct ftrace_ops ftagent_settle_ops = {
 	.func = ftagent_settle,
 	.flags = FTRACE_OPS_FL_RECURSION,
 };
+
+/* The same two sets as direct calls; ftrace fills these in. */
+static struct ftrace_ops ftagent_entry_dops, ftagent_settle_dops;
+static bool ftagent_entry_direct_on, ftagent_settle_direct_on;
+
+/* Filter both forms of a set on @symbol. */
+static int ftagent_filter_both(struct ftrace_ops *ops, struct ftrace_ops *dops,
+			       const char *symbol)
+{
+	int err = ftagent_ftrace_filter(ops, symbol);
+
+	return err ? err : ftagent_ftrace_filter(dops, symbol);
+}
+
+/*
+ * Make a set live: as direct calls to @tramp if ftrace allows (no other
+ * direct caller on any of its functions), else as the ftrace_ops @ops.
+ */
+static int ftagent_register(struct ftrace_ops *ops, struct ftrace_ops *dops,
+			    void (*tramp)(void), bool *direct)
+{
+	int err = register_ftrace_direct_multi(dops, (unsigned long)tramp);
+
+	*direct = !err;
+	if (!err)
+		return 0;
+	pr_info("ftrace hooks: no direct calls (%d), using ftrace_ops\n", err);
+	return register_ftrace_function(ops);
+}
+
+static void ftagent_unregister(struct ftrace_ops *ops, struct ftrace_ops *dops,
+			       void (*tramp)(void), bool *direct)
+{
+	/* Both return once no task runs or is preempted in a callback. */
+	if (*direct)
+		unregister_ftrace_direct_multi(dops, (unsigned long)tramp);
+	else
+		unregister_ftrace_function(ops);
+	*direct = false;
+}
 
 static void notrace ftagent_task_exit(void *data, struct task_struct *p)
 {
@@ -239,21 +348,24 @@ static int ftagent_ftrace_start(void)
 		goto err_free;
 
 	for (i = 0; i < ARRAY_SIZE(ftagent_settle_points); i++) {
-		err = ftagent_ftrace_filter(&ftagent_settle_ops,
-					    ftagent_settle_points[i]);
+		err = ftagent_filter_both(&ftagent_settle_ops,
+					  &ftagent_settle_dops,
+					  ftagent_settle_points[i]);
 		if (err) {
 			pr_err("ftrace hooks: cannot trace %s: %d\n",
 			       ftagent_settle_points[i], err);
 			goto err_filter;
 		}
 	}
-	err = register_ftrace_function(&ftagent_settle_ops);
+	err = ftagent_register(&ftagent_settle_ops, &ftagent_settle_dops,
+			       ftagent_settle_tramp, &ftagent_settle_direct_on);
 	if (err)
 		goto err_filter;
 	return 0;
 
 err_filter:
 	ftagent_reset_filter(&ftagent_settle_ops);
+	ftagent_reset_filter(&ftagent_settle_dops);
 	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
 	tracepoint_synchronize_unregister();
 err_free:
@@ -264,7 +376,8 @@ err_free:
 
 static int ftagent_ftrace_attach(struct ftagent_hook *hook)
 {
-	int err = ftagent_ftrace_filter(&ftagent_entry_ops, hook->call->symbol);
+	int err = ftagent_filter_both(&ftagent_entry_ops, &ftagent_entry_dops,
+				      hook->call->symbol);
 
 	if (!err)
 		ftagent_entry_filters++;
@@ -276,20 +389,24 @@ static int ftagent_ftrace_commit(void)
 	/* An ops without a filter would trace every function in the kernel. */
 	if (!ftagent_entry_filters)
 		return -ENOENT;
-	return register_ftrace_function(&ftagent_entry_ops);
+	return ftagent_register(&ftagent_entry_ops, &ftagent_entry_dops,
+				ftagent_entry_tramp, &ftagent_entry_direct_on);
 }
 
 static void ftagent_ftrace_detach(struct ftagent_hook **hooks, unsigned int n)
 {
-	/* Returns once no entry callback runs any more. */
-	unregister_ftrace_function(&ftagent_entry_ops);
+	ftagent_unregister(&ftagent_entry_ops, &ftagent_entry_dops,
+			   ftagent_entry_tramp, &ftagent_entry_direct_on);
 }
 
 static void ftagent_ftrace_stop(void)
 {
-	unregister_ftrace_function(&ftagent_settle_ops);
+	ftagent_unregister(&ftagent_settle_ops, &ftagent_settle_dops,
+			   ftagent_settle_tramp, &ftagent_settle_direct_on);
 	ftagent_reset_filter(&ftagent_entry_ops);
 	ftagent_reset_filter(&ftagent_settle_ops);
+	ftagent_reset_filter(&ftagent_entry_dops);
+	ftagent_reset_filter(&ftagent_settle_dops);
 	ftagent_entry_filters = 0;
 	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
 	tracepoint_synchronize_unregister();
@@ -303,6 +420,8 @@ static void ftagent_ftrace_release(void)
 {
 	ftrace_free_filter(&ftagent_entry_ops);
 	ftrace_free_filter(&ftagent_settle_ops);
+	ftrace_free_filter(&ftagent_entry_dops);
+	ftrace_free_filter(&ftagent_settle_dops);
 }
 
 const struct ftagent_hook_driver ftagent_ftrace_driver = {
