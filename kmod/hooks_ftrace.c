@@ -239,6 +239,17 @@ static struct ftrace_ops ftagent_settle_ops = {
 	.flags = FTRACE_OPS_FL_RECURSION,
 };
 
+/*
+ * A kernel of this age allows one direct caller per function, so while
+ * ftagent holds them a BPF fentry/fexit program (bpftrace kfunc:) on a
+ * traced syscall or a settle point cannot attach (EBUSY). direct_calls=0
+ * leaves them free, at about 200 more instructions per traced call.
+ */
+static bool direct_calls = true;
+module_param(direct_calls, bool, 0444);
+MODULE_PARM_DESC(direct_calls,
+		 "ftrace set: hook through direct calls when free (cheaper; blocks BPF fentry on the same functions)");
+
 /* The same two sets as direct calls; ftrace fills these in. */
 static struct ftrace_ops ftagent_entry_dops, ftagent_settle_dops;
 static bool ftagent_entry_direct_on, ftagent_settle_direct_on;
@@ -259,8 +270,12 @@ static int ftagent_filter_both(struct ftrace_ops *ops, struct ftrace_ops *dops,
 static int ftagent_register(struct ftrace_ops *ops, struct ftrace_ops *dops,
 			    void (*tramp)(void), bool *direct)
 {
-	int err = register_ftrace_direct_multi(dops, (unsigned long)tramp);
+	int err;
 
+	*direct = false;
+	if (!direct_calls)
+		return register_ftrace_function(ops);
+	err = register_ftrace_direct_multi(dops, (unsigned long)tramp);
 	*direct = !err;
 	if (!err)
 		return 0;

@@ -7,12 +7,14 @@ import statistics
 WORKLOADS = ["getppid", "send_1k", "pread_4k", "pread_send_16k",
              "sendfile_64k", "openat_close", "connect_close",
              "fork_exec_exit"]
-CONDITIONS = ["none_aa", "minimal", "standard", "standard_kprobe",
+CONDITIONS = ["none_aa", "minimal", "standard", "standard_ftrace_ops",
+              "standard_kprobe",
               "standard_daemon", "rules_1", "rules_100", "rules_10000",
               "audit", "bpftrace", "sysdig"]
 LABELS = {
     "none": "no agent", "none_aa": "no agent (A/A)",
     "minimal": "ftagent minimal", "standard": "ftagent standard",
+    "standard_ftrace_ops": "standard, direct_calls=0",
     "standard_kprobe": "standard, kprobe set",
     "standard_daemon": "standard + ftagentd",
     "rules_1": "+ 1 rule", "rules_100": "+ 100 rules",

@@ -409,6 +409,7 @@ def conditions():
     cs = [Agent("none"), Agent("none_aa"),
           Ftagent("minimal", ["mode=minimal", "hooks=ftrace"]),
           Ftagent("standard", ["hooks=ftrace"]),
+          Ftagent("standard_ftrace_ops", ["hooks=ftrace", "direct_calls=0"]),
           Ftagent("standard_kprobe", ["hooks=kprobe"]),
           Ftagent("standard_daemon", ["hooks=ftrace"], daemon=True)]
     cs += [Ftagent("rules_%d" % n, ["hooks=ftrace"], rules=n)
