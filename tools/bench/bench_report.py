@@ -55,6 +55,8 @@ def aggregate(records):
             for k, v in r["drops"].items():
                 if isinstance(v, int):
                     d[k] = max(d.get(k, 0), v)
+        elif ph == "failure":
+            res.setdefault("failures", []).append(r)
         elif ph == "storm":
             res["storm"].append(r)
         elif ph == "daemon":
@@ -250,6 +252,10 @@ def markdown(res):
     for c in bad:
         o.append("- %s round %d: %s made %d, seen %d" % (
             c["condition"], c["round"], c["call"], c["made"], c["seen"]))
+    for f in res.get("failures", []):
+        o.append("- **run failed**: %s%s: %s" % (
+            f["condition"], " round %d" % f["round"] if f["round"] >= 0
+            else "", f["error"]))
     drops = {c: {k: v for k, v in d.items() if v}
              for c, d in res["drops_percall"].items()}
     o.append("Losses reported during the per-call runs: " +
