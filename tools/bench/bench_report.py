@@ -169,7 +169,8 @@ def targets(res):
                     not worse)
     for s in res["storm"]:
         if s["condition"] == "standard_daemon":
-            lost = sum(s["lost"].values())
+            lost = sum(s["lost"].values()) + \
+                sum(s.get("daemon_dropped", {}).values())
             add("zero loss under the storm (default sizes)", "0 lost",
                 str(lost), lost == 0)
     d = res["daemon"]
@@ -280,10 +281,9 @@ def markdown(res):
             if s["kind"] == "ftagent":
                 ev = s["events"]["delivered"]
                 lost = sum(s["lost"].values())
-                d = (s.get("daemon") or {}).get("collector")
-                if d:
-                    got = sum(d["events_received"].values())
-                    lost += sum(d["events_dropped"].values())
+                if "daemon_received" in s:
+                    got = sum(s["daemon_received"].values())
+                    lost += sum(s["daemon_dropped"].values())
                     rate = "%d delivered, %d drained by ftagentd " \
                         "(%.0f/s)" % (ev, got, got / s["seconds"])
                 else:

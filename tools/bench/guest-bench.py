@@ -287,16 +287,23 @@ def measure(agent, rnd):
             (agent.name, rnd, bad))
 
 
+def daemon_collector():
+    return json.loads(run([FTCTL, "--json", "stats"]).stdout)[
+        "daemon"]["collector"]
+
+
 def storm(agent):
     agent.start()
+    daemon0 = daemon = None
+    if isinstance(agent, Ftagent) and agent.daemon:
+        daemon0 = daemon_collector()
     t0 = guest_ns()
     try:
         r = run([BENCH, "storm", str(ARGS.storm_seconds)])
         elapsed = (guest_ns() - t0) / 1e9
-        daemon = None
-        if isinstance(agent, Ftagent) and agent.daemon:
+        if daemon0:
             time.sleep(2)    # let the daemon drain what is left
-            daemon = json.loads(run([FTCTL, "--json", "stats"]).stdout)
+            daemon = daemon_collector()
     finally:
         agent.stop()
     ops = {}
@@ -312,7 +319,15 @@ def storm(agent):
                          for k in ("emitted", "delivered")}
         rec["lost"] = agent.losses()
         if daemon:
-            rec["daemon"] = daemon.get("daemon")
+            # What the daemon received and dropped during the storm.
+            rec["daemon_received"] = {
+                k: v - daemon0["events_received"].get(k, 0)
+                for k, v in daemon["events_received"].items()}
+            rec["daemon_dropped"] = {
+                k: v - daemon0["events_dropped"].get(k, 0)
+                for k, v in daemon["events_dropped"].items()}
+            rec["daemon_event_log"] = daemon["event_log"]
+            rec["daemon_event_queue"] = daemon["event_queue"]
     elif isinstance(agent, Peer):
         rec["peer"] = agent.report
     emit(rec)
@@ -458,7 +473,8 @@ def main():
     # Binaries run from tmpfs: no 9p access inside a timed region.
     BENCH = os.path.join(WORK, "ftbench")
     shutil.copy(os.path.join(ARGS.build, "ftbench"), BENCH)
-    FTCTL = os.path.join(ARGS.build, "ftctl")
+    FTCTL = os.path.join(WORK, "ftctl")
+    shutil.copy(os.path.join(ARGS.build, "ftctl"), FTCTL)
     FTAGENTD = os.path.join(ARGS.build, "ftagentd")
     out = open(os.path.join(os.environ["FTG_OUT"], "raw.jsonl"), "w")
     with open("/proc/cmdline") as f:
