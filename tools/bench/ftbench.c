@@ -202,8 +202,8 @@ static void bench_send_size(const char *name, int n, size_t size, bool read)
 	for (i = 0; i < n; i++) {
 		double t0 = now_ns();
 
-		if (read && pread(fd, buf, size, (i & 63) * 16384L) !=
-				    (ssize_t)size)
+		if (read &&
+		    pread(fd, buf, size, (i & 63) * 16384L) != (ssize_t)size)
 			die("pread");
 		if (send(tx, buf, size, 0) != (ssize_t)size)
 			die("send");
@@ -353,7 +353,7 @@ static int bench_exec(int n)
 static const struct workload {
 	const char *name;
 	int (*run)(int n);
-	int samples;		/* at 100% */
+	int samples; /* at 100% */
 } workloads[] = {
 	{"getppid", bench_getppid, 20000},
 	{"send_1k", bench_send, 5000},
@@ -463,15 +463,11 @@ int main(int argc, char **argv)
 
 	while ((opt = getopt(argc, argv, "n:w:")) != -1) {
 		switch (opt) {
-		case 'n':
-			scale = atoi(optarg);
-			break;
-		case 'w':
-			only = optarg;
-			break;
+		case 'n': scale = atoi(optarg); break;
+		case 'w': only = optarg; break;
 		default:
-			fprintf(stderr,
-				"usage: ftbench [-n SCALE%%] [-w WORKLOAD,...] | storm SECONDS\n");
+			fprintf(stderr, "usage: ftbench [-n SCALE%%] [-w "
+					"WORKLOAD,...] | storm SECONDS\n");
 			return 2;
 		}
 	}
