@@ -261,19 +261,26 @@ static int bench_sendfile(int n)
 	return 0;
 }
 
+/* One openat+close of the data file: the workload and the storm's loop. */
+static void open_close(void)
+{
+	int fd = openat(AT_FDCWD, data_path, O_RDONLY);
+
+	if (fd < 0)
+		die("openat");
+	close(fd);
+}
+
 static int bench_open(int n)
 {
 	char calls[64];
-	int i, fd;
+	int i;
 
 	close(data_file());
 	for (i = 0; i < n; i++) {
 		double t0 = now_ns();
 
-		fd = openat(AT_FDCWD, data_path, O_RDONLY);
-		if (fd < 0)
-			die("openat");
-		close(fd);
+		open_close();
 		samples[i] = now_ns() - t0;
 	}
 	snprintf(calls, sizeof(calls), "openat:%d", n);
@@ -282,34 +289,40 @@ static int bench_open(int n)
 }
 
 /*
- * connect+close on loopback TCP; socket() and the server's accept and
- * close stay untimed. The client closes with a reset (linger 0) so no
+ * One connect+close on loopback TCP to the listener @lfd at @sa; returns
+ * the time connect+close took. socket() and the server's accept and close
+ * stay outside it. The client closes with a reset (linger 0) so no
  * TIME_WAIT piles up over thousands of connections.
  */
-static int bench_connect(int n)
+static double connect_close(int lfd, const struct sockaddr_in *sa)
 {
 	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+	int fd = socket(AF_INET, SOCK_STREAM, 0), c;
+	double t0, t;
+
+	if (fd < 0)
+		die("socket");
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+	t0 = now_ns();
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa)))
+		die("connect");
+	close(fd);
+	t = now_ns() - t0;
+	c = accept(lfd, NULL, NULL);
+	if (c < 0)
+		die("accept");
+	close(c);
+	return t;
+}
+
+static int bench_connect(int n)
+{
 	struct sockaddr_in sa;
-	int lfd = listener(&sa), i, fd, c;
+	int lfd = listener(&sa), i;
 	char calls[64];
 
-	for (i = 0; i < n; i++) {
-		double t0;
-
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (fd < 0)
-			die("socket");
-		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
-		t0 = now_ns();
-		if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
-			die("connect");
-		close(fd);
-		samples[i] = now_ns() - t0;
-		c = accept(lfd, NULL, NULL);
-		if (c < 0)
-			die("accept");
-		close(c);
-	}
+	for (i = 0; i < n; i++)
+		samples[i] = connect_close(lfd, &sa);
 	close(lfd);
 	snprintf(calls, sizeof(calls), "connect:%d", n);
 	report("connect_close", n, calls);
@@ -399,30 +412,18 @@ static int storm(double seconds)
 		if (pipe(pipes[k]))
 			die("pipe");
 		if (fork() == 0) {
-			struct linger lg = {.l_onoff = 1, .l_linger = 0};
 			struct sockaddr_in sa;
 			double end = now_ns() + seconds * 1e9;
-			int lfd = k == 1 ? listener(&sa) : -1, fd;
+			int lfd = k == 1 ? listener(&sa) : -1;
 			long ops = 0;
 
 			while (now_ns() < end) {
-				if (k == 0) {
+				if (k == 0)
 					spawn_exit();
-				} else if (k == 1) {
-					fd = socket(AF_INET, SOCK_STREAM, 0);
-					setsockopt(fd, SOL_SOCKET, SO_LINGER,
-						   &lg, sizeof(lg));
-					if (connect(fd, (struct sockaddr *)&sa,
-						    sizeof(sa)))
-						die("connect");
-					close(fd);
-					close(accept(lfd, NULL, NULL));
-				} else {
-					fd = open(data_path, O_RDONLY);
-					if (fd < 0)
-						die("open");
-					close(fd);
-				}
+				else if (k == 1)
+					connect_close(lfd, &sa);
+				else
+					open_close();
 				ops++;
 			}
 			if (write(pipes[k][1], &ops, sizeof(ops)) !=
