@@ -4,7 +4,8 @@
  *
  *   mode=minimal|standard     what is observed (default standard)
  *   hooks=ftrace|kprobe       how calls are hooked (default ftrace)
- *   strict=0|1                refuse to load if any hook fails (default 0)
+ *   strict=0|1                refuse to load if any hook fails or any kernel
+ *                             internal is missing (default 0, see symbols.c)
  *   kernel_counters=N         counter keys per generation (default 16384)
  *   flush_interval_ms=N       generation swap period, 0 = on request only
  *   ring_buffer_size=N        event buffer bytes, all CPUs; 0 = by mode
@@ -32,6 +33,7 @@
 #include "filters.h"
 #include "hooks.h"
 #include "lifecycle.h"
+#include "symbols.h"
 
 static char *mode = "standard";
 module_param(mode, charp, 0444);
@@ -43,7 +45,8 @@ MODULE_PARM_DESC(hooks, "how calls are hooked: ftrace or kprobe");
 
 static bool strict;
 module_param(strict, bool, 0444);
-MODULE_PARM_DESC(strict, "refuse to load when any hook fails to attach");
+MODULE_PARM_DESC(strict,
+		 "refuse to load when any hook fails to attach or any kernel function the module needs is missing");
 
 static unsigned int kernel_counters = 16384;
 module_param(kernel_counters, uint, 0444);
@@ -98,6 +101,13 @@ int ftagent_config_apply(const struct ftagent_config *next,
 	int err;
 
 	lockdep_assert_held(&ftagent_config_mutex);
+	if (next->hooks == FTAGENT_HOOKS_FTRACE &&
+	    next->hooks != prev.hooks &&
+	    ftagent_feature_off(FTAGENT_FEATURE_FTRACE_SET)) {
+		NL_SET_ERR_MSG(extack,
+			       "the ftrace hook set needs kernel functions this kernel lacks (see MISSING)");
+		return -EOPNOTSUPP;
+	}
 	/* The one step that can fail for want of memory goes first. */
 	if (ring != ftagent_config_ring_bytes(&prev)) {
 		err = ftagent_events_resize(ring);
@@ -183,6 +193,14 @@ int __init ftagent_config_init(void)
 	err = ftagent_parse_params(&cfg);
 	if (err)
 		return err;
+	err = ftagent_symbols_init(strict);
+	if (err)
+		return err;
+	if (cfg.hooks == FTAGENT_HOOKS_FTRACE &&
+	    ftagent_feature_off(FTAGENT_FEATURE_FTRACE_SET)) {
+		pr_warn("hooks=ftrace is not available on this kernel: using kprobe\n");
+		cfg.hooks = FTAGENT_HOOKS_KPROBE;
+	}
 	err = ftagent_counters_init(ftagent_table_capacity());
 	if (err)
 		return err;

@@ -29,6 +29,7 @@
 #include <linux/uaccess.h>
 #include <linux/ftagent.h>
 
+#include "compat/fs.h"
 #include "eventfs.h"
 #include "events.h"
 
@@ -98,7 +99,7 @@ static int ftagent_relay_mmap(struct file *file, struct vm_area_struct *vma)
 	/* The buffer is the module's to write; readers only look. */
 	if (vma->vm_flags & VM_WRITE)
 		return -EPERM;
-	vma->vm_flags &= ~VM_MAYWRITE;
+	ftagent_vma_clear_maywrite(vma);
 	return relay_file_operations.mmap(file, vma);
 }
 
@@ -135,7 +136,7 @@ static const struct file_operations ftagent_relay_fops = {
 	.read = ftagent_relay_read,
 	.poll = ftagent_relay_poll,
 	.mmap = ftagent_relay_mmap,
-	.llseek = no_llseek,
+	.llseek = FTAGENT_NO_LLSEEK,
 	.unlocked_ioctl = ftagent_relay_ioctl,
 	.compat_ioctl = compat_ptr_ioctl,
 };
@@ -213,9 +214,7 @@ struct dentry *ftagent_eventfs_create_file(const char *name,
 	}
 	inode->i_ino = get_next_ino();
 	inode->i_mode = S_IFREG | (mode & 0444);
-	inode->i_atime = current_time(inode);
-	inode->i_mtime = inode->i_atime;
-	inode->i_ctime = inode->i_atime;
+	ftagent_inode_init_times(inode);
 	inode->i_fop = &ftagent_relay_fops;
 	inode->i_private = data;
 	/* The reference lookup_one_len() gave us keeps the file alive. */

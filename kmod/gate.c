@@ -53,11 +53,15 @@
 #include <net/sock.h>
 
 #include "budget.h"
+#include "compat/fs.h"
+#include "compat/ftrace.h"
+#include "compat/net.h"
 #include "events.h"
 #include "ftagent.h"
 #include "gate.h"
 #include "hooks.h"
 #include "policy.h"
+#include "symbols.h"
 
 struct ftagent_gate_buf {
 	char obj[FTAGENT_REC_PATH_MAX];
@@ -106,8 +110,8 @@ static const char *ftagent_gate_exe(struct ftagent_gate_call *c)
 	if (c->exe_len != -1)
 		return c->exe;
 	rcu_read_lock();
-	exe = mm ? rcu_dereference(mm->exe_file) : NULL;
-	if (exe && get_file_rcu(exe)) {
+	exe = mm ? ftagent_get_file_rcu(&mm->exe_file) : NULL;
+	if (exe) {
 		rcu_read_unlock();
 		p = d_path(&exe->f_path, this_cpu_ptr(ftagent_gate_bufs)->exe,
 			   FTAGENT_REC_PATH_MAX);
@@ -509,7 +513,7 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 {
 	unsigned int point = (unsigned long)ops->private;
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
-	struct pt_regs *regs = &fregs->regs;	/* x86-64: the arguments */
+	struct pt_regs *regs = ftagent_fregs_args(fregs);
 	unsigned long refuse = 0;
 	int metric, fastopen = 0;
 
@@ -555,7 +559,7 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 			refuse = (unsigned long)ftagent_gate_over_budget;
 	}
 	if (refuse)
-		ftrace_instruction_pointer_set(fregs, refuse);
+		ftagent_fregs_set_ip(fregs, refuse);
 }
 
 static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
@@ -566,7 +570,7 @@ static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_OP_BIND] = "security_socket_bind",
 	[FTAGENT_GATE_RECV] = "security_socket_recvmsg",
 	[FTAGENT_GATE_PERM] = "security_file_permission",
-	[FTAGENT_GATE_SENDPAGE] = "kernel_sendpage",
+	[FTAGENT_GATE_SENDPAGE] = FTAGENT_SENDPAGE_SYMBOL,
 };
 
 static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX];
@@ -617,11 +621,23 @@ int ftagent_gate_refresh(u32 extra)
 	b = rcu_dereference_protected(ftagent_budgets, true);
 	if (set)
 		want |= set->gated_ops;
-	/* sendfile and splice reach sockets without security_socket_sendmsg. */
-	if (want & BIT(FTAGENT_OP_SEND))
+	/*
+	 * Where sendfile and splice reach sockets without
+	 * security_socket_sendmsg (compat/net.h), hook that path too.
+	 */
+	if ((want & BIT(FTAGENT_OP_SEND)) &&
+	    ftagent_gate_symbols[FTAGENT_GATE_SENDPAGE])
 		want |= BIT(FTAGENT_GATE_SENDPAGE);
 	if (b)
 		want |= ftagent_budgets_gate_points(b->metrics);
+	/*
+	 * A point this kernel lacks (symbols.c): refuse a set that needs it,
+	 * but sendfile/splice sends just go ungated, as the status says.
+	 */
+	want &= ~(ftagent_degraded >> FTAGENT_FEATURE_GATE_EXEC &
+		  BIT(FTAGENT_GATE_SENDPAGE));
+	if (want & ftagent_degraded >> FTAGENT_FEATURE_GATE_EXEC)
+		return -EOPNOTSUPP;
 	return ftagent_gate_attach(want);
 }
 

@@ -20,6 +20,7 @@
 #include "policy.h"
 #include "ftagent.h"
 #include "hooks.h"
+#include "symbols.h"
 
 static struct genl_family ftagent_ctl_family;
 
@@ -52,7 +53,13 @@ static int ftagent_ctl_get_status(struct sk_buff *skb, struct genl_info *info)
 	      nla_put_u32(msg, FTAGENT_CTL_A_FLUSH_INTERVAL_MS,
 			  cfg->flush_interval_ms) ||
 	      nla_put_u32(msg, FTAGENT_CTL_A_RING_BUFFER_SIZE,
-			  ftagent_config_ring_bytes(cfg));
+			  ftagent_config_ring_bytes(cfg)) ||
+	      nla_put_u32(msg, FTAGENT_CTL_A_DEGRADED, ftagent_degraded) ||
+	      ftagent_symbols_put_missing(msg, FTAGENT_CTL_A_MISSING,
+					  FTAGENT_CTL_A_NAME) ||
+	      nla_put_u8(msg, FTAGENT_CTL_A_DIRECT_CALLS,
+			 cfg->hooks == FTAGENT_HOOKS_FTRACE &&
+			 ftagent_ftrace_direct_on());
 	ftagent_config_unlock();
 	if (err) {
 		nlmsg_free(msg);
@@ -355,9 +362,16 @@ static int ftagent_ctl_reply_generation(struct genl_info *info, u8 cmd,
 	return genlmsg_reply(msg, info);
 }
 
-/* A set the gate's hooks could not be attached for. */
-#define FTAGENT_GATE_HOOK_MSG \
-	"cannot hook the gate's security functions (livepatched?)"
+/* A set the gate's hooks could not be attached for: say why. */
+static void ftagent_gate_hook_msg(struct netlink_ext_ack *extack, int err)
+{
+	if (err == -EOPNOTSUPP)
+		NL_SET_ERR_MSG(extack,
+			       "this kernel lacks a function the set needs (GET_STATUS MISSING)");
+	else
+		NL_SET_ERR_MSG(extack,
+			       "cannot hook the gate's security functions (livepatched?)");
+}
 
 static int ftagent_ctl_set_policy(struct sk_buff *skb, struct genl_info *info)
 {
@@ -383,7 +397,7 @@ static int ftagent_ctl_set_policy(struct sk_buff *skb, struct genl_info *info)
 	ftagent_config_unlock();
 	if (err) {
 		ftagent_policy_free(set);
-		NL_SET_ERR_MSG(info->extack, FTAGENT_GATE_HOOK_MSG);
+		ftagent_gate_hook_msg(info->extack, err);
 		return err;
 	}
 	return ftagent_ctl_reply_generation(info, FTAGENT_CTL_CMD_SET_POLICY,
@@ -473,7 +487,7 @@ static int ftagent_ctl_set_budgets(struct sk_buff *skb, struct genl_info *info)
 	ftagent_config_unlock();
 	if (err) {
 		ftagent_budgets_free(set);
-		NL_SET_ERR_MSG(info->extack, FTAGENT_GATE_HOOK_MSG);
+		ftagent_gate_hook_msg(info->extack, err);
 		return err;
 	}
 	return ftagent_ctl_reply_generation(info, FTAGENT_CTL_CMD_SET_BUDGETS,

@@ -53,6 +53,8 @@ struct tracepoint;
 /* hooks_ftrace.c, shared with the lifecycle points (lifecycle.c). */
 int ftagent_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
 struct tracepoint *ftagent_tracepoint(const char *name);
+/* Whether the ftrace set is attached through direct calls right now. */
+bool ftagent_ftrace_direct_on(void);
 
 /*
  * hooks_ftrace.c: the direct-call trampolines (asm) and the functions

@@ -58,6 +58,7 @@
 #include <asm/unistd.h>
 
 #include "account.h"
+#include "compat/ftrace.h"
 #include "counters.h"
 #include "hooks.h"
 
@@ -204,6 +205,7 @@ static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
 	ASM_ENDBR						\
 	"	pushq	%rbp\n"					\
 	"	movq	%rsp, %rbp\n"					\
+	CALL_DEPTH_ACCOUNT					\
 	"	pushq	%rdi\n"					\
 	"	call	" #func "\n"					\
 	"	popq	%rdi\n"					\
@@ -250,48 +252,106 @@ module_param(direct_calls, bool, 0444);
 MODULE_PARM_DESC(direct_calls,
 		 "ftrace set: hook through direct calls when free (cheaper; blocks BPF fentry on the same functions)");
 
-/* The same two sets as direct calls; ftrace fills these in. */
-static struct ftrace_ops ftagent_entry_dops, ftagent_settle_dops;
-static bool ftagent_entry_direct_on, ftagent_settle_direct_on;
+/*
+ * A set attached as direct calls. Its ftrace_ops is made afresh for every
+ * attempt and wiped when it is detached: a failed registration can leave
+ * the ops' func, flags and trampoline set (6.1), and such an ops would
+ * take the slow path on every later attach. So the set keeps the names it
+ * must filter on, not a filtered ops.
+ */
+#define FTAGENT_DIRECT_MAX	64
 
-/* Filter both forms of a set on @symbol. */
-static int ftagent_filter_both(struct ftrace_ops *ops, struct ftrace_ops *dops,
-			       const char *symbol)
+struct ftagent_direct_set {
+	struct ftrace_ops ops;
+	void (*tramp)(void);
+	const char *symbols[FTAGENT_DIRECT_MAX];
+	unsigned int n;
+	bool on;
+};
+
+static struct ftagent_direct_set ftagent_entry_direct_set = {
+	.tramp = ftagent_entry_tramp,
+};
+
+static struct ftagent_direct_set ftagent_settle_direct_set = {
+	.tramp = ftagent_settle_tramp,
+};
+
+static void ftagent_direct_wipe(struct ftagent_direct_set *d)
 {
-	int err = ftagent_ftrace_filter(ops, symbol);
-
-	return err ? err : ftagent_ftrace_filter(dops, symbol);
+	ftrace_free_filter(&d->ops);
+	memset(&d->ops, 0, sizeof(d->ops));
 }
 
-/*
- * Make a set live: as direct calls to @tramp if ftrace allows (no other
- * direct caller on any of its functions), else as the ftrace_ops @ops.
- */
-static int ftagent_register(struct ftrace_ops *ops, struct ftrace_ops *dops,
-			    void (*tramp)(void), bool *direct)
+/* Try to attach @d as direct calls; 0 or why not (the ops is left wiped). */
+static int ftagent_direct_try(struct ftagent_direct_set *d)
+{
+	unsigned int i;
+	int err = 0;
+
+	memset(&d->ops, 0, sizeof(d->ops));
+	for (i = 0; i < d->n && !err; i++)
+		err = ftagent_ftrace_filter(&d->ops, d->symbols[i]);
+	if (!err)
+		err = ftagent_direct_register(&d->ops, (unsigned long)d->tramp);
+	if (err)
+		ftagent_direct_wipe(d);
+	d->on = !err;
+	return err;
+}
+
+/* Filter the plain form of a set on @symbol and note it for the direct. */
+static int ftagent_filter_both(struct ftrace_ops *ops,
+			       struct ftagent_direct_set *d,
+			       const char *symbol)
 {
 	int err;
 
-	*direct = false;
+	if (d->n == FTAGENT_DIRECT_MAX)
+		return -ENOSPC;
+	err = ftagent_ftrace_filter(ops, symbol);
+	if (!err)
+		d->symbols[d->n++] = symbol;
+	return err;
+}
+
+/*
+ * Make a set live: as direct calls to its trampoline if ftrace allows (no
+ * other direct caller on any of its functions), else as the ftrace_ops
+ * @ops with the same callbacks.
+ */
+static int ftagent_register(struct ftrace_ops *ops,
+			    struct ftagent_direct_set *d)
+{
+	int err;
+
+	d->on = false;
 	if (!direct_calls)
 		return register_ftrace_function(ops);
-	err = register_ftrace_direct_multi(dops, (unsigned long)tramp);
-	*direct = !err;
+	err = ftagent_direct_try(d);
 	if (!err)
 		return 0;
 	pr_info("ftrace hooks: no direct calls (%d), using ftrace_ops\n", err);
 	return register_ftrace_function(ops);
 }
 
-static void ftagent_unregister(struct ftrace_ops *ops, struct ftrace_ops *dops,
-			       void (*tramp)(void), bool *direct)
+static void ftagent_unregister(struct ftrace_ops *ops,
+			       struct ftagent_direct_set *d)
 {
 	/* Both return once no task runs or is preempted in a callback. */
-	if (*direct)
-		unregister_ftrace_direct_multi(dops, (unsigned long)tramp);
-	else
+	if (d->on) {
+		ftagent_direct_unregister(&d->ops, (unsigned long)d->tramp);
+		ftagent_direct_wipe(d);
+	} else {
 		unregister_ftrace_function(ops);
-	*direct = false;
+	}
+	d->on = false;
+}
+
+/* Whether each set is attached as direct calls now (for the status). */
+bool ftagent_ftrace_direct_on(void)
+{
+	return ftagent_entry_direct_set.on && ftagent_settle_direct_set.on;
 }
 
 static void notrace ftagent_task_exit(void *data, struct task_struct *p)
@@ -364,7 +424,7 @@ static int ftagent_ftrace_start(void)
 
 	for (i = 0; i < ARRAY_SIZE(ftagent_settle_points); i++) {
 		err = ftagent_filter_both(&ftagent_settle_ops,
-					  &ftagent_settle_dops,
+					  &ftagent_settle_direct_set,
 					  ftagent_settle_points[i]);
 		if (err) {
 			pr_err("ftrace hooks: cannot trace %s: %d\n",
@@ -372,15 +432,14 @@ static int ftagent_ftrace_start(void)
 			goto err_filter;
 		}
 	}
-	err = ftagent_register(&ftagent_settle_ops, &ftagent_settle_dops,
-			       ftagent_settle_tramp, &ftagent_settle_direct_on);
+	err = ftagent_register(&ftagent_settle_ops, &ftagent_settle_direct_set);
 	if (err)
 		goto err_filter;
 	return 0;
 
 err_filter:
 	ftagent_reset_filter(&ftagent_settle_ops);
-	ftagent_reset_filter(&ftagent_settle_dops);
+	ftagent_settle_direct_set.n = 0;
 	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
 	tracepoint_synchronize_unregister();
 err_free:
@@ -391,7 +450,8 @@ err_free:
 
 static int ftagent_ftrace_attach(struct ftagent_hook *hook)
 {
-	int err = ftagent_filter_both(&ftagent_entry_ops, &ftagent_entry_dops,
+	int err = ftagent_filter_both(&ftagent_entry_ops,
+				      &ftagent_entry_direct_set,
 				      hook->call->symbol);
 
 	if (!err)
@@ -404,24 +464,21 @@ static int ftagent_ftrace_commit(void)
 	/* An ops without a filter would trace every function in the kernel. */
 	if (!ftagent_entry_filters)
 		return -ENOENT;
-	return ftagent_register(&ftagent_entry_ops, &ftagent_entry_dops,
-				ftagent_entry_tramp, &ftagent_entry_direct_on);
+	return ftagent_register(&ftagent_entry_ops, &ftagent_entry_direct_set);
 }
 
 static void ftagent_ftrace_detach(struct ftagent_hook **hooks, unsigned int n)
 {
-	ftagent_unregister(&ftagent_entry_ops, &ftagent_entry_dops,
-			   ftagent_entry_tramp, &ftagent_entry_direct_on);
+	ftagent_unregister(&ftagent_entry_ops, &ftagent_entry_direct_set);
 }
 
 static void ftagent_ftrace_stop(void)
 {
-	ftagent_unregister(&ftagent_settle_ops, &ftagent_settle_dops,
-			   ftagent_settle_tramp, &ftagent_settle_direct_on);
+	ftagent_unregister(&ftagent_settle_ops, &ftagent_settle_direct_set);
 	ftagent_reset_filter(&ftagent_entry_ops);
 	ftagent_reset_filter(&ftagent_settle_ops);
-	ftagent_reset_filter(&ftagent_entry_dops);
-	ftagent_reset_filter(&ftagent_settle_dops);
+	ftagent_entry_direct_set.n = 0;
+	ftagent_settle_direct_set.n = 0;
 	ftagent_entry_filters = 0;
 	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
 	tracepoint_synchronize_unregister();
@@ -435,8 +492,6 @@ static void ftagent_ftrace_release(void)
 {
 	ftrace_free_filter(&ftagent_entry_ops);
 	ftrace_free_filter(&ftagent_settle_ops);
-	ftrace_free_filter(&ftagent_entry_dops);
-	ftrace_free_filter(&ftagent_settle_dops);
 }
 
 const struct ftagent_hook_driver ftagent_ftrace_driver = {

@@ -41,10 +41,12 @@
 #include <net/sock.h>
 
 #include "budget.h"
+#include "compat/ftrace.h"
 #include "events.h"
 #include "filters.h"
 #include "hooks.h"
 #include "lifecycle.h"
+#include "symbols.h"
 
 /* Bytes of argv hashed per copy: the path scratch buffer's size. */
 #define FTAGENT_HASH_CHUNK	FTAGENT_REC_PATH_MAX
@@ -349,7 +351,7 @@ static void notrace ftagent_sock_close_hook(unsigned long ip,
 					    struct ftrace_ops *op,
 					    struct ftrace_regs *fregs)
 {
-	struct inode *inode = (struct inode *)fregs->regs.di;
+	struct inode *inode = (struct inode *)ftagent_fregs_args(fregs)->di;
 
 	if (current->flags & PF_KTHREAD)
 		return;	/* a delayed fput: no process to charge */
@@ -399,29 +401,36 @@ out:
 
 struct ftagent_tp {
 	const char *name;
+	int feature;	/* enum ftagent_feature, -1: needed to load */
 	void *probe;
 	struct tracepoint *tp;
 	bool registered;
 };
 
 static struct ftagent_tp ftagent_tps[] = {
-	{ .name = "sched_process_fork", .probe = ftagent_fork_probe },
-	{ .name = "sched_process_exec", .probe = ftagent_exec_probe },
-	{ .name = "task_rename", .probe = ftagent_rename_probe },
-	{ .name = "sched_process_free", .probe = ftagent_free_probe },
+	{ .name = "sched_process_fork", .probe = ftagent_fork_probe,
+	  .feature = FTAGENT_FEATURE_FORK_RECORDS },
+	{ .name = "sched_process_exec", .probe = ftagent_exec_probe,
+	  .feature = FTAGENT_FEATURE_EXEC_RECORDS },
+	{ .name = "task_rename", .probe = ftagent_rename_probe,
+	  .feature = FTAGENT_FEATURE_RENAMES },
+	/* It frees what the others keep: no load without it. */
+	{ .name = "sched_process_free", .probe = ftagent_free_probe,
+	  .feature = -1 },
 };
 
 struct ftagent_fn_hook {
 	const char *symbol;
+	unsigned int feature;	/* enum ftagent_feature */
 	struct ftrace_ops ops;
 	bool registered;
 };
 
 static struct ftagent_fn_hook ftagent_fn_hooks[] = {
-	{ .symbol = "acct_process",
+	{ .symbol = "acct_process", .feature = FTAGENT_FEATURE_EXIT_RECORDS,
 	  .ops = { .func = ftagent_exit_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
-	{ .symbol = "sock_close",
+	{ .symbol = "sock_close", .feature = FTAGENT_FEATURE_CLOSE_RECORDS,
 	  .ops = { .func = ftagent_sock_close_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
 };
@@ -456,6 +465,8 @@ int ftagent_lifecycle_init(void)
 	for (i = 0; i < ARRAY_SIZE(ftagent_tps); i++) {
 		struct ftagent_tp *t = &ftagent_tps[i];
 
+		if (t->feature >= 0 && ftagent_feature_off(t->feature))
+			continue;	/* said at load (symbols.c) */
 		t->tp = ftagent_tracepoint(t->name);
 		err = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
 			      -ENOENT;
@@ -468,6 +479,8 @@ int ftagent_lifecycle_init(void)
 	for (i = 0; i < ARRAY_SIZE(ftagent_fn_hooks); i++) {
 		struct ftagent_fn_hook *h = &ftagent_fn_hooks[i];
 
+		if (ftagent_feature_off(h->feature))
+			continue;	/* said at load (symbols.c) */
 		err = ftagent_ftrace_filter(&h->ops, h->symbol);
 		if (!err)
 			err = register_ftrace_function(&h->ops);

@@ -27,7 +27,7 @@
 #include <linux/types.h>
 
 #define FTAGENT_ABI_MAJOR	0
-#define FTAGENT_ABI_MINOR	4
+#define FTAGENT_ABI_MINOR	5
 
 #define FTAGENT_GENL_CTL_NAME		"ftagent_ctl"
 #define FTAGENT_GENL_CTL_VERSION	1
@@ -187,7 +187,9 @@ enum ftagent_ctl_cmd {
 	/*
 	 * GET_STATUS (do): no request attributes.
 	 * Reply: ABI_MAJOR, ABI_MINOR, MODULE_VERSION, STATE, MODE, HOOKS,
-	 * FLUSH_INTERVAL_MS.
+	 * FLUSH_INTERVAL_MS; since 0.5: DEGRADED, MISSING (only when some
+	 * kernel function the module looks up by name is missing) and
+	 * DIRECT_CALLS.
 	 */
 	FTAGENT_CTL_CMD_GET_STATUS,
 
@@ -308,6 +310,9 @@ enum ftagent_ctl_attr {
 	FTAGENT_CTL_A_POLICY_DEFAULT_HITS, /* u64, calls the default decided */
 	FTAGENT_CTL_A_VERDICTS,		/* nest of u64 by enum ftagent_verdict + 1 */
 	FTAGENT_CTL_A_BUDGET,		/* nest of enum ftagent_budget_attr */
+	FTAGENT_CTL_A_DEGRADED,		/* u32, reply: bits of enum ftagent_feature off */
+	FTAGENT_CTL_A_MISSING,		/* nest of FTAGENT_CTL_A_NAME, reply: kernel functions and tracepoints not found */
+	FTAGENT_CTL_A_DIRECT_CALLS,	/* u8, reply: 1 when the ftrace set hooks through direct calls */
 
 	__FTAGENT_CTL_A_MAX
 };
@@ -317,6 +322,58 @@ enum ftagent_ctl_attr {
 /* The control family's multicast group for alerts. */
 #define FTAGENT_GENL_ALERTS_GROUP	"alerts"
 #define FTAGENT_ALERT_INTERVAL_MS	1000
+
+/**
+ * enum ftagent_feature - what the module gives up when a kernel function
+ * or tracepoint it finds by name at load is missing on the running kernel
+ * (GET_STATUS DEGRADED is a bit mask of these; MISSING names the
+ * functions). The load goes on without the feature unless strict=1.
+ * @FTAGENT_FEATURE_FTRACE_SET: the ftrace hook set (its return points
+ *	arch_do_signal_or_restart, blkcg_maybe_throttle_current or the
+ *	sched_process_exit tracepoint); hooks=ftrace falls back to kprobe
+ * @FTAGENT_FEATURE_EXIT_RECORDS: process EXIT records (acct_process)
+ * @FTAGENT_FEATURE_CLOSE_RECORDS: socket CLOSE records (sock_close)
+ * @FTAGENT_FEATURE_FORK_RECORDS: FORK records (sched_process_fork)
+ * @FTAGENT_FEATURE_EXEC_RECORDS: EXEC records (sched_process_exec)
+ * @FTAGENT_FEATURE_RENAMES: names after a rename (task_rename)
+ * @FTAGENT_FEATURE_GATE_EXEC: exec rules and budgets
+ *	(security_bprm_creds_for_exec)
+ * @FTAGENT_FEATURE_GATE_CONNECT: connect rules and budgets
+ *	(security_socket_connect)
+ * @FTAGENT_FEATURE_GATE_OPEN: open rules and budgets (security_file_open)
+ * @FTAGENT_FEATURE_GATE_SEND: send rules, bytes_sent budgets
+ *	(security_socket_sendmsg)
+ * @FTAGENT_FEATURE_GATE_BIND: bind rules (security_socket_bind)
+ * @FTAGENT_FEATURE_GATE_RECV: bytes_received budgets on receives
+ *	(security_socket_recvmsg)
+ * @FTAGENT_FEATURE_GATE_RW: byte budgets on read and write
+ *	(security_file_permission)
+ * @FTAGENT_FEATURE_GATE_SENDPAGE: send rules and budgets on sendfile and
+ *	splice to a socket, on kernels where those bypass
+ *	security_socket_sendmsg (kernel_sendpage, up to 6.4)
+ *
+ * A rule or budget set that needs a gate feature that is off is refused
+ * (EOPNOTSUPP with a message), except GATE_SENDPAGE: then send rules hold
+ * for every send but sendfile and splice, which DEGRADED says.
+ */
+enum ftagent_feature {
+	FTAGENT_FEATURE_FTRACE_SET,
+	FTAGENT_FEATURE_EXIT_RECORDS,
+	FTAGENT_FEATURE_CLOSE_RECORDS,
+	FTAGENT_FEATURE_FORK_RECORDS,
+	FTAGENT_FEATURE_EXEC_RECORDS,
+	FTAGENT_FEATURE_RENAMES,
+	FTAGENT_FEATURE_GATE_EXEC,
+	FTAGENT_FEATURE_GATE_CONNECT,
+	FTAGENT_FEATURE_GATE_OPEN,
+	FTAGENT_FEATURE_GATE_SEND,
+	FTAGENT_FEATURE_GATE_BIND,
+	FTAGENT_FEATURE_GATE_RECV,
+	FTAGENT_FEATURE_GATE_RW,
+	FTAGENT_FEATURE_GATE_SENDPAGE,
+
+	__FTAGENT_FEATURE_MAX
+};
 
 /**
  * enum ftagent_op - what the policy gate decides on, and where

@@ -1,0 +1,12 @@
+// SPDX-License-Identifier: GPL-2.0
+/* get_file_rcu() takes the __rcu pointer's address (6.7 on). */
+#include <linux/fs.h>
+#include <linux/module.h>
+
+struct file *probe(struct file __rcu **fp);
+struct file *probe(struct file __rcu **fp)
+{
+	return get_file_rcu(fp);
+}
+
+MODULE_LICENSE("GPL");
