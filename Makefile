@@ -8,15 +8,24 @@
 #   make lint       checkpatch, sparse, clang-format   make clean
 #   make dkms-install / dkms-remove                    (for a real server)
 
-# The kernel to build for: the running one when its headers are installed,
-# else the newest one under /lib/modules (this host's kernel refuses modules;
-# the tests boot that newest kernel in QEMU).
-KDIR ?= $(firstword $(wildcard /lib/modules/$(shell uname -r)/build) \
-	$(lastword $(sort $(wildcard /lib/modules/*/build))))
-# The release the module is built for (Debian's kernel.release file holds
-# the upstream version, so read the one compiled into the headers).
-KVER = $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
+# The kernels the tests boot: the newest installed of each Debian 12
+# series, 6.1 then 6.12 (tools/test-kernels; named by series, so extra
+# headers never change what is tested).
+TEST_KVERS := $(shell tools/test-kernels --boot 2>/dev/null)
+# Build-only: those and their -rt and -cloud flavours.
+BUILD_KVERS := $(shell tools/test-kernels --flavours 2>/dev/null)
+
+# The kernel `make module`, demo and bench build for: KDIR if given (its
+# release is read from the headers: Debian's kernel.release holds the
+# upstream version), else KVER, else the running kernel when its headers
+# are installed, else the first test kernel (6.1).
+ifneq ($(origin KDIR),undefined)
+KVER := $(shell sed -n 's/^\#define UTS_RELEASE "\(.*\)"/\1/p' \
 	$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+else
+KVER ?= $(or $(if $(wildcard /lib/modules/$(shell uname -r)/build),$(shell uname -r)),$(firstword $(TEST_KVERS)))
+KDIR := /lib/modules/$(KVER)/build
+endif
 
 BUILD := build
 KSRC_TARBALL ?= /usr/src/linux-source-6.1.tar.xz
@@ -33,6 +42,9 @@ LDLIBS_JSON := -ljson-c
 # Debian packages the project needs, for `make deps`.
 DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
+	linux-image-6.12-amd64 linux-headers-6.12-amd64 \
+	linux-headers-rt-amd64 linux-headers-cloud-amd64 \
+	linux-headers-6.12-rt-amd64 linux-headers-6.12-cloud-amd64 \
 	qemu-system-x86 busybox-static iproute2 e2fsprogs python3 \
 	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev libinih-dev \
 	libmicrohttpd-dev libsystemd-dev prometheus \
@@ -60,19 +72,29 @@ SELFTEST_SRCS := $(wildcard tests/selftests/*.c)
 SELFTEST_BINS := $(SELFTEST_SRCS:tests/selftests/%.c=$(BUILD)/tests/selftests/%)
 KSELFTEST_DIR := $(BUILD)/kselftest
 KSELFTEST_HDRS := $(KSELFTEST_DIR)/kselftest_harness.h $(KSELFTEST_DIR)/kselftest.h
-MODULE := kmod/ftagent.ko
+# Each kernel's module is built in a copy of the sources of its own
+# (build/kmod/KVER), as DKMS does: kbuild puts objects beside the sources,
+# and 6.1 has no separate output directory for external modules.
+moddir = $(BUILD)/kmod/$(1)
+module_of = $(call moddir,$(1))/kmod/ftagent.ko
+MODULE := $(call module_of,$(KVER))
 
-.PHONY: all module userspace tests deps check check-run check-long demo demo-run lint bench bench-run \
+.PHONY: all module modules-all userspace tests deps check check-run check-long demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove install uninstall guest-shell
 
 all: module userspace tests
 
 module:
-	@test -n "$(KDIR)" -a -d "$(KDIR)" || { echo "no kernel headers: run 'make deps' or set KDIR" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+	@test -n "$(KVER)" -a -d "$(KDIR)" || { echo "no kernel headers: run 'make deps' or set KDIR" >&2; exit 1; }
+	@tools/build-module $(KDIR) $(call moddir,$(KVER))
 
-$(MODULE): module
+# The module for every test kernel and flavour (`make check` builds these).
+modules-all:
+	@test -n "$(BUILD_KVERS)" || { echo "no kernel headers: run 'make deps'" >&2; exit 1; }
+	@for k in $(BUILD_KVERS); do \
+		tools/build-module /lib/modules/$$k/build $(BUILD)/kmod/$$k || exit 1; \
+	done
 
 FTBENCH := $(BUILD)/ftbench
 
@@ -130,13 +152,14 @@ check:
 	@$(MAKE) --no-print-directory deps
 	@$(MAKE) --no-print-directory check-run
 
-check-run: all
-	@tests/run-check --kver $(KVER) --module $(MODULE) --build $(BUILD)
+# Every test kernel and flavour, whatever KVER says (tests/run-check).
+check-run: userspace tests
+	@tests/run-check --build $(BUILD)
 
 # The same with the long stress runs (100 hammered load/unload cycles with
 # the kprobe set too).
-check-long: all
-	@tests/run-check --kver $(KVER) --module $(MODULE) --build $(BUILD) --long
+check-long: userspace tests
+	@tests/run-check --build $(BUILD) --long
 
 # The README's main command: the module and a workload in a guest.
 demo:
