@@ -84,6 +84,33 @@ static struct ftagent_internal ftagent_internals[] = {
 u32 ftagent_degraded;
 static unsigned long ftagent_missing;	/* bits: ftagent_internals[] */
 
+/* A name in pretend_missing= that is none of ours: a typo in a test. */
+static const char *ftagent_pretend_unknown(void)
+{
+	static char bad[64];
+	const char *p = pretend_missing;
+	unsigned int i;
+
+	while (p && *p) {
+		const char *end = strchrnul(p, ',');
+		bool known = false;
+
+		for (i = 0; i < ARRAY_SIZE(ftagent_internals) && !known; i++) {
+			const char *name = ftagent_internals[i].name;
+
+			known = name && strlen(name) == end - p &&
+				!strncmp(p, name, end - p);
+		}
+		if (!known) {
+			strscpy(bad, p, min_t(size_t, end - p + 1,
+					      sizeof(bad)));
+			return bad;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
 static bool ftagent_pretend_missing(const char *name)
 {
 	const char *p = pretend_missing;
@@ -123,6 +150,11 @@ int __init ftagent_symbols_init(bool strict)
 	BUILD_BUG_ON(__FTAGENT_FEATURE_MAX > 32);
 	BUILD_BUG_ON(FTAGENT_FEATURE_GATE_EXEC + FTAGENT_GATE_SENDPAGE !=
 		     FTAGENT_FEATURE_GATE_SENDPAGE);
+	if (ftagent_pretend_unknown()) {
+		pr_err("pretend_missing: %s is not a function or tracepoint ftagent looks up on this kernel\n",
+		       ftagent_pretend_unknown());
+		return -EINVAL;
+	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_internals); i++) {
 		const struct ftagent_internal *in = &ftagent_internals[i];
 
@@ -131,7 +163,7 @@ int __init ftagent_symbols_init(bool strict)
 		if (ftagent_pretend_missing(in->name))
 			found = false;
 		else if (in->tracepoint)
-			found = ftagent_tracepoint(in->name);
+			found = !!ftagent_tracepoint(in->name);
 		else
 			found = ftagent_traceable(in->name);
 		if (found)

@@ -12,11 +12,12 @@
 
 #include "kselftest_harness.h"
 #include "ftagent_test.h"
+#include "reload_test.h"
 
 #define FILES	 100
 #define CAPACITY 64
 
-TEST(lost_equals_the_keys_that_did_not_fit)
+TEST_RELOADS(lost_equals_the_keys_that_did_not_fit)
 {
 	struct ft_counters fc;
 	struct ft_totals t;

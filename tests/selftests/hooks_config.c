@@ -11,6 +11,7 @@
 #include "kselftest_harness.h"
 #include "ftagent_test.h"
 #include "../../tools/lib/selfcheck.h"
+#include "reload_test.h"
 
 static int set_config(uint32_t mode, uint32_t hooks, struct ftnl_error *err)
 {
@@ -83,7 +84,7 @@ static int pread_counted(uint64_t *bytes)
 	return 0;
 }
 
-TEST(hook_set_and_mode_switch_at_run_time)
+TEST_RELOADS(hook_set_and_mode_switch_at_run_time)
 {
 	struct ftagent_resources res;
 	struct ftnl_error err;

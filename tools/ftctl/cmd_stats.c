@@ -134,6 +134,27 @@ static struct json_object *events_json(const struct ftagent_resources *r)
 	return ev;
 }
 
+/* What the module runs without on this kernel, and which functions lack. */
+static void print_degraded(const struct ftagent_status *st)
+{
+	unsigned int f, i;
+
+	if (!st->degraded)
+		return;
+	printf("%-18s", "Degraded:");
+	for (f = 0, i = 0; f < 32; f++) {
+		const char *name = ftagent_feature_name(f);
+
+		if (!(st->degraded & (1u << f)))
+			continue;
+		printf("%s%s", i++ ? ", " : "", name ? name : "(unknown)");
+	}
+	printf("\n%-18s", "  missing:");
+	for (i = 0; i < st->n_missing && i < FTAGENT_MISSING_MAX; i++)
+		printf("%s%s", i ? ", " : "", st->missing[i]);
+	printf("%s\n", st->n_missing > FTAGENT_MISSING_MAX ? ", ..." : "");
+}
+
 static void print_text(const struct kernel_view *k)
 {
 	const struct ftagent_resources *r = &k->res;
@@ -160,6 +181,13 @@ static void print_text(const struct kernel_view *k)
 		if (r->hook[i].state == FTAGENT_HOOK_FAILED)
 			printf("%-18s%s: errno %u\n",
 			       "  failed:", r->hook[i].name, r->hook[i].error);
+	if ((k->st.present & FTAGENT_STATUS_HAVE_DIRECT) &&
+	    r->hooks == FTAGENT_HOOKS_FTRACE)
+		printf("%-18s%s\n", "Direct calls:",
+		       k->st.direct_calls ? "yes"
+					  : "no (another direct caller, or "
+					    "direct_calls=0)");
+	print_degraded(&k->st);
 	print_size("Memory:", r->memory_bytes);
 	printf("%-18s%u keys per CPU, %u CPUs\n",
 	       "Counter tables:", r->table_capacity, r->nr_cpus);
@@ -172,6 +200,30 @@ static void print_text(const struct kernel_view *k)
 		printf("  %-16s%" PRIu64 "\n", ftagent_loss_name(c),
 		       lost_total(r, c));
 	printf("  %-16s%" PRIu64 "\n", "hook_missed", missed_total(r));
+}
+
+/* {"features": [...], "missing": [...]}, both empty on a whole kernel. */
+static struct json_object *degraded_json(const struct ftagent_status *st)
+{
+	struct json_object *d = json_object_new_object();
+	struct json_object *features = json_object_new_array();
+	struct json_object *missing = json_object_new_array();
+	unsigned int f, i;
+
+	for (f = 0; f < 32; f++) {
+		const char *name = ftagent_feature_name(f);
+
+		if (st->degraded & (1u << f))
+			json_object_array_add(features,
+					      json_object_new_string(
+						      name ? name : "unknown"));
+	}
+	for (i = 0; i < st->n_missing && i < FTAGENT_MISSING_MAX; i++)
+		json_object_array_add(missing,
+				      json_object_new_string(st->missing[i]));
+	json_object_object_add(d, "features", features);
+	json_object_object_add(d, "missing", missing);
+	return d;
 }
 
 static struct json_object *kernel_json(const struct kernel_view *k)
@@ -198,6 +250,11 @@ static struct json_object *kernel_json(const struct kernel_view *k)
 		json_object_new_string(ftagent_hooks_name(r->hooks)));
 	json_object_object_add(kernel, "memory_bytes",
 			       json_u64(r->memory_bytes));
+	json_object_object_add(kernel, "degraded", degraded_json(&k->st));
+	if (k->st.present & FTAGENT_STATUS_HAVE_DIRECT)
+		json_object_object_add(
+			kernel, "direct_calls",
+			json_object_new_boolean(k->st.direct_calls));
 	json_object_object_add(kernel, "table_capacity",
 			       json_u64(r->table_capacity));
 	json_object_object_add(kernel, "cpus", json_u64(r->nr_cpus));

@@ -16,7 +16,16 @@ struct parse_ctx {
 };
 
 /* The two families number the shared fields differently; map them here. */
-enum field { F_NONE, F_MAJOR, F_MINOR, F_VERSION, F_STATE };
+enum field {
+	F_NONE,
+	F_MAJOR,
+	F_MINOR,
+	F_VERSION,
+	F_STATE,
+	F_DEGRADED,
+	F_MISSING,
+	F_DIRECT
+};
 
 static enum field field_of(int stats, uint16_t type)
 {
@@ -33,8 +42,28 @@ static enum field field_of(int stats, uint16_t type)
 	case FTAGENT_CTL_A_ABI_MINOR: return F_MINOR;
 	case FTAGENT_CTL_A_MODULE_VERSION: return F_VERSION;
 	case FTAGENT_CTL_A_STATE: return F_STATE;
+	case FTAGENT_CTL_A_DEGRADED: return F_DEGRADED;
+	case FTAGENT_CTL_A_MISSING: return F_MISSING;
+	case FTAGENT_CTL_A_DIRECT_CALLS: return F_DIRECT;
 	}
 	return F_NONE;
+}
+
+/* One name in a MISSING nest. */
+static int missing_attr(const struct nlattr *attr, void *data)
+{
+	struct ftagent_status *st = data;
+
+	if (mnl_attr_get_type(attr) != FTAGENT_CTL_A_NAME ||
+	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) < 0 ||
+	    mnl_attr_get_payload_len(attr) > FTAGENT_MISSING_NAME_MAX) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	if (st->n_missing < FTAGENT_MISSING_MAX)
+		strcpy(st->missing[st->n_missing], mnl_attr_get_str(attr));
+	st->n_missing++;
+	return MNL_CB_OK;
 }
 
 static int status_attr(const struct nlattr *attr, void *data)
@@ -53,6 +82,18 @@ static int status_attr(const struct nlattr *attr, void *data)
 	}
 	if (f == F_NONE)
 		return MNL_CB_OK; /* added by a newer minor ABI */
+	if (f == F_MISSING) {
+		if (mnl_attr_parse_nested(attr, missing_attr, st) != MNL_CB_OK)
+			goto bad;
+		return MNL_CB_OK;
+	}
+	if (f == F_DIRECT) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			goto bad;
+		st->direct_calls = mnl_attr_get_u8(attr);
+		st->present |= FTAGENT_STATUS_HAVE_DIRECT;
+		return MNL_CB_OK;
+	}
 	if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
 		goto bad;
 	switch (f) {
@@ -61,6 +102,10 @@ static int status_attr(const struct nlattr *attr, void *data)
 		st->present |= FTAGENT_STATUS_HAVE_ABI;
 		break;
 	case F_MINOR: st->abi_minor = mnl_attr_get_u32(attr); break;
+	case F_DEGRADED:
+		st->degraded = mnl_attr_get_u32(attr);
+		st->present |= FTAGENT_STATUS_HAVE_DEGRADED;
+		break;
 	case F_STATE:
 		st->state = mnl_attr_get_u32(attr);
 		st->present |= FTAGENT_STATUS_HAVE_STATE;
@@ -90,6 +135,31 @@ int ftagent_status_parse(const struct nlmsghdr *nlh, int stats,
 		return MNL_CB_ERROR;
 	}
 	return MNL_CB_OK;
+}
+
+const char *ftagent_feature_name(unsigned int feature)
+{
+	static const char *const names[] = {
+		[FTAGENT_FEATURE_FTRACE_SET] = "the ftrace hook set",
+		[FTAGENT_FEATURE_EXIT_RECORDS] = "process exit records",
+		[FTAGENT_FEATURE_CLOSE_RECORDS] = "socket close records",
+		[FTAGENT_FEATURE_FORK_RECORDS] = "fork records",
+		[FTAGENT_FEATURE_EXEC_RECORDS] = "exec records",
+		[FTAGENT_FEATURE_RENAMES] = "names after a rename",
+		[FTAGENT_FEATURE_GATE_EXEC] = "exec rules and budgets",
+		[FTAGENT_FEATURE_GATE_CONNECT] = "connect rules and budgets",
+		[FTAGENT_FEATURE_GATE_OPEN] = "open rules and budgets",
+		[FTAGENT_FEATURE_GATE_SEND] = "send rules and budgets",
+		[FTAGENT_FEATURE_GATE_BIND] = "bind rules",
+		[FTAGENT_FEATURE_GATE_RECV] = "receive budgets",
+		[FTAGENT_FEATURE_GATE_RW] = "read and write budgets",
+		[FTAGENT_FEATURE_GATE_SENDPAGE] =
+			"send rules and budgets on sendfile and splice",
+	};
+
+	if (feature < sizeof(names) / sizeof(names[0]))
+		return names[feature];
+	return NULL;
 }
 
 const char *ftagent_state_name(uint32_t state)

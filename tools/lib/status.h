@@ -17,17 +17,28 @@
 #define FTAGENT_ABI_STRING                                                     \
 	FTAGENT_XSTR(FTAGENT_ABI_MAJOR) "." FTAGENT_XSTR(FTAGENT_ABI_MINOR)
 
+/* Kernel functions a status lists as missing, at most (the rest: "..."). */
+#define FTAGENT_MISSING_MAX	 16
+#define FTAGENT_MISSING_NAME_MAX 64
+
 struct ftagent_status {
 	uint32_t abi_major;
 	uint32_t abi_minor;
 	char module_version[FTAGENT_VERSION_STR_MAX];
 	uint32_t state;	      /* enum ftagent_state; 0 if absent */
 	unsigned int present; /* FTAGENT_STATUS_HAVE_* bits */
+	/* Since ABI 0.5, GET_STATUS only: */
+	uint32_t degraded; /* bits of enum ftagent_feature that are off */
+	uint8_t direct_calls;
+	unsigned int n_missing; /* names in missing[], all of them if <= MAX */
+	char missing[FTAGENT_MISSING_MAX][FTAGENT_MISSING_NAME_MAX];
 };
 
-#define FTAGENT_STATUS_HAVE_ABI	    (1u << 0)
-#define FTAGENT_STATUS_HAVE_VERSION (1u << 1)
-#define FTAGENT_STATUS_HAVE_STATE   (1u << 2)
+#define FTAGENT_STATUS_HAVE_ABI	     (1u << 0)
+#define FTAGENT_STATUS_HAVE_VERSION  (1u << 1)
+#define FTAGENT_STATUS_HAVE_STATE    (1u << 2)
+#define FTAGENT_STATUS_HAVE_DEGRADED (1u << 3)
+#define FTAGENT_STATUS_HAVE_DIRECT   (1u << 4)
 
 /*
  * Parse a control-family GET_STATUS reply (stats=0) or a stats-family
@@ -36,6 +47,9 @@ struct ftagent_status {
  */
 int ftagent_status_parse(const struct nlmsghdr *nlh, int stats,
 			 struct ftagent_status *st);
+
+/* What an enum ftagent_feature is, in a few words; NULL if unknown. */
+const char *ftagent_feature_name(unsigned int feature);
 
 /* "ready", …; "unknown" for values this client doesn't know. */
 const char *ftagent_state_name(uint32_t state);

@@ -1,0 +1,445 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Kernel internals found by name at load (kmod/symbols.c), on every
+ * kernel this runs on:
+ *
+ * - on a whole kernel nothing is missing and nothing is degraded;
+ * - each internal, made missing with pretend_missing=, turns off its one
+ *   feature and nothing else: the load goes on, GET_STATUS says DEGRADED
+ *   with the name under MISSING, the kernel log names it, and the feature
+ *   really is off (no records of that kind, the ftrace set falls back to
+ *   kprobe, a rule set that needs a missing gate point is refused with a
+ *   message and the others are taken);
+ * - strict=1 refuses the load instead, and a name that is none of the
+ *   module's is refused as a typo;
+ * - the ftrace set falls back to plain ftrace_ops while another module
+ *   holds a direct-call slot, counts exactly that way, and goes back to
+ *   direct calls once the slot is free (FTAGENT_HOLDER_KO).
+ *
+ * Reloads the module; leaves it loaded with the runner's parameters.
+ */
+#include <sys/klog.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "events_test.h"
+#include "../../tools/lib/budgets.h"
+#include "../../tools/lib/policy.h"
+#include "../../tools/lib/status.h"
+#include "reload_test.h"
+
+static int status(struct ftagent_status *st)
+{
+	struct ftnl_error err;
+
+	return ftagent_query_status(st, &err);
+}
+
+static int set_hooks(uint32_t hooks, struct ftnl_error *err)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *req;
+	struct ftnl nl;
+	int rc;
+
+	if (ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, err) < 0)
+		return -1;
+	req = ftnl_put_request(&nl, buf, FTAGENT_CTL_CMD_SET_CONFIG, 0);
+	mnl_attr_put_u32(req, FTAGENT_CTL_A_HOOKS, hooks);
+	rc = ftnl_transact(&nl, req, NULL, NULL, err);
+	ftnl_close(&nl);
+	return rc;
+}
+
+static uint32_t hook_set(void)
+{
+	struct ftagent_resources res;
+	uint32_t hooks;
+
+	if (ev_resources(&res))
+		return 0;
+	hooks = res.hooks;
+	ftagent_resources_free(&res);
+	return hooks;
+}
+
+/* A policy with one deny rule on @op (or none: an empty set). */
+static int set_rule(int op, struct ftnl_error *err)
+{
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	uint64_t gen;
+	struct ftnl nl;
+	int rc;
+
+	ftagent_policy_spec_init(&p);
+	p.enforce = 1;
+	p.default_action = FTAGENT_ACTION_ALLOW;
+	if (op >= 0) {
+		r = ftagent_policy_spec_add(&p);
+		if (!r)
+			abort();
+		snprintf(r->name, sizeof(r->name), "degraded-%d", op);
+		r->ops = 1u << op;
+		r->action = FTAGENT_ACTION_DENY;
+		/* A uid nobody uses: the rule must load, not bite. */
+		r->set |= FTAGENT_RULE_SET_UID;
+		r->uid = 4000000000u;
+	}
+	if (ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, err) < 0) {
+		ftagent_policy_spec_free(&p);
+		return -1;
+	}
+	rc = ftagent_set_policy(&nl, &p, &gen, err);
+	ftnl_close(&nl);
+	ftagent_policy_spec_free(&p);
+	return rc;
+}
+
+/* A budget set with one budget on @metric (or none). */
+static int set_budget(int metric, struct ftnl_error *err)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec *b;
+	uint64_t gen;
+	struct ftnl nl;
+	int rc;
+
+	if (metric >= 0) {
+		b = ftagent_budget_set_add(&s);
+		if (!b)
+			abort();
+		snprintf(b->name, sizeof(b->name), "degraded-%d", metric);
+		b->metric = metric;
+		b->limit = 1ull << 40;
+		b->window_ms = 60000;
+		b->set |= FTAGENT_RULE_SET_UID;
+		b->uid = 4000000000u;
+	}
+	if (ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, err) < 0) {
+		ftagent_budget_set_free(&s);
+		return -1;
+	}
+	rc = ftagent_set_budgets(&nl, &s, &gen, err);
+	ftnl_close(&nl);
+	ftagent_budget_set_free(&s);
+	return rc;
+}
+
+/* Whether the kernel log since the last call holds @needle. */
+static int klog_has(const char *needle)
+{
+	static char buf[1 << 20];
+	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf) - 1);
+
+	if (n < 0)
+		return 0;
+	buf[n] = '\0';
+	return strstr(buf, needle) != NULL;
+}
+
+/* The records a little lifecycle work makes: fork, exec, exit, close. */
+struct lifecycle_counts {
+	size_t fork, exec, exit, close;
+};
+
+static int lifecycle(struct lifecycle_counts *c)
+{
+	struct ev_log l;
+	int fd, status;
+	pid_t pid;
+
+	memset(c, 0, sizeof(*c));
+	if (ev_open(&l))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM, 0);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	ev_sleep_ms(50);
+	if (ev_drain(&l) < 0)
+		return -1;
+	c->fork = ev_count(&l, FTAGENT_REC_FORK, getpid());
+	c->exec = ev_count(&l, FTAGENT_REC_EXEC, pid);
+	c->exit = ev_count(&l, FTAGENT_REC_EXIT, pid);
+	c->close = ev_count(&l, FTAGENT_REC_CLOSE, getpid());
+	ev_close(&l);
+	return 0;
+}
+
+/* Exact pread counting: @n calls of 1 byte on a tmpfs file. */
+static int preads_counted(int n)
+{
+	struct ft_counters fc;
+	struct ft_totals t;
+	char path[64], c = 'x';
+	int fd, i, ok;
+
+	snprintf(path, sizeof(path), "/tmp/ftdeg.%d", getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, &c, 1) != 1)
+		return 0;
+	unlink(path);
+	if (ft_collect(&fc))
+		return 0;
+	ft_counters_free(&fc);
+	for (i = 0; i < n; i++)
+		if (pread(fd, &c, 1, 0) != 1)
+			return 0;
+	if (ft_collect(&fc))
+		return 0;
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, fd);
+	ok = t.in_calls == (uint64_t)n && t.in_bytes == (uint64_t)n;
+	if (!ok)
+		fprintf(stderr, "# preads: %d made, %lu counted, %lu bytes\n",
+			n, (unsigned long)t.in_calls,
+			(unsigned long)t.in_bytes);
+	ft_counters_free(&fc);
+	close(fd);
+	return ok;
+}
+
+TEST_RELOADS(a_whole_kernel_lacks_nothing)
+{
+	struct lifecycle_counts c;
+	struct ftagent_status st;
+	struct ftnl_error err;
+
+	ASSERT_EQ(0, ft_reload_module(NULL));
+	ASSERT_EQ(0, status(&st));
+	ASSERT_TRUE(st.present & FTAGENT_STATUS_HAVE_DEGRADED);
+	EXPECT_EQ(0, st.degraded);
+	EXPECT_EQ(0, st.n_missing);
+	/* What the degraded cases below expect to vanish is there here. */
+	ASSERT_EQ(0, lifecycle(&c));
+	EXPECT_EQ(1, c.fork);
+	EXPECT_EQ(1, c.exec);
+	EXPECT_EQ(1, c.exit);
+	EXPECT_EQ(1, c.close);
+	EXPECT_EQ(0, set_rule(FTAGENT_OP_CONNECT, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(0, set_rule(-1, &err));
+	EXPECT_TRUE(preads_counted(100));
+}
+
+/* What goes when an internal is missing, and how to see that it went. */
+enum check {
+	CHECK_FTRACE_SET,
+	CHECK_RECORD,
+	CHECK_RULE,
+	CHECK_BUDGET,
+	CHECK_NOTHING_REFUSED, /* GATE_SENDPAGE: send rules still load */
+	CHECK_STATUS_ONLY,
+};
+
+FIXTURE(missing){};
+FIXTURE_SETUP(missing)
+{
+}
+/* The next case reloads, and the last test restores the runner's load. */
+FIXTURE_TEARDOWN(missing)
+{
+}
+
+FIXTURE_VARIANT(missing)
+{
+	const char *name;
+	unsigned int feature;
+	enum check check;
+	int arg; /* record type, op or metric */
+	int only_with_kernel_sendpage;
+};
+
+#define MISSING(id, sym, feat, chk, a)                                         \
+	FIXTURE_VARIANT_ADD(missing, id)                                       \
+	{                                                                      \
+		.name = sym, .feature = FTAGENT_FEATURE_##feat,                \
+		.check = CHECK_##chk, .arg = a,                                \
+	}
+
+MISSING(signal_settle, "arch_do_signal_or_restart", FTRACE_SET, FTRACE_SET, 0);
+MISSING(blkcg_settle, "blkcg_maybe_throttle_current", FTRACE_SET, FTRACE_SET,
+	0);
+MISSING(exit_tracepoint, "sched_process_exit", FTRACE_SET, FTRACE_SET, 0);
+MISSING(acct_process, "acct_process", EXIT_RECORDS, RECORD, FTAGENT_REC_EXIT);
+MISSING(sock_close, "sock_close", CLOSE_RECORDS, RECORD, FTAGENT_REC_CLOSE);
+MISSING(fork, "sched_process_fork", FORK_RECORDS, RECORD, FTAGENT_REC_FORK);
+MISSING(exec, "sched_process_exec", EXEC_RECORDS, RECORD, FTAGENT_REC_EXEC);
+MISSING(rename, "task_rename", RENAMES, STATUS_ONLY, 0);
+MISSING(gate_exec, "security_bprm_creds_for_exec", GATE_EXEC, RULE,
+	FTAGENT_OP_EXEC);
+MISSING(gate_connect, "security_socket_connect", GATE_CONNECT, RULE,
+	FTAGENT_OP_CONNECT);
+MISSING(gate_open, "security_file_open", GATE_OPEN, RULE, FTAGENT_OP_OPEN);
+MISSING(gate_send, "security_socket_sendmsg", GATE_SEND, RULE, FTAGENT_OP_SEND);
+MISSING(gate_bind, "security_socket_bind", GATE_BIND, RULE, FTAGENT_OP_BIND);
+MISSING(gate_recv, "security_socket_recvmsg", GATE_RECV, BUDGET,
+	FTAGENT_METRIC_BYTES_RECEIVED);
+MISSING(gate_rw, "security_file_permission", GATE_RW, BUDGET,
+	FTAGENT_METRIC_BYTES_READ);
+
+FIXTURE_VARIANT_ADD(missing, kernel_sendpage){
+	.name = "kernel_sendpage",
+	.feature = FTAGENT_FEATURE_GATE_SENDPAGE,
+	.check = CHECK_NOTHING_REFUSED,
+	.only_with_kernel_sendpage = 1,
+};
+
+TEST_F_TIMEOUT(missing, only_its_feature_goes, 300)
+{
+	struct lifecycle_counts c;
+	struct ftagent_status st;
+	struct ftnl_error err;
+	char extra[128], logline[160];
+	int rc;
+
+	snprintf(extra, sizeof(extra), "pretend_missing=%s", variant->name);
+	klogctl(5 /* SYSLOG_ACTION_CLEAR */, NULL, 0);
+	rc = ft_reload_module(extra);
+	if (variant->only_with_kernel_sendpage && rc == -EINVAL) {
+		/*
+		 * Not looked up on kernels where sendfile and splice go
+		 * through sock_sendmsg (6.5 on): naming it is a typo there.
+		 */
+		ASSERT_TRUE(klog_has("kernel_sendpage is not a function"));
+		return;
+	}
+	ASSERT_EQ(0, rc) TH_LOG("load with %s", extra);
+
+	ASSERT_EQ(0, status(&st));
+	EXPECT_EQ(1u << variant->feature, st.degraded);
+	ASSERT_EQ(1, st.n_missing);
+	EXPECT_STREQ(variant->name, st.missing[0]);
+	snprintf(logline, sizeof(logline), "%s not found on this kernel",
+		 variant->name);
+	EXPECT_TRUE(klog_has(logline));
+	/* Counting itself never depends on these. */
+	EXPECT_TRUE(preads_counted(50));
+
+	switch (variant->check) {
+	case CHECK_FTRACE_SET:
+		EXPECT_EQ(FTAGENT_HOOKS_KPROBE, hook_set());
+		EXPECT_EQ(-1, set_hooks(FTAGENT_HOOKS_FTRACE, &err));
+		EXPECT_EQ(EOPNOTSUPP, err.err);
+		EXPECT_NE(NULL, strstr(err.msg, "ftrace hook set"))
+		TH_LOG("message: %s", err.msg);
+		EXPECT_EQ(FTAGENT_HOOKS_KPROBE, hook_set());
+		break;
+	case CHECK_RECORD:
+		ASSERT_EQ(0, lifecycle(&c));
+		EXPECT_EQ(variant->arg == FTAGENT_REC_FORK ? 0 : 1, c.fork);
+		EXPECT_EQ(variant->arg == FTAGENT_REC_EXEC ? 0 : 1, c.exec);
+		EXPECT_EQ(variant->arg == FTAGENT_REC_EXIT ? 0 : 1, c.exit);
+		EXPECT_EQ(variant->arg == FTAGENT_REC_CLOSE ? 0 : 1, c.close);
+		break;
+	case CHECK_RULE:
+		EXPECT_EQ(-1, set_rule(variant->arg, &err));
+		EXPECT_EQ(EOPNOTSUPP, err.err);
+		EXPECT_NE(NULL, strstr(err.msg, "lacks a function"))
+		TH_LOG("message: %s", err.msg);
+		/* A rule on another operation still loads. */
+		EXPECT_EQ(0, set_rule(variant->arg == FTAGENT_OP_CONNECT
+					      ? FTAGENT_OP_BIND
+					      : FTAGENT_OP_CONNECT,
+				      &err))
+		TH_LOG("%s", err.msg);
+		EXPECT_EQ(0, set_rule(-1, &err));
+		break;
+	case CHECK_BUDGET:
+		EXPECT_EQ(-1, set_budget(variant->arg, &err));
+		EXPECT_EQ(EOPNOTSUPP, err.err);
+		EXPECT_NE(NULL, strstr(err.msg, "lacks a function"))
+		TH_LOG("message: %s", err.msg);
+		EXPECT_EQ(0, set_budget(FTAGENT_METRIC_CONNECTS, &err))
+		TH_LOG("%s", err.msg);
+		EXPECT_EQ(0, set_budget(-1, &err));
+		break;
+	case CHECK_NOTHING_REFUSED:
+		EXPECT_EQ(0, set_rule(FTAGENT_OP_SEND, &err))
+		TH_LOG("%s", err.msg);
+		EXPECT_EQ(0, set_rule(-1, &err));
+		break;
+	case CHECK_STATUS_ONLY:
+		ASSERT_EQ(0, prctl(PR_SET_NAME, "ftdeg-renamed"));
+		break;
+	}
+}
+
+TEST_RELOADS(strict_refuses_the_load_instead)
+{
+	klogctl(5, NULL, 0);
+	EXPECT_EQ(-ENOENT,
+		  ft_reload_module("strict=1 pretend_missing=sock_close"));
+	EXPECT_EQ(-ENOENT, ft_unload_module()) TH_LOG("it must not be loaded");
+	EXPECT_TRUE(klog_has("strict=1: refusing"));
+	EXPECT_EQ(0, ft_reload_module("strict=1"));
+	EXPECT_EQ(0, ft_reload_module(NULL));
+}
+
+TEST_RELOADS(a_name_that_is_not_ours_is_a_typo)
+{
+	EXPECT_EQ(-EINVAL, ft_reload_module("pretend_missing=sock_clsoe"));
+	EXPECT_EQ(0, ft_reload_module(NULL));
+}
+
+/* Load or unload the holder of __x64_sys_pread64's direct-call slot. */
+static int holder(int load)
+{
+	const char *ko = getenv("FTAGENT_HOLDER_KO");
+	int fd, rc;
+
+	if (!load)
+		return syscall(SYS_delete_module, "ftagent_test_holder",
+			       O_NONBLOCK)
+			       ? -errno
+			       : 0;
+	if (!ko)
+		return -ENOENT;
+	fd = open(ko, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	rc = syscall(SYS_finit_module, fd, "symbol=__x64_sys_pread64", 0);
+	close(fd);
+	return rc ? -errno : 0;
+}
+
+TEST_RELOADS(direct_calls_fall_back_and_come_back)
+{
+	struct ftagent_status st;
+	struct ftnl_error err;
+
+	ASSERT_NE(NULL, getenv("FTAGENT_HOLDER_KO"))
+	TH_LOG("set FTAGENT_HOLDER_KO to ftagent_test_holder.ko");
+	ASSERT_EQ(0, ft_unload_module());
+	ASSERT_EQ(0, holder(1));
+	ASSERT_EQ(0, ft_reload_module("hooks=ftrace"));
+	ASSERT_EQ(0, status(&st));
+	EXPECT_TRUE(st.present & FTAGENT_STATUS_HAVE_DIRECT);
+	EXPECT_EQ(0, st.direct_calls);
+	EXPECT_EQ(FTAGENT_HOOKS_FTRACE, hook_set());
+	EXPECT_TRUE(preads_counted(100));
+
+	/* The slot is free again: the next attach takes it. */
+	ASSERT_EQ(0, holder(0));
+	ASSERT_EQ(0, set_hooks(FTAGENT_HOOKS_KPROBE, &err))
+	TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_hooks(FTAGENT_HOOKS_FTRACE, &err))
+	TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, status(&st));
+	EXPECT_EQ(1, st.direct_calls);
+	EXPECT_TRUE(preads_counted(100));
+
+	/* And a holder now cannot take it from ftagent. */
+	EXPECT_EQ(-EBUSY, holder(1));
+	EXPECT_TRUE(preads_counted(10));
+	EXPECT_EQ(0, ft_reload_module(NULL));
+}
+
+TEST_HARNESS_MAIN
