@@ -189,7 +189,8 @@ guest-shell: all
 # Style gates: zero findings.
 CHECKPATCH_DIR := $(BUILD)/checkpatch
 CHECKPATCH := $(CHECKPATCH_DIR)/checkpatch.pl
-KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) uapi/linux/ftagent.h
+KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h \
+	kmod/compat/*.h kmod/compat/probes/*.c)) uapi/linux/ftagent.h
 USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.[ch] \
 	tests/selftests/*.[ch] tools/bench/*.c daemon/*.[ch])
 
@@ -220,6 +221,7 @@ lint-shell:
 	shellcheck -x tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
 		tools/guest/init tools/demo/guest-demo tests/run-check \
 		tools/test-kernels tools/build-module tests/dkms/roundtrip \
+		tests/compat/check-features \
 		tests/selftests/guest-run tools/check-abi tools/check-versions \
 		tests/host/ftagentd_cli.sh tools/bench/peers/install \
 		tools/bench/peers/audit tools/bench/peers/bpftrace \

@@ -615,7 +615,7 @@ int ftagent_gate_refresh(u32 extra)
 {
 	const struct ftagent_ruleset *set;
 	const struct ftagent_budgetset *b;
-	u32 want = extra;
+	u32 want = extra, missing;
 
 	set = rcu_dereference_protected(ftagent_policy, true);
 	b = rcu_dereference_protected(ftagent_budgets, true);
@@ -634,9 +634,9 @@ int ftagent_gate_refresh(u32 extra)
 	 * A point this kernel lacks (symbols.c): refuse a set that needs it,
 	 * but sendfile/splice sends just go ungated, as the status says.
 	 */
-	want &= ~(ftagent_degraded >> FTAGENT_FEATURE_GATE_EXEC &
-		  BIT(FTAGENT_GATE_SENDPAGE));
-	if (want & ftagent_degraded >> FTAGENT_FEATURE_GATE_EXEC)
+	missing = ftagent_degraded >> FTAGENT_FEATURE_GATE_EXEC;
+	want &= ~(missing & BIT(FTAGENT_GATE_SENDPAGE));
+	if (want & missing)
 		return -EOPNOTSUPP;
 	return ftagent_gate_attach(want);
 }

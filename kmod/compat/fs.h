@@ -20,10 +20,12 @@
 
 static inline void ftagent_vma_clear_maywrite(struct vm_area_struct *vma)
 {
-#ifdef FTAGENT_HAVE_VM_FLAGS_SET
+#if defined(FTAGENT_HAVE_VM_FLAGS_SET)
 	vm_flags_clear(vma, VM_MAYWRITE);
-#else
+#elif defined(FTAGENT_HAVE_VM_FLAGS_WRITABLE)
 	vma->vm_flags &= ~VM_MAYWRITE;
+#else
+#error "ftagent: neither vm_flags_clear() nor a writable vm_flags (see kmod/compat/probes/)"
 #endif
 }
 
@@ -36,8 +38,10 @@ static inline void ftagent_vma_clear_maywrite(struct vm_area_struct *vma)
 /* A new inode's three times, now. */
 static inline void ftagent_inode_init_times(struct inode *inode)
 {
-#ifdef FTAGENT_HAVE_INODE_INIT_TS
+#if defined(FTAGENT_HAVE_INODE_INIT_TS)
 	simple_inode_init_ts(inode);
+#elif !defined(FTAGENT_HAVE_INODE_TIME_FIELDS)
+#error "ftagent: no way to set an inode's times (see kmod/compat/probes/)"
 #else
 	inode->i_atime = current_time(inode);
 	inode->i_mtime = inode->i_atime;
@@ -51,8 +55,10 @@ static inline void ftagent_inode_init_times(struct inode *inode)
  */
 static inline struct file *ftagent_get_file_rcu(struct file __rcu **fp)
 {
-#ifdef FTAGENT_HAVE_GET_FILE_RCU_PP
+#if defined(FTAGENT_HAVE_GET_FILE_RCU_PP)
 	return get_file_rcu(fp);
+#elif !defined(FTAGENT_HAVE_GET_FILE_RCU_FILE)
+#error "ftagent: this kernel's get_file_rcu() is not known (see kmod/compat/probes/)"
 #else
 	struct file *file = rcu_dereference(*fp);
 

@@ -21,6 +21,14 @@
 #include <asm/nospec-branch.h>
 #include "features.h"
 
+/*
+ * The probe every hook needs; without it the probes themselves are broken
+ * (see features.h's probes.log), and no choice below can be trusted.
+ */
+#ifndef FTAGENT_HAVE_FTRACE_OPS_FREGS
+#error "ftagent: ftrace_ops with struct ftrace_regs not found (kernels before 5.11 are not supported)"
+#endif
+
 #if defined(FTAGENT_HAVE_FTRACE_DIRECT_OPS)
 static inline int ftagent_direct_register(struct ftrace_ops *ops,
 					  unsigned long addr)

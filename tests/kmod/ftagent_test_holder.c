@@ -24,16 +24,16 @@ MODULE_PARM_DESC(symbol, "the function whose direct-call slot to hold");
 
 void ftagent_holder_tramp(void);
 asm("	.pushsection	.text, \"ax\", @progbits\n"
-    "	.type	ftagent_holder_tramp, @function\n"
-    "ftagent_holder_tramp:\n"
-    ASM_ENDBR
-    "	pushq	%rbp\n"
-    "	movq	%rsp, %rbp\n"
-    CALL_DEPTH_ACCOUNT
-    "	leave\n"
-    ASM_RET
-    "	.size	ftagent_holder_tramp, .-ftagent_holder_tramp\n"
-    "	.popsection\n");
+	"	.type	ftagent_holder_tramp, @function\n"
+	"ftagent_holder_tramp:\n"
+	ASM_ENDBR
+	"	pushq	%rbp\n"
+	"	movq	%rsp, %rbp\n"
+	CALL_DEPTH_ACCOUNT
+	"	leave\n"
+	ASM_RET
+	"	.size	ftagent_holder_tramp, .-ftagent_holder_tramp\n"
+	"	.popsection\n");
 
 static struct ftrace_ops holder_ops;
 

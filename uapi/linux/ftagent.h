@@ -310,9 +310,10 @@ enum ftagent_ctl_attr {
 	FTAGENT_CTL_A_POLICY_DEFAULT_HITS, /* u64, calls the default decided */
 	FTAGENT_CTL_A_VERDICTS,		/* nest of u64 by enum ftagent_verdict + 1 */
 	FTAGENT_CTL_A_BUDGET,		/* nest of enum ftagent_budget_attr */
-	FTAGENT_CTL_A_DEGRADED,		/* u32, reply: bits of enum ftagent_feature off */
-	FTAGENT_CTL_A_MISSING,		/* nest of FTAGENT_CTL_A_NAME, reply: kernel functions and tracepoints not found */
-	FTAGENT_CTL_A_DIRECT_CALLS,	/* u8, reply: 1 when the ftrace set hooks through direct calls */
+	FTAGENT_CTL_A_DEGRADED,		/* u32, reply: enum ftagent_feature bits off */
+	/* nest of FTAGENT_CTL_A_NAME, reply: internals not found at load */
+	FTAGENT_CTL_A_MISSING,
+	FTAGENT_CTL_A_DIRECT_CALLS,	/* u8, reply: 1: ftrace set on direct calls */
 
 	__FTAGENT_CTL_A_MAX
 };

@@ -5,8 +5,7 @@
 
 static struct ftrace_ops probe_ops;
 
-int probe(void);
-int probe(void)
+static __maybe_unused int probe(void)
 {
 	return register_ftrace_direct_multi(&probe_ops, 0) +
 	       unregister_ftrace_direct_multi(&probe_ops, 0);

@@ -24,8 +24,7 @@ static void probe_tp(struct tracepoint *tp, void *priv)
 
 struct ftrace_ops probe_ops = { .func = probe_func };
 
-void probe(void);
-void probe(void)
+static __maybe_unused void probe(void)
 {
 	for_each_kernel_tracepoint(probe_tp, NULL);
 }

@@ -3,8 +3,7 @@
 #include <linux/ftrace.h>
 #include <linux/module.h>
 
-struct pt_regs *probe(struct ftrace_regs *fregs);
-struct pt_regs *probe(struct ftrace_regs *fregs)
+static __maybe_unused struct pt_regs *probe(struct ftrace_regs *fregs)
 {
 	return &fregs->regs;
 }

@@ -3,8 +3,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 
-bool probe(struct file *file);
-bool probe(struct file *file)
+static __maybe_unused bool probe(struct file *file)
 {
 	return get_file_rcu(file);
 }

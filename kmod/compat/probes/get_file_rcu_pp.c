@@ -3,8 +3,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 
-struct file *probe(struct file __rcu **fp);
-struct file *probe(struct file __rcu **fp)
+static __maybe_unused struct file *probe(struct file __rcu **fp)
 {
 	return get_file_rcu(fp);
 }

@@ -3,8 +3,7 @@
 #include <linux/fs.h>
 #include <linux/module.h>
 
-void probe(struct inode *inode);
-void probe(struct inode *inode)
+static __maybe_unused void probe(struct inode *inode)
 {
 	simple_inode_init_ts(inode);
 }

@@ -3,8 +3,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 
-void probe(struct vm_area_struct *vma);
-void probe(struct vm_area_struct *vma)
+static __maybe_unused void probe(struct vm_area_struct *vma)
 {
 	vm_flags_clear(vma, VM_MAYWRITE);
 }
