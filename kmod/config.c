@@ -120,8 +120,15 @@ int ftagent_config_apply(const struct ftagent_config *next,
 	if (next->mode != prev.mode || next->hooks != prev.hooks) {
 		err = ftagent_attach(next);
 		if (err) {
-			NL_SET_ERR_MSG(extack,
-				       "hooks failed to attach; previous configuration restored");
+			if (next->hooks == FTAGENT_HOOKS_FTRACE &&
+			    ftagent_feature_off(FTAGENT_FEATURE_FTRACE_SET)) {
+				NL_SET_ERR_MSG(extack,
+					       "the ftrace hook set needs kernel functions this kernel lacks (see MISSING); previous configuration restored");
+				err = -EOPNOTSUPP;
+			} else {
+				NL_SET_ERR_MSG(extack,
+					       "hooks failed to attach; previous configuration restored");
+			}
 			if (ftagent_attach(&prev))
 				pr_err("cannot restore the previous hooks\n");
 			if (ring != ftagent_config_ring_bytes(&prev) &&
@@ -216,6 +223,13 @@ int __init ftagent_config_init(void)
 
 	mutex_lock(&ftagent_config_mutex);
 	err = ftagent_attach(&cfg);
+	if (err && cfg.hooks == FTAGENT_HOOKS_FTRACE &&
+	    ftagent_feature_off(FTAGENT_FEATURE_FTRACE_SET)) {
+		/* A settle point is missing (said in the log): kprobe. */
+		pr_warn("hooks=ftrace is not available on this kernel: using kprobe\n");
+		cfg.hooks = FTAGENT_HOOKS_KPROBE;
+		err = ftagent_attach(&cfg);
+	}
 	if (!err) {
 		ftagent_cfg = cfg;
 		ftagent_counters_set_interval(cfg.flush_interval_ms);

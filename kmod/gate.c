@@ -597,7 +597,14 @@ static int ftagent_gate_attach(u32 want)
 		o->func = ftagent_gate_hook;
 		o->flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
 		o->private = (void *)(unsigned long)point;
-		err = ftagent_ftrace_filter(o, ftagent_gate_symbols[point]);
+		err = ftagent_symbol_filter(o, ftagent_gate_symbols[point]);
+		if (err == -ENOENT) {
+			/* Not on this kernel (said once, in the status too). */
+			ftrace_free_filter(o);
+			if (point == FTAGENT_GATE_SENDPAGE)
+				continue;
+			return -EOPNOTSUPP;
+		}
 		if (!err)
 			err = register_ftrace_function(o);
 		if (err) {
@@ -634,7 +641,7 @@ int ftagent_gate_refresh(u32 extra)
 	 * A point this kernel lacks (symbols.c): refuse a set that needs it,
 	 * but sendfile/splice sends just go ungated, as the status says.
 	 */
-	missing = ftagent_degraded >> FTAGENT_FEATURE_GATE_EXEC;
+	missing = READ_ONCE(ftagent_degraded) >> FTAGENT_FEATURE_GATE_EXEC;
 	want &= ~(missing & BIT(FTAGENT_GATE_SENDPAGE));
 	if (want & missing)
 		return -EOPNOTSUPP;

@@ -54,7 +54,8 @@ static int ftagent_ctl_get_status(struct sk_buff *skb, struct genl_info *info)
 			  cfg->flush_interval_ms) ||
 	      nla_put_u32(msg, FTAGENT_CTL_A_RING_BUFFER_SIZE,
 			  ftagent_config_ring_bytes(cfg)) ||
-	      nla_put_u32(msg, FTAGENT_CTL_A_DEGRADED, ftagent_degraded) ||
+	      nla_put_u32(msg, FTAGENT_CTL_A_DEGRADED,
+			  (u32)READ_ONCE(ftagent_degraded)) ||
 	      ftagent_symbols_put_missing(msg, FTAGENT_CTL_A_MISSING,
 					  FTAGENT_CTL_A_NAME) ||
 	      nla_put_u8(msg, FTAGENT_CTL_A_DIRECT_CALLS,

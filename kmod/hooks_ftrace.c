@@ -61,6 +61,7 @@
 #include "compat/ftrace.h"
 #include "counters.h"
 #include "hooks.h"
+#include "symbols.h"
 
 /*
  * Tasks inside traced calls: 8-way buckets of task pointers, one cache
@@ -309,7 +310,8 @@ static int ftagent_filter_both(struct ftrace_ops *ops,
 
 	if (d->n == FTAGENT_DIRECT_MAX)
 		return -ENOSPC;
-	err = ftagent_ftrace_filter(ops, symbol);
+	/* The settle points are internals: a missing one is noted. */
+	err = ftagent_symbol_filter(ops, symbol);
 	if (!err)
 		d->symbols[d->n++] = symbol;
 	return err;
@@ -411,7 +413,8 @@ static int ftagent_ftrace_start(void)
 	if (!ftagent_pending)
 		return -ENOMEM;
 
-	ftagent_exit_tp = ftagent_tracepoint("sched_process_exit");
+	ftagent_exit_tp = ftagent_feature_off(FTAGENT_FEATURE_FTRACE_SET) ?
+			  NULL : ftagent_tracepoint("sched_process_exit");
 	if (!ftagent_exit_tp) {
 		pr_err("ftrace hooks: no sched_process_exit tracepoint\n");
 		err = -ENOENT;

@@ -421,16 +421,15 @@ static struct ftagent_tp ftagent_tps[] = {
 
 struct ftagent_fn_hook {
 	const char *symbol;
-	unsigned int feature;	/* enum ftagent_feature */
 	struct ftrace_ops ops;
 	bool registered;
 };
 
 static struct ftagent_fn_hook ftagent_fn_hooks[] = {
-	{ .symbol = "acct_process", .feature = FTAGENT_FEATURE_EXIT_RECORDS,
+	{ .symbol = "acct_process",
 	  .ops = { .func = ftagent_exit_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
-	{ .symbol = "sock_close", .feature = FTAGENT_FEATURE_CLOSE_RECORDS,
+	{ .symbol = "sock_close",
 	  .ops = { .func = ftagent_sock_close_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
 };
@@ -479,9 +478,12 @@ int ftagent_lifecycle_init(void)
 	for (i = 0; i < ARRAY_SIZE(ftagent_fn_hooks); i++) {
 		struct ftagent_fn_hook *h = &ftagent_fn_hooks[i];
 
-		if (ftagent_feature_off(h->feature))
-			continue;	/* said at load (symbols.c) */
-		err = ftagent_ftrace_filter(&h->ops, h->symbol);
+		err = ftagent_symbol_filter(&h->ops, h->symbol);
+		if (err == -ENOENT) {
+			/* Not on this kernel: its records go (symbols.c). */
+			ftrace_free_filter(&h->ops);
+			continue;
+		}
 		if (!err)
 			err = register_ftrace_function(&h->ops);
 		if (err) {

@@ -1,24 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Kernel internals found by name at run time, checked once at load.
+ * Kernel internals found by name at run time.
  *
  * The module hooks functions and tracepoints that are not exported and
  * whose names can change between kernels (acct_process, sock_close, the
  * exit-to-user functions the ftrace set settles in, the LSM functions the
- * gate sits on, kernel_sendpage up to 6.4). Rather than fail somewhere in
- * the middle of attaching, every one is looked up here first: a function
- * must be traceable (ftrace_set_filter() on a scratch ops finds it, which
- * is what every later hook needs), a tracepoint must be registered.
+ * gate sits on, kernel_sendpage up to 6.4). A missing one turns off the
+ * one feature that needs it (enum ftagent_feature): the kernel log says
+ * which, GET_STATUS reports it as DEGRADED with the names MISSING, and the
+ * module goes on without it. strict=1 refuses the load instead.
  *
- * A missing one turns off the one feature that needs it (enum
- * ftagent_feature): the kernel log says which, GET_STATUS reports it as
- * DEGRADED with the names MISSING, and the load goes on. strict=1 refuses
- * the load instead.
+ * When each is looked up: tracepoints at load (a cheap walk of the
+ * tracepoint list). Functions when they are first hooked, through
+ * ftagent_symbol_filter(): the filter a hook sets anyway is the lookup,
+ * since each lookup scans every traceable function in the kernel (a
+ * quarter of a second under TCG) and a second, separate scan per name
+ * would add seconds to every load. So the lifecycle functions and the
+ * ftrace set's settle points are known once the module has loaded with
+ * hooks=ftrace, and the gate's LSM functions once a rule or budget set
+ * first needs them. strict=1 looks every function up at load, to refuse
+ * the load before anything runs without it.
  *
  * pretend_missing= names internals to treat as missing, so that the tests
  * can drive each degraded path on a kernel that has them all.
  *
- * Written once at load, before any hook is attached, and only read after.
+ * The missing set only grows; bits are set atomically by whoever finds a
+ * name missing (load, or a netlink request under the config mutex) and
+ * read without a lock.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -81,7 +89,7 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "send rules and budgets on sendfile and splice to a socket" },
 };
 
-u32 ftagent_degraded;
+unsigned long ftagent_degraded;
 static unsigned long ftagent_missing;	/* bits: ftagent_internals[] */
 
 /* A name in pretend_missing= that is none of ours: a typo in a test. */
@@ -141,10 +149,49 @@ static bool ftagent_traceable(const char *name)
 	return found;
 }
 
+/* Say once that internal @i is missing, and turn its feature off. */
+static void ftagent_symbol_gone(unsigned int i)
+{
+	const struct ftagent_internal *in = &ftagent_internals[i];
+
+	set_bit(in->feature, &ftagent_degraded);
+	if (test_and_set_bit(i, &ftagent_missing))
+		return;
+	pr_warn("%s %s not found on this kernel: running without %s\n",
+		in->tracepoint ? "tracepoint" : "function", in->name,
+		in->what);
+}
+
+static int ftagent_internal_index(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_internals); i++)
+		if (ftagent_internals[i].name &&
+		    !strcmp(ftagent_internals[i].name, name))
+			return i;
+	return -1;
+}
+
+int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name)
+{
+	int i = ftagent_internal_index(name);
+	int err;
+
+	if (i >= 0 && test_bit(i, &ftagent_missing))
+		return -ENOENT;
+	err = ftagent_ftrace_filter(ops, name);
+	/* ftrace_set_filter() says EINVAL when no function matches. */
+	if (err == -EINVAL && i >= 0) {
+		ftagent_symbol_gone(i);
+		return -ENOENT;
+	}
+	return err;
+}
+
 int __init ftagent_symbols_init(bool strict)
 {
 	unsigned int i;
-	bool found;
 
 	BUILD_BUG_ON(ARRAY_SIZE(ftagent_internals) > BITS_PER_LONG);
 	BUILD_BUG_ON(__FTAGENT_FEATURE_MAX > 32);
@@ -160,19 +207,10 @@ int __init ftagent_symbols_init(bool strict)
 
 		if (!in->name)
 			continue;
-		if (ftagent_pretend_missing(in->name))
-			found = false;
-		else if (in->tracepoint)
-			found = !!ftagent_tracepoint(in->name);
-		else
-			found = ftagent_traceable(in->name);
-		if (found)
-			continue;
-		ftagent_missing |= BIT(i);
-		ftagent_degraded |= BIT(in->feature);
-		pr_warn("%s %s not found on this kernel: %s %s\n",
-			in->tracepoint ? "tracepoint" : "function", in->name,
-			strict ? "needed for" : "running without", in->what);
+		if (ftagent_pretend_missing(in->name) ||
+		    (in->tracepoint && !ftagent_tracepoint(in->name)) ||
+		    (!in->tracepoint && strict && !ftagent_traceable(in->name)))
+			ftagent_symbol_gone(i);
 	}
 	if (strict && ftagent_missing) {
 		pr_err("strict=1: refusing to load without every feature\n");
@@ -187,13 +225,13 @@ int ftagent_symbols_put_missing(struct sk_buff *msg, int nest_type,
 	struct nlattr *nest;
 	unsigned int i;
 
-	if (!ftagent_missing)
+	if (!READ_ONCE(ftagent_missing))
 		return 0;
 	nest = nla_nest_start(msg, nest_type);
 	if (!nest)
 		return -EMSGSIZE;
 	for (i = 0; i < ARRAY_SIZE(ftagent_internals); i++) {
-		if (!(ftagent_missing & BIT(i)))
+		if (!test_bit(i, &ftagent_missing))
 			continue;
 		if (nla_put_string(msg, name_type, ftagent_internals[i].name)) {
 			nla_nest_cancel(msg, nest);

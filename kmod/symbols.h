@@ -6,21 +6,33 @@
 #ifndef _FTAGENT_SYMBOLS_H
 #define _FTAGENT_SYMBOLS_H
 
-#include <linux/bits.h>
+#include <linux/bitops.h>
 #include <linux/types.h>
 #include <linux/ftagent.h>
 
 struct sk_buff;
 
-/* Look every internal up; 0, or -ENOENT under strict=1 when one is missing. */
+struct ftrace_ops;
+
+/*
+ * At load: pretend_missing= and the tracepoints, and with @strict every
+ * function too; 0, or -ENOENT under strict=1 when one is missing, or
+ * -EINVAL for a pretend_missing= name that is none of ours.
+ */
 int ftagent_symbols_init(bool strict);
 
-/* Bits of enum ftagent_feature that are off on this kernel. */
-extern u32 ftagent_degraded;
+/*
+ * Filter @ops on the internal @name: 0, -ENOENT when this kernel lacks it
+ * (its feature is then off, and the log says so once), or another error.
+ */
+int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name);
+
+/* Bits of enum ftagent_feature found off on this kernel so far. */
+extern unsigned long ftagent_degraded;
 
 static inline bool ftagent_feature_off(unsigned int feature)
 {
-	return ftagent_degraded & BIT(feature);
+	return test_bit(feature, &ftagent_degraded);
 }
 
 /* Put the names of the missing internals as a nest of @type NAME attrs. */
