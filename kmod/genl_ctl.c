@@ -217,8 +217,8 @@ static int ftagent_parse_paths(struct ftagent_filters *f,
 			       struct netlink_ext_ack *extack)
 {
 	const struct nlattr *a;
+	size_t len, blob = 0, nest_len = 0;
 	unsigned int n = 0;
-	size_t len, blob = 0;
 	char *p;
 	int rem;
 
@@ -235,6 +235,13 @@ static int ftagent_parse_paths(struct ftagent_filters *f,
 			return -EINVAL;
 		}
 		blob += len + 1;
+		/* What GET_FILTERS will send back must fit its nest. */
+		nest_len += nla_total_size(len + 1);
+		if (nest_len > FTAGENT_EXCLUDE_PATHS_NEST_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "exclude_paths together exceed one netlink nest (FTAGENT_EXCLUDE_PATHS_NEST_MAX)");
+			return -EINVAL;
+		}
 	}
 	kfree(f->path_blob);
 	f->path_blob = blob ? kmalloc(blob, GFP_KERNEL) : NULL;

@@ -120,6 +120,9 @@ TEST_F(filters, a_request_changes_only_what_it_names)
 #define MSG_COMM_MANY "at most 64 exclude_processes"
 #define MSG_PATH      "a path prefix is 1 to 1024 bytes, no NUL inside"
 #define MSG_PATH_MANY "at most 64 exclude_paths"
+#define MSG_PATH_NEST                                                     \
+	"exclude_paths together exceed one netlink nest "                  \
+	"(FTAGENT_EXCLUDE_PATHS_NEST_MAX)"
 
 struct bad {
 	const char *msg;
@@ -137,6 +140,9 @@ static const struct bad bads[] = {
 	{MSG_PATH, 0, 1, 4, 2, FTAGENT_EXCLUDE_PATH_LEN_MAX + 1},
 	{MSG_PATH, 0, 0, 0, 3, 0},
 	{MSG_PATH_MANY, 0, 0, 0, FTAGENT_EXCLUDE_PATHS_MAX + 1, 8},
+	/* Each within the limits, together more than GET_FILTERS can nest. */
+	{MSG_PATH_NEST, 0, 0, 0, FTAGENT_EXCLUDE_PATHS_MAX,
+	 FTAGENT_EXCLUDE_PATH_LEN_MAX},
 };
 
 TEST_F(filters, bad_requests_are_refused_whole)

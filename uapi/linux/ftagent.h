@@ -552,8 +552,12 @@ enum ftagent_budget_attr {
 #define FTAGENT_EXCLUDE_PATH_LEN_MAX	1024	/* bytes, without the NUL */
 /*
  * A nest is one netlink attribute, at most 65535 bytes with its headers:
- * 64 prefixes of 1024 bytes do not fit; the list as a whole must.
+ * 64 prefixes of 1024 bytes do not fit; the list as a whole must. So the
+ * prefixes as GET_FILTERS returns them, each 4 bytes of attribute header
+ * plus the prefix, its NUL and padding to a multiple of 4, add up to at
+ * most FTAGENT_EXCLUDE_PATHS_NEST_MAX bytes (SET_FILTERS refuses more).
  */
+#define FTAGENT_EXCLUDE_PATHS_NEST_MAX	65531
 #define FTAGENT_COMM_LEN		16	/* TASK_COMM_LEN, with the NUL */
 
 /**
