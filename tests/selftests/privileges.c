@@ -91,6 +91,38 @@ static int write_file(const char *path, const char *text)
 	return rc;
 }
 
+/*
+ * Root of a new user namespace whose uid and gid 0 are nobody outside
+ * (what a container's root is). A helper that stays root in the initial
+ * namespace writes the maps, as newuidmap would.
+ */
+static int become_userns_root(void)
+{
+	char path[64], c = 0;
+	int p[2], status;
+	pid_t me = getpid(), helper;
+
+	if (pipe(p))
+		return -1;
+	helper = fork();
+	if (helper == 0) {
+		if (read(p[0], &c, 1) != 1)
+			_exit(1);
+		snprintf(path, sizeof(path), "/proc/%d/uid_map", me);
+		if (write_file(path, "0 65534 1"))
+			_exit(2);
+		snprintf(path, sizeof(path), "/proc/%d/setgroups", me);
+		if (write_file(path, "deny"))
+			_exit(3);
+		snprintf(path, sizeof(path), "/proc/%d/gid_map", me);
+		_exit(write_file(path, "0 65534 1") ? 4 : 0);
+	}
+	if (helper < 0 || unshare(CLONE_NEWUSER) || write(p[1], &c, 1) != 1 ||
+	    waitpid(helper, &status, 0) != helper || status)
+		return -1;
+	return setresgid(0, 0, 0) || setresuid(0, 0, 0) ? -1 : 0;
+}
+
 /* Become @who. 0, or -1 if the setup itself failed. */
 static int become(enum caller who)
 {
@@ -104,18 +136,7 @@ static int become(enum caller who)
 		return setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
 		       setresuid(NOBODY, NOBODY, NOBODY) ? -1 : 0;
 	case USERNS_ROOT:
-		/* What an unprivileged user gets with unshare -r. */
-		if (setgroups(0, NULL) || setresgid(NOBODY, NOBODY, NOBODY) ||
-		    setresuid(NOBODY, NOBODY, NOBODY) ||
-		    /* Changing uid made /proc/self root's: take it back. */
-		    prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) ||
-		    unshare(CLONE_NEWUSER) ||
-		    write_file("/proc/self/setgroups", "deny") ||
-		    write_file("/proc/self/uid_map", "0 65534 1") ||
-		    write_file("/proc/self/gid_map", "0 65534 1") ||
-		    setresgid(0, 0, 0) || setresuid(0, 0, 0))
-			return -1;
-		return 0;
+		return become_userns_root();
 	case NET_ADMIN_ONLY:
 		/* Still uid 0 (so the files' owner), one capability. */
 		data[0].effective = 1u << CAP_NET_ADMIN;
