@@ -12,7 +12,10 @@
  * exit, so a child that execs something else stays excluded.
  *
  * The set is an open-addressing table of tgids with tombstones, written
- * under a spinlock and read locklessly. When tombstones pile up, the live
+ * under a spinlock and read locklessly. The lock is taken only in process
+ * context (the fork, rename and exit points, SET_FILTERS), never from an
+ * interrupt, so it never disables interrupts: a compaction (bounded, 4096
+ * slots) or a rebuild (over every task) keeps preemption off only. When tombstones pile up, the live
  * entries are copied into the spare table, which is published with RCU;
  * the old one becomes the spare after a grace period.
  */
@@ -181,15 +184,13 @@ missed:
 
 static void ftagent_excl_add(u32 tgid)
 {
-	unsigned long flags;
-
 	u64 t0;
 
-	spin_lock_irqsave(&ftagent_excl_lock, flags);
+	spin_lock(&ftagent_excl_lock);
 	t0 = local_clock();
 	ftagent_excl_add_locked(tgid);
 	ftagent_excl_note(t0);
-	spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+	spin_unlock(&ftagent_excl_lock);
 }
 
 /*
@@ -242,11 +243,10 @@ void ftagent_exclude_exit(struct task_struct *t, bool excluded)
 static void ftagent_excl_remove(u32 tgid)
 {
 	struct ftagent_excl_table *t;
-	unsigned long flags;
 	u32 i, n, v;
 	u64 t0;
 
-	spin_lock_irqsave(&ftagent_excl_lock, flags);
+	spin_lock(&ftagent_excl_lock);
 	t0 = local_clock();
 	t = rcu_dereference_protected(ftagent_excl,
 				      lockdep_is_held(&ftagent_excl_lock));
@@ -264,7 +264,7 @@ static void ftagent_excl_remove(u32 tgid)
 		i = (i + 1) & (FTAGENT_EXCL_SLOTS - 1);
 	}
 	ftagent_excl_note(t0);
-	spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+	spin_unlock(&ftagent_excl_lock);
 }
 
 /* A comm as the kernel keeps it (15 bytes at most) against a name. */
@@ -384,7 +384,6 @@ static void ftagent_filters_free_rcu(struct rcu_head *head)
 void ftagent_filters_replace(struct ftagent_filters *next)
 {
 	struct ftagent_filters *old;
-	unsigned long flags;
 	u64 t0;
 
 	if (next->n_comms)
@@ -392,18 +391,18 @@ void ftagent_filters_replace(struct ftagent_filters *next)
 	for (;;) {
 		/* The spare table must be out of every reader's sight. */
 		rcu_barrier();
-		spin_lock_irqsave(&ftagent_excl_lock, flags);
+		spin_lock(&ftagent_excl_lock);
 		t0 = local_clock();
 		if (ftagent_excl_spare_ready)
 			break;
 		/* A compaction raced with us: wait for its grace period. */
-		spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+		spin_unlock(&ftagent_excl_lock);
 	}
 	old = rcu_replace_pointer(ftagent_filters_cur, next, true);
 	ftagent_excl_rebuild(next);
 	WRITE_ONCE(ftagent_filter_flags, next->flags);
 	ftagent_excl_note(t0);
-	spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+	spin_unlock(&ftagent_excl_lock);
 	if (!next->n_comms)
 		static_branch_disable(&ftagent_exclusions_on);
 	if (old)
