@@ -115,7 +115,7 @@ TEST_F_TIMEOUT(storm, no_interrupts_off_under_a_rename_and_fork_storm, 900)
 	ASSERT_EQ(0, ftagent_filters_defaults(&f));
 	ev_set_filters(&f, &err);
 	ftagent_filters_free(&f);
-	printf("# exclusion lock held at most %lu ns, with interrupts off at most %lu ns\n",
+	TH_LOG("exclusion lock held at most %lu ns, with interrupts off at most %lu ns",
 	       param("debug_excl_held_max_ns"),
 	       param("debug_excl_irqsoff_max_ns"));
 	EXPECT_NE(~0ul, param("debug_excl_held_max_ns"));
