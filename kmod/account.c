@@ -20,6 +20,8 @@
  * lifecycle event from here (lifecycle.c).
  */
 #include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/nospec.h>
 #include <linux/fs.h>
 #include <linux/net.h>
 #include <linux/openat2.h>
@@ -29,6 +31,7 @@
 #include <net/sock.h>
 
 #include "account.h"
+#include "compat/fs.h"
 #include "budget.h"
 #include "calls.h"
 #include "counters.h"
@@ -43,6 +46,38 @@ void ftagent_account_set_mode(unsigned int mode)
 }
 
 /*
+ * A socket's family and protocol. Preemption off keeps the file and its
+ * inode (the struct socket) from being freed, but not the struct sock of
+ * AF_UNIX, AF_PACKET or AF_NETLINK sockets, which a close on another CPU
+ * frees without waiting for RCU. So read them holding a reference on the
+ * file, as lifecycle.c does with fget(): while it is held, sock_close()
+ * cannot run. If the descriptor was closed meanwhile, they stay 0.
+ */
+static noinline notrace void ftagent_sock_family(unsigned long fd,
+						 struct ftagent_key *key)
+{
+	struct fdtable *fdt = files_fdtable(current->files);
+	struct socket *sock;
+	struct file *file;
+	struct sock *sk;
+
+	if (fd >= fdt->max_fds)
+		return;
+	fd = array_index_nospec(fd, fdt->max_fds);
+	file = ftagent_get_file_rcu(&fdt->fd[fd]);
+	if (!file)
+		return;
+	sock = sock_from_file(file);
+	sk = sock ? READ_ONCE(sock->sk) : NULL;
+	if (sk) {
+		key->family = READ_ONCE(sk->sk_family);
+		key->protocol = READ_ONCE(sk->sk_protocol);
+	}
+	/* The last reference (a close raced): the release is deferred. */
+	fput(file);
+}
+
+/*
  * Fill @key for the object @fd names; false (and a zero kind) if there is
  * none. Every field is written: the key is hashed and compared as words.
  * Hooks run with preemption disabled, which is an RCU read-side critical
@@ -53,8 +88,6 @@ static __always_inline bool ftagent_key_for_fd(unsigned long fd,
 {
 	struct file *file;
 	struct inode *inode;
-	struct socket *sock;
-	struct sock *sk;
 	umode_t mode;
 
 	key->kind = FTAGENT_OBJ_UNSPEC;
@@ -74,12 +107,7 @@ static __always_inline bool ftagent_key_for_fd(unsigned long fd,
 	if (S_ISSOCK(mode)) {
 		key->kind = FTAGENT_OBJ_SOCKET;
 		key->dev = 0;
-		sock = sock_from_file(file);
-		sk = sock ? READ_ONCE(sock->sk) : NULL;
-		if (sk) {
-			key->family = READ_ONCE(sk->sk_family);
-			key->protocol = READ_ONCE(sk->sk_protocol);
-		}
+		ftagent_sock_family(fd, key);
 	} else {
 		key->kind = S_ISREG(mode) ? FTAGENT_OBJ_FILE :
 			    S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE :

@@ -64,7 +64,8 @@ static void *ftagent_budget_err(struct netlink_ext_ack *extack,
 				const struct nlattr *attr, u32 index,
 				const char *name, const char *why)
 {
-	return ftagent_set_err(extack, attr, "budget", index, name, why);
+	/* @index and @name are what @attr's offset identifies. */
+	return ftagent_set_err(extack, attr, why);
 }
 
 void ftagent_budgets_free(struct ftagent_budgetset *set)

@@ -59,10 +59,18 @@ void ftagent_eventfs_readers_unlock(void)
 	up_write(&ftagent_read_sem);
 }
 
+/*
+ * The events are every user's activity: reading them takes CAP_SYS_ADMIN
+ * in the initial user namespace, as the netlink families do. The files'
+ * 0400 root mode alone would let CAP_DAC_OVERRIDE or CAP_DAC_READ_SEARCH
+ * through.
+ */
 static int ftagent_relay_open(struct inode *inode, struct file *file)
 {
 	int err = -ENOENT;
 
+	if (!capable(CAP_SYS_ADMIN))
+		return -EPERM;
 	mutex_lock(&ftagent_files_lock);
 	if (inode->i_private)
 		err = relay_file_operations.open(inode, file);

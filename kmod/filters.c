@@ -12,13 +12,18 @@
  * exit, so a child that execs something else stays excluded.
  *
  * The set is an open-addressing table of tgids with tombstones, written
- * under a spinlock and read locklessly. When tombstones pile up, the live
+ * under a spinlock and read locklessly. The lock is taken only in process
+ * context (the fork, rename and exit points, SET_FILTERS), never from an
+ * interrupt, so it never disables interrupts: a compaction (bounded, 4096
+ * slots) or a rebuild (over every task) keeps preemption off only. When tombstones pile up, the live
  * entries are copied into the spare table, which is published with RCU;
  * the old one becomes the spare after a grace period.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
+#include <linux/moduleparam.h>
+#include <linux/sched/clock.h>
 #include <linux/in.h>
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
@@ -47,6 +52,33 @@ static bool ftagent_excl_spare_ready;	/* no reader can still see it */
 static struct rcu_head ftagent_excl_rcu;
 static DEFINE_SPINLOCK(ftagent_excl_lock);
 static u64 ftagent_excl_missed;
+
+/*
+ * Debug figures, read-only module parameters: the longest time the lock
+ * was held, and the longest it was held with interrupts off, in ns since
+ * load (from just after taking it to just before dropping it). Written
+ * under the lock.
+ */
+static unsigned long ftagent_excl_held_max_ns, ftagent_excl_irqsoff_max_ns;
+module_param_named(debug_excl_held_max_ns, ftagent_excl_held_max_ns, ulong,
+		   0444);
+MODULE_PARM_DESC(debug_excl_held_max_ns,
+		 "longest hold of the exclusion lock, ns (debug)");
+module_param_named(debug_excl_irqsoff_max_ns, ftagent_excl_irqsoff_max_ns,
+		   ulong, 0444);
+MODULE_PARM_DESC(debug_excl_irqsoff_max_ns,
+		 "longest hold of the exclusion lock with interrupts off, ns (debug)");
+
+/* Caller holds the lock, since @t0 (local_clock()). */
+static void ftagent_excl_note(u64 t0)
+{
+	unsigned long d = local_clock() - t0;
+
+	if (d > ftagent_excl_held_max_ns)
+		ftagent_excl_held_max_ns = d;
+	if (irqs_disabled() && d > ftagent_excl_irqsoff_max_ns)
+		ftagent_excl_irqsoff_max_ns = d;
+}
 
 static u32 ftagent_excl_hash(u32 tgid)
 {
@@ -152,11 +184,13 @@ missed:
 
 static void ftagent_excl_add(u32 tgid)
 {
-	unsigned long flags;
+	u64 t0;
 
-	spin_lock_irqsave(&ftagent_excl_lock, flags);
+	spin_lock(&ftagent_excl_lock);
+	t0 = local_clock();
 	ftagent_excl_add_locked(tgid);
-	spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+	ftagent_excl_note(t0);
+	spin_unlock(&ftagent_excl_lock);
 }
 
 /*
@@ -209,10 +243,11 @@ void ftagent_exclude_exit(struct task_struct *t, bool excluded)
 static void ftagent_excl_remove(u32 tgid)
 {
 	struct ftagent_excl_table *t;
-	unsigned long flags;
 	u32 i, n, v;
+	u64 t0;
 
-	spin_lock_irqsave(&ftagent_excl_lock, flags);
+	spin_lock(&ftagent_excl_lock);
+	t0 = local_clock();
 	t = rcu_dereference_protected(ftagent_excl,
 				      lockdep_is_held(&ftagent_excl_lock));
 	i = ftagent_excl_hash(tgid);
@@ -228,7 +263,8 @@ static void ftagent_excl_remove(u32 tgid)
 		}
 		i = (i + 1) & (FTAGENT_EXCL_SLOTS - 1);
 	}
-	spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+	ftagent_excl_note(t0);
+	spin_unlock(&ftagent_excl_lock);
 }
 
 /* A comm as the kernel keeps it (15 bytes at most) against a name. */
@@ -348,23 +384,25 @@ static void ftagent_filters_free_rcu(struct rcu_head *head)
 void ftagent_filters_replace(struct ftagent_filters *next)
 {
 	struct ftagent_filters *old;
-	unsigned long flags;
+	u64 t0;
 
 	if (next->n_comms)
 		static_branch_enable(&ftagent_exclusions_on);
 	for (;;) {
 		/* The spare table must be out of every reader's sight. */
 		rcu_barrier();
-		spin_lock_irqsave(&ftagent_excl_lock, flags);
+		spin_lock(&ftagent_excl_lock);
+		t0 = local_clock();
 		if (ftagent_excl_spare_ready)
 			break;
 		/* A compaction raced with us: wait for its grace period. */
-		spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+		spin_unlock(&ftagent_excl_lock);
 	}
 	old = rcu_replace_pointer(ftagent_filters_cur, next, true);
 	ftagent_excl_rebuild(next);
 	WRITE_ONCE(ftagent_filter_flags, next->flags);
-	spin_unlock_irqrestore(&ftagent_excl_lock, flags);
+	ftagent_excl_note(t0);
+	spin_unlock(&ftagent_excl_lock);
 	if (!next->n_comms)
 		static_branch_disable(&ftagent_exclusions_on);
 	if (old)

@@ -32,7 +32,25 @@ ftagent_genl_reply_new(struct genl_info *info, const struct genl_family *family,
 	return msg;
 }
 
-/* genl_ctl.c: the control family (admin only). */
+/*
+ * Whether the sender of @skb may steer the module or see other users'
+ * activity: CAP_SYS_ADMIN in the initial user namespace, held both by
+ * whoever opened the socket and by the task sending (netlink_capable()).
+ * The families' GENL_ADMIN_PERM only asks for CAP_NET_ADMIN, which
+ * network daemons and host-network containers hold routinely. 0, or
+ * -EPERM with an extended ACK.
+ */
+static inline int ftagent_genl_admin(const struct sk_buff *skb,
+				     struct netlink_ext_ack *extack)
+{
+	if (netlink_capable(skb, CAP_SYS_ADMIN))
+		return 0;
+	NL_SET_ERR_MSG(extack,
+		       "needs CAP_SYS_ADMIN in the initial user namespace");
+	return -EPERM;
+}
+
+/* genl_ctl.c: the control family (CAP_SYS_ADMIN only). */
 int ftagent_genl_ctl_register(void);
 void ftagent_genl_ctl_unregister(void);
 /*

@@ -18,6 +18,10 @@
  * memory after the check), and calls made through io_uring are gated as
  * well. An operation is hooked only while a rule set needs it.
  *
+ * What the kernel does by itself is never refused, charged or killed:
+ * kernel threads, exec reading the binary, kernel sockets used from a
+ * user task (ftagent_gate_kernel_work()).
+ *
  * To refuse, the callback points the saved instruction pointer at
  * ftagent_gate_refuse() (a rule: -EPERM) or ftagent_gate_over_budget()
  * (-EDQUOT), which returns in the hook's place: the
@@ -506,6 +510,44 @@ static int ftagent_gate_metric(unsigned int point, struct pt_regs *regs)
 	return -1;
 }
 
+/*
+ * Whether the call at @point is the kernel's own work done in a user
+ * task, which is never refused, charged or killed; only what the process
+ * asked for is. Two kinds:
+ *  - exec reading the binary and its interpreter (kernel_read() reaches
+ *    security_file_permission(), open_exec() security_file_open()): while
+ *    in_execve is set, only the exec itself is decided;
+ *  - kernel sockets (sk_kern_sock: SunRPC, NFS, CIFS, in-kernel TLS
+ *    handshakes ...), whose sends and receives run in whichever task holds
+ *    the transport, for other users' requests.
+ */
+static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
+{
+	const struct socket *sock = NULL;
+	const struct sock *sk;
+	struct file *file;
+
+	if (point != FTAGENT_OP_EXEC && unlikely(current->in_execve))
+		return true;
+	switch (point) {
+	case FTAGENT_OP_CONNECT:
+	case FTAGENT_OP_BIND:
+	case FTAGENT_OP_SEND:
+	case FTAGENT_GATE_RECV:
+	case FTAGENT_GATE_SENDPAGE:
+		sock = (const struct socket *)regs->di;
+		break;
+	case FTAGENT_GATE_PERM:
+		/* A kernel socket has no file: this is for completeness. */
+		file = (struct file *)regs->di;
+		if (S_ISSOCK(file_inode(file)->i_mode))
+			sock = sock_from_file(file);
+		break;
+	}
+	sk = sock ? READ_ONCE(sock->sk) : NULL;
+	return sk && sk->sk_kern_sock;
+}
+
 static void notrace ftagent_gate_hook(unsigned long ip,
 				      unsigned long parent_ip,
 				      struct ftrace_ops *ops,
@@ -517,7 +559,8 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 	unsigned long refuse = 0;
 	int metric, fastopen = 0;
 
-	if (unlikely(current->flags & PF_KTHREAD))
+	if (unlikely(current->flags & PF_KTHREAD) ||
+	    ftagent_gate_kernel_work(point, regs))
 		return;
 	if (point < __FTAGENT_OP_MAX)
 		c.op = point;

@@ -2,8 +2,12 @@
 /*
  * The control family: status, configuration and counter generations.
  *
- * Every operation carries GENL_ADMIN_PERM, so the genetlink core refuses
- * callers without CAP_NET_ADMIN (EPERM) before any handler runs. The family
+ * Every operation needs CAP_SYS_ADMIN in the initial user namespace: each
+ * carries GENL_ADMIN_PERM, so the genetlink core refuses callers without
+ * CAP_NET_ADMIN before parsing, and each handler (or a dump's start)
+ * checks CAP_SYS_ADMIN first, before it looks at or changes anything
+ * (ftagent_genl_admin()). The alerts group needs CAP_SYS_ADMIN to join
+ * (GENL_MCAST_CAP_SYS_ADMIN, which genl_bind() checks). The family
  * leaves resv_start_op at zero, so every command is validated strictly:
  * unknown attributes, wrong types and reserved header bits get EINVAL and
  * an extended ACK. Ranges live in the policies, not in the handlers.
@@ -12,6 +16,7 @@
 
 #include <net/genetlink.h>
 
+#include "compat/net.h"
 #include "config.h"
 #include "counters.h"
 #include "events.h"
@@ -35,6 +40,9 @@ static int ftagent_ctl_get_status(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
+	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
 	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family,
 				     FTAGENT_CTL_CMD_GET_STATUS,
 				     NLMSG_DEFAULT_SIZE, &hdr);
@@ -77,6 +85,9 @@ static int ftagent_ctl_set_config(struct sk_buff *skb, struct genl_info *info)
 	struct ftagent_config next;
 	int err;
 
+	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
 	if (!tb[FTAGENT_CTL_A_MODE] && !tb[FTAGENT_CTL_A_HOOKS] &&
 	    !tb[FTAGENT_CTL_A_FLUSH_INTERVAL_MS] &&
 	    !tb[FTAGENT_CTL_A_RING_BUFFER_SIZE]) {
@@ -108,6 +119,9 @@ static int ftagent_ctl_flush(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
+	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
 	err = ftagent_counters_flush(&idle_seq);
 	if (err == -EBUSY) {
 		NL_SET_ERR_MSG(info->extack,
@@ -133,6 +147,9 @@ static int ftagent_ctl_ack_generation(struct sk_buff *skb,
 {
 	int err;
 
+	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
 	if (GENL_REQ_ATTR_CHECK(info, FTAGENT_CTL_A_GEN_SEQ))
 		return -EINVAL;
 	err = ftagent_counters_ack(nla_get_u64(info->attrs[FTAGENT_CTL_A_GEN_SEQ]));
@@ -201,8 +218,8 @@ static int ftagent_parse_paths(struct ftagent_filters *f,
 			       struct netlink_ext_ack *extack)
 {
 	const struct nlattr *a;
+	size_t len, blob = 0, nest_len = 0;
 	unsigned int n = 0;
-	size_t len, blob = 0;
 	char *p;
 	int rem;
 
@@ -219,6 +236,13 @@ static int ftagent_parse_paths(struct ftagent_filters *f,
 			return -EINVAL;
 		}
 		blob += len + 1;
+		/* What GET_FILTERS will send back must fit its nest. */
+		nest_len += nla_total_size(len + 1);
+		if (nest_len > FTAGENT_EXCLUDE_PATHS_NEST_MAX) {
+			NL_SET_ERR_MSG_ATTR(extack, a,
+					    "exclude_paths together exceed one netlink nest (FTAGENT_EXCLUDE_PATHS_NEST_MAX)");
+			return -EINVAL;
+		}
 	}
 	kfree(f->path_blob);
 	f->path_blob = blob ? kmalloc(blob, GFP_KERNEL) : NULL;
@@ -245,6 +269,9 @@ static int ftagent_ctl_set_filters(struct sk_buff *skb, struct genl_info *info)
 	unsigned int i;
 	int err = 0;
 
+	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
 	ftagent_config_lock();
 	f = ftagent_filters_copy();
 	if (!f) {
@@ -321,6 +348,9 @@ static int ftagent_ctl_get_filters(struct sk_buff *skb, struct genl_info *info)
 	void *hdr;
 	int err;
 
+	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
 	ftagent_config_lock();
 	f = ftagent_filters_copy();
 	ftagent_config_unlock();
@@ -380,6 +410,9 @@ static int ftagent_ctl_set_policy(struct sk_buff *skb, struct genl_info *info)
 	u64 generation;
 	int err;
 
+	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
 	set = ftagent_policy_parse(info->attrs,
 				   nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
 				   nlmsg_attrlen(info->nlhdr, GENL_HDRLEN),
@@ -410,6 +443,12 @@ static int ftagent_ctl_set_policy(struct sk_buff *skb, struct genl_info *info)
  * first), cb->seq the generation, so a set swapped mid-dump flags
  * NLM_F_DUMP_INTR and the caller dumps again.
  */
+/* Dumps check the caller once, before the first message. */
+static int ftagent_ctl_dump_start(struct netlink_callback *cb)
+{
+	return ftagent_genl_admin(cb->skb, cb->extack);
+}
+
 static int ftagent_ctl_get_policy(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
@@ -473,6 +512,9 @@ static int ftagent_ctl_set_budgets(struct sk_buff *skb, struct genl_info *info)
 	u64 generation;
 	int err;
 
+	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
 	set = ftagent_budgets_parse(nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
 				    nlmsg_attrlen(info->nlhdr, GENL_HDRLEN),
 				    info->extack);
@@ -697,6 +739,7 @@ static const struct genl_ops ftagent_ctl_ops[] = {
 	},
 	{
 		.cmd = FTAGENT_CTL_CMD_GET_POLICY,
+		.start = ftagent_ctl_dump_start,
 		.dumpit = ftagent_ctl_get_policy,
 		.policy = ftagent_ctl_no_attrs_policy,
 		.maxattr = FTAGENT_CTL_A_MAX,
@@ -711,6 +754,7 @@ static const struct genl_ops ftagent_ctl_ops[] = {
 	},
 	{
 		.cmd = FTAGENT_CTL_CMD_GET_BUDGETS,
+		.start = ftagent_ctl_dump_start,
 		.dumpit = ftagent_ctl_get_budgets,
 		.policy = ftagent_ctl_no_attrs_policy,
 		.maxattr = FTAGENT_CTL_A_MAX,
@@ -719,7 +763,7 @@ static const struct genl_ops ftagent_ctl_ops[] = {
 };
 
 static const struct genl_multicast_group ftagent_ctl_mcgrps[] = {
-	{ .name = FTAGENT_GENL_ALERTS_GROUP, .flags = GENL_UNS_ADMIN_PERM },
+	{ .name = FTAGENT_GENL_ALERTS_GROUP, .flags = GENL_MCAST_CAP_SYS_ADMIN },
 };
 
 static struct genl_family ftagent_ctl_family __ro_after_init = {

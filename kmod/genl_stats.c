@@ -4,7 +4,10 @@
  *
  * GET_VERSION is open to every user, so a client can check that it speaks
  * the module's ABI before it asks for privileges; the rest shows what
- * processes do and needs CAP_NET_ADMIN. The family leaves resv_start_op
+ * processes do and needs CAP_SYS_ADMIN in the initial user namespace
+ * (GENL_ADMIN_PERM lets the core refuse callers without CAP_NET_ADMIN
+ * early; the handler, or the dump's start, checks CAP_SYS_ADMIN before
+ * it reads anything). The family leaves resv_start_op
  * at zero: every command is validated strictly.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -194,6 +197,9 @@ static int ftagent_stats_get_resources(struct sk_buff *skb,
 	void *hdr;
 	int err;
 
+	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
 	msg = ftagent_genl_reply_new(info, &ftagent_stats_family,
 				     FTAGENT_STATS_CMD_GET_RESOURCES, size, &hdr);
 	if (!msg)
@@ -220,6 +226,10 @@ enum { DUMP_CPU, DUMP_SLOT, DUMP_CPU_SENT };
 
 static int ftagent_stats_dump_start(struct netlink_callback *cb)
 {
+	int err = ftagent_genl_admin(cb->skb, cb->extack);
+
+	if (err)
+		return err;
 	cb->args[DUMP_CPU] = cpumask_first(cpu_possible_mask);
 	return 0;
 }

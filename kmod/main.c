@@ -73,5 +73,9 @@ MODULE_LICENSE("GPL");
 MODULE_AUTHOR("ftagent developers");
 MODULE_DESCRIPTION("Per-process file and network accounting via ftrace");
 MODULE_VERSION(FTAGENT_MODULE_VERSION);
-MODULE_ALIAS_GENL_FAMILY(FTAGENT_GENL_CTL_NAME);
-MODULE_ALIAS_GENL_FAMILY(FTAGENT_GENL_STATS_NAME);
+/*
+ * No MODULE_ALIAS_GENL_FAMILY: genetlink would then load the module for
+ * any user who merely looks the family up, and loading attaches the hooks
+ * and takes their direct-call slots. Loading is the administrator's act
+ * (modprobe, the systemd unit, dkms).
+ */

@@ -21,17 +21,6 @@
 struct ftagent_ruleset __rcu *ftagent_policy;
 static u64 ftagent_policy_gen;
 
-/*
- * Messages name the rule, so they are formatted, and extack keeps only a
- * pointer until the ACK is built after the handler returns. Requests of
- * this family run in parallel, so each failure takes the next of a ring
- * of buffers: it would take 64 requests failing within one ACK's time to
- * reuse one. bad_attr also points at the offending attribute.
- */
-#define FTAGENT_SET_MSGS	64
-static char ftagent_set_msgs[FTAGENT_SET_MSGS][160];
-static atomic_t ftagent_set_msg_next;
-
 static const struct nla_policy ftagent_rule_policy[FTAGENT_RULE_A_MAX + 1] = {
 	[FTAGENT_RULE_A_NAME] = { .type = NLA_NUL_STRING,
 				  .len = FTAGENT_RULE_NAME_MAX },
@@ -60,21 +49,18 @@ static const struct nla_policy ftagent_rule_policy[FTAGENT_RULE_A_MAX + 1] = {
 			 BIT(FTAGENT_OP_BIND))
 #define FTAGENT_PATH_OPS (BIT(FTAGENT_OP_EXEC) | BIT(FTAGENT_OP_OPEN))
 
+/*
+ * extack keeps only a pointer, and the ACK is built from it after the
+ * handler returns, while other requests of this family run in parallel:
+ * the message must be a literal (or in the core's own storage), never a
+ * shared buffer. Which rule or budget it is about, the offset of bad_attr
+ * says: the client knows what it put there.
+ */
 void *ftagent_set_err(struct netlink_ext_ack *extack,
-		      const struct nlattr *attr, const char *what, u32 index,
-		      const char *name, const char *why)
+		      const struct nlattr *attr, const char *why)
 {
-	unsigned int slot = atomic_inc_return(&ftagent_set_msg_next);
-	char *msg = ftagent_set_msgs[slot % FTAGENT_SET_MSGS];
-
-	if (name)
-		snprintf(msg, sizeof(ftagent_set_msgs[0]), "%s %u (%s): %s",
-			 what, index, name, why);
-	else
-		snprintf(msg, sizeof(ftagent_set_msgs[0]), "%s %u: %s", what,
-			 index, why);
 	if (extack) {
-		extack->_msg = msg;
+		extack->_msg = why;
 		extack->bad_attr = attr;
 	}
 	return ERR_PTR(-EINVAL);
@@ -84,7 +70,8 @@ static void *ftagent_rule_err(struct netlink_ext_ack *extack,
 			      const struct nlattr *attr, u32 index,
 			      const char *name, const char *why)
 {
-	return ftagent_set_err(extack, attr, "rule", index, name, why);
+	/* @index and @name are what @attr's offset identifies. */
+	return ftagent_set_err(extack, attr, why);
 }
 
 void ftagent_policy_free(struct ftagent_ruleset *set)

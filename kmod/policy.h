@@ -69,12 +69,12 @@ struct ftagent_ruleset {
 
 /*
  * Shared by rule and budget sets. ftagent_set_err() refuses a set with
- * "WHAT INDEX (NAME): WHY" and points at @attr; it returns ERR_PTR(-EINVAL).
+ * the literal @why (never a formatted buffer: parallel requests would
+ * share it) and points at @attr; it returns ERR_PTR(-EINVAL).
  * ftagent_pool_add() copies a string attribute into a set's string pool.
  */
 void *ftagent_set_err(struct netlink_ext_ack *extack,
-		      const struct nlattr *attr, const char *what, u32 index,
-		      const char *name, const char *why);
+		      const struct nlattr *attr, const char *why);
 u32 ftagent_pool_add(char *pool, size_t *used, const struct nlattr *a,
 		     u16 *len);
 

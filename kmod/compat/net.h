@@ -15,6 +15,18 @@
 
 #include "features.h"
 
+/*
+ * The alerts group is restricted with GENL_MCAST_CAP_SYS_ADMIN, which
+ * genl_bind() checks (6.6, and the 6.1 stable series has it: Debian's
+ * 6.1.192 does). Older kernels' genl_bind() checks nothing a family can
+ * ask for and struct genl_family has no bind callback: any user could
+ * listen. Refuse to build rather than leak.
+ */
+#include <net/genetlink.h>
+#ifndef GENL_MCAST_CAP_SYS_ADMIN
+#error "genl_bind() cannot restrict the alerts group on this kernel"
+#endif
+
 #ifdef FTAGENT_HAVE_KERNEL_SENDPAGE
 #define FTAGENT_SENDPAGE_SYMBOL "kernel_sendpage"
 #else

@@ -120,6 +120,9 @@ TEST_F(filters, a_request_changes_only_what_it_names)
 #define MSG_COMM_MANY "at most 64 exclude_processes"
 #define MSG_PATH      "a path prefix is 1 to 1024 bytes, no NUL inside"
 #define MSG_PATH_MANY "at most 64 exclude_paths"
+#define MSG_PATH_NEST                                                     \
+	"exclude_paths together exceed one netlink nest "                  \
+	"(FTAGENT_EXCLUDE_PATHS_NEST_MAX)"
 
 struct bad {
 	const char *msg;
@@ -201,6 +204,46 @@ static int unprivileged(int set)
 		return ftagent_set_filters(&nl, &f, &err) < 0 ? err.err : 0;
 	}
 	return ftagent_get_filters(&nl, &f, &err) < 0 ? err.err : 0;
+}
+
+/*
+ * Entries sent without their NUL fit the request's nest, but GET_FILTERS
+ * sends each back with a NUL and padding: 63 of 1 KiB and one of 760
+ * bytes take 65532 bytes in, 65788 out, past a nest's 16-bit length.
+ */
+TEST_F(filters, paths_that_would_not_nest_in_the_reply_are_refused)
+{
+	static char buf[128 << 10];
+	char name[FTAGENT_EXCLUDE_PATH_LEN_MAX];
+	struct ftagent_filters before, after;
+	struct ftnl_error err;
+	struct nlmsghdr *req;
+	struct nlattr *nest;
+	struct ftnl nl;
+	int i, sz = 1 << 20;
+
+	ASSERT_EQ(0, ev_get_filters(&before));
+	ASSERT_EQ(0, ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, &err));
+	setsockopt(mnl_socket_get_fd(nl.sock), SOL_SOCKET, SO_SNDBUF, &sz,
+		   sizeof(sz));
+	req = ftnl_put_request(&nl, buf, FTAGENT_CTL_CMD_SET_FILTERS, 0);
+	nest = mnl_attr_nest_start(req, FTAGENT_CTL_A_EXCLUDE_PATHS);
+	for (i = 0; i < FTAGENT_EXCLUDE_PATHS_MAX; i++) {
+		fill_name(name, sizeof(name), i);
+		name[2] = (char)('a' + i / 26);
+		mnl_attr_put(req, FTAGENT_CTL_A_NAME,
+			     i < 63 ? FTAGENT_EXCLUDE_PATH_LEN_MAX : 760, name);
+	}
+	mnl_attr_nest_end(req, nest);
+	ASSERT_EQ(65532, nest->nla_len);
+	EXPECT_EQ(-1, ftnl_transact(&nl, req, NULL, NULL, &err));
+	EXPECT_EQ(EINVAL, err.err);
+	EXPECT_STREQ(MSG_PATH_NEST, err.msg);
+	ftnl_close(&nl);
+	ASSERT_EQ(0, ev_get_filters(&after));
+	EXPECT_TRUE(ftagent_filters_equal(&before, &after));
+	ftagent_filters_free(&before);
+	ftagent_filters_free(&after);
 }
 
 /* A name with a NUL inside would be cut short silently: refused. */

@@ -9,8 +9,19 @@
  * Two generic netlink families are exported:
  *
  *   FTAGENT_GENL_CTL_NAME    control: status, configuration, rules.
- *                            Every command requires CAP_NET_ADMIN.
- *   FTAGENT_GENL_STATS_NAME  statistics: version (unprivileged), counters.
+ *                            Every command requires CAP_SYS_ADMIN.
+ *   FTAGENT_GENL_STATS_NAME  statistics: version (unprivileged), counters
+ *                            (CAP_SYS_ADMIN).
+ *
+ * Privilege: CAP_SYS_ADMIN means CAP_SYS_ADMIN in the initial user
+ * namespace, held both by the task that opened the netlink socket and by
+ * the task sending the request; without it a command fails with EPERM
+ * and an extended-ACK message, and changes nothing. CAP_NET_ADMIN alone
+ * is not enough (network daemons and host-network containers hold it),
+ * nor is root inside a user namespace. Joining FTAGENT_GENL_ALERTS_GROUP
+ * and opening the event files (FTAGENT_FS_TYPE) take CAP_SYS_ADMIN
+ * as well. The module is never loaded by a family lookup (no module
+ * alias): loading it is the administrator's act.
  *
  * Attributes are validated strictly: an unknown attribute, a wrong type or a
  * wrong length is rejected with EINVAL and an extended-ACK message.
@@ -178,8 +189,9 @@ struct ftagent_counter {
 };
 
 /*
- * Control family commands. Every command requires CAP_NET_ADMIN in the
- * caller's user namespace and fails with EPERM otherwise.
+ * Control family commands. Every command requires CAP_SYS_ADMIN in the
+ * initial user namespace (see the top of this file) and fails with EPERM
+ * otherwise.
  */
 enum ftagent_ctl_cmd {
 	FTAGENT_CTL_CMD_UNSPEC,
@@ -541,8 +553,12 @@ enum ftagent_budget_attr {
 #define FTAGENT_EXCLUDE_PATH_LEN_MAX	1024	/* bytes, without the NUL */
 /*
  * A nest is one netlink attribute, at most 65535 bytes with its headers:
- * 64 prefixes of 1024 bytes do not fit; the list as a whole must.
+ * 64 prefixes of 1024 bytes do not fit; the list as a whole must. So the
+ * prefixes as GET_FILTERS returns them, each 4 bytes of attribute header
+ * plus the prefix, its NUL and padding to a multiple of 4, add up to at
+ * most FTAGENT_EXCLUDE_PATHS_NEST_MAX bytes (SET_FILTERS refuses more).
  */
+#define FTAGENT_EXCLUDE_PATHS_NEST_MAX	65531
 #define FTAGENT_COMM_LEN		16	/* TASK_COMM_LEN, with the NUL */
 
 /**
@@ -573,7 +589,7 @@ enum ftagent_stats_cmd {
 	FTAGENT_STATS_CMD_GET_VERSION,
 
 	/*
-	 * GET_RESOURCES (do, CAP_NET_ADMIN): no request attributes.
+	 * GET_RESOURCES (do, CAP_SYS_ADMIN): no request attributes.
 	 * Reply: MODE, HOOKS, STATE, NR_CPUS, TABLE_CAPACITY, MEMORY_BYTES,
 	 * FLUSH_COUNT, GEN_SEQ (idle generation), GEN_ACKED, one CPU nest per
 	 * possible CPU and one HOOK nest per traced call.
@@ -581,7 +597,7 @@ enum ftagent_stats_cmd {
 	FTAGENT_STATS_CMD_GET_RESOURCES,
 
 	/*
-	 * DUMP_COUNTERS (dump, CAP_NET_ADMIN): no request attributes.
+	 * DUMP_COUNTERS (dump, CAP_SYS_ADMIN): no request attributes.
 	 * Dumps the idle generation: every message carries GEN_SEQ; the
 	 * first also one CPU nest per CPU with that generation's ENTRIES
 	 * and LOST_* counts; then COUNTER attributes, many per message.
