@@ -230,8 +230,11 @@ lint-shell:
 # A real server: build and install through DKMS so kernel updates rebuild it.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)
 dkms-install:
+	-dkms remove -m ftagent -v $(VERSION) --all >/dev/null 2>&1
 	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
-	cp -r Kbuild dkms.conf kmod uapi $(DKMS_SRC)/
+	tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
+		--exclude='.*.cmd' --exclude='kmod/compat/generated' \
+		Kbuild dkms.conf kmod uapi | tar -x -C $(DKMS_SRC)
 	dkms add -m ftagent -v $(VERSION)
 	dkms build -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
 	dkms install -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
