@@ -62,6 +62,24 @@ static gid_t api_group(void)
 	return gid;
 }
 
+int ftd_api_socket_busy(const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	int fd, busy;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return 0;
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	/* EAGAIN: a listener whose backlog is full is still a listener. */
+	busy = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ||
+	       errno == EAGAIN;
+	close(fd);
+	return busy;
+}
+
 int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd, char *why,
 		 size_t why_len)
 {
@@ -93,7 +111,17 @@ int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd, char *why,
 		socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (api->listen_fd < 0)
 		goto fail;
-	/* A socket left by a daemon that was killed: nobody listens there. */
+	/*
+	 * A socket left by a daemon that was killed: nobody listens there,
+	 * so it goes. One that answers belongs to a daemon still serving.
+	 */
+	if (ftd_api_socket_busy(path)) {
+		snprintf(why, why_len,
+			 "API socket %s: another ftagentd listens on it", path);
+		close(api->listen_fd);
+		api->listen_fd = -1;
+		return -1;
+	}
 	unlink(path);
 	if (bind(api->listen_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
 		goto fail;

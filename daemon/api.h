@@ -40,6 +40,8 @@ struct ftd_api {
  */
 #define FTD_API_TAG	   (1ull << 40)
 #define FTD_API_LISTEN_TAG (FTD_API_TAG | 0xffff)
+/* 1 when something listens on @path (another daemon serving there). */
+int ftd_api_socket_busy(const char *path);
 int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd, char *why,
 		 size_t why_len);
 void ftd_api_close(struct ftd_api *api);

@@ -67,6 +67,7 @@ struct loop {
 	struct ftd_api api;
 	struct ftd_metrics_server *metrics;
 	int epoll_fd, timer_fd, signal_fd;
+	int lock_fd;	/* the state directory's lock, held for our life */
 	int mounted_fs; /* we mounted ftagentfs, so we unmount it */
 	uint64_t last_sample_ns, last_snapshot_ns, last_drain_ns;
 	uint64_t
@@ -426,6 +427,18 @@ static int setup(struct loop *l, const struct options *o)
 	sigset_t mask;
 	int rc, replaced;
 
+	/* Before anything touches the module: one daemon at a time. */
+	l->lock_fd = ftd_state_lock(o->state_dir, why, sizeof(why));
+	if (l->lock_fd < 0) {
+		ftd_log(LOG_ERR, "%s", why);
+		return FTAGENTD_EXIT_BUSY;
+	}
+	if (ftd_api_socket_busy(o->socket)) {
+		ftd_log(LOG_ERR,
+			"API socket %s: another ftagentd listens on it",
+			o->socket);
+		return FTAGENTD_EXIT_BUSY;
+	}
 	rc = ftd_module_connect(&l->mod, why, sizeof(why));
 	if (rc != FTAGENTD_EXIT_OK) {
 		ftd_log(LOG_ERR, "%s", why);

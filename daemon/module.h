@@ -20,6 +20,7 @@ enum ftagentd_exit {
 	FTAGENTD_EXIT_USAGE = 2,
 	FTAGENTD_EXIT_NO_MODULE = 3,
 	FTAGENTD_EXIT_ABI = 4,
+	FTAGENTD_EXIT_BUSY = 5,	  /* another ftagentd holds the state dir */
 	FTAGENTD_EXIT_CONFIG = 6, /* the config file is bad */
 };
 
