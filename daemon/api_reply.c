@@ -20,6 +20,7 @@
 #include "api_reply.h"
 #include "state.h"
 #include "event_json.h"
+#include "event_output.h"
 
 #define LIMIT_TOP_DEFAULT    20
 #define LIMIT_EVENTS_DEFAULT 1000
@@ -251,6 +252,23 @@ static struct json_object *daemon_json(const struct ftagentd *d)
 						       sizeof(d->state->error))
 				       : NULL);
 		add(o, "state", st);
+	}
+	if (d->output) {
+		struct json_object *eo = json_object_new_object();
+		const struct ftd_event_output *out = d->output;
+
+		add(eo, "target",
+		    json_object_new_string(out->journal	  ? "journal"
+					   : out->fd >= 0 ? "file"
+							  : "off"));
+		add_u64(eo, "written", out->written);
+		add_u64(eo, "lost", out->lost);
+		add_u64(eo, "errors", out->errors);
+		add(eo, "error",
+		    out->error[0]
+			    ? ftd_json_cstr(out->error, sizeof(out->error))
+			    : NULL);
+		add(o, "event_output", eo);
 	}
 	if (d->api) {
 		struct json_object *a = json_object_new_object();

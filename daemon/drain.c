@@ -61,8 +61,20 @@ static int consume_idle(struct ftd_module *m, struct ftd_collector *c,
 	 * journaling and acknowledging it) is acknowledged, not merged again.
 	 */
 	if (!(c->generations && seq <= c->last_gen_seq)) {
+		/*
+		 * Not journaled, not safe: neither merged nor acknowledged.
+		 * The module keeps it (and counts on in its active
+		 * generation) until a later tick can write it.
+		 */
+		if (ftd_state_log_generation(st, &gen) < 0) {
+			ftagent_generation_free(&gen);
+			err->err = EIO;
+			snprintf(err->msg, sizeof(err->msg),
+				 "generation %llu left in the module: %.200s",
+				 (unsigned long long)seq, st->error);
+			return -1;
+		}
 		pthread_mutex_lock(&c->lock);
-		ftd_state_log_generation(st, &gen);
 		ftd_collector_generation(c, &gen);
 		pthread_mutex_unlock(&c->lock);
 	}
@@ -175,11 +187,13 @@ long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 	size_t off;
 	long n = 0;
 	unsigned int i;
+	int failed = 0;
 
 	if (!d->open)
 		return 0;
 	d->batch_len = 0;
 	if (ftagent_events_drain(&d->reader, batch_add, d, &why) < 0) {
+		failed = 1;
 		snprintf(d->error, sizeof(d->error), "event files: %s",
 			 why ? why : strerror(errno));
 		/* A BAD stream: count it, and start the CPU's stream over. */
@@ -192,9 +206,17 @@ long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		}
 	}
 	if (!d->batch_len)
-		return 0;
+		return failed ? -1 : 0;
 	offset = ftd_record_realtime_ns(0);
-	ftd_state_log_records(st, d->batch, d->batch_len, offset);
+	/*
+	 * Read records are gone from the module: a journal that can't take
+	 * them only costs them across a crash (counted, and said).
+	 */
+	if (ftd_state_log_records(st, d->batch, d->batch_len, offset) < 0) {
+		snprintf(d->error, sizeof(d->error), "state: %.380s",
+			 st->error);
+		failed = 1;
+	}
 	pthread_mutex_lock(&c->lock);
 	c->queue_bytes = d->batch_len;
 	if (c->queue_bytes > c->queue_peak)
@@ -216,7 +238,9 @@ long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		n++;
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (d->output && ftd_event_output_flush(d->output) < 0)
+	if (d->output && ftd_event_output_flush(d->output) < 0) {
 		snprintf(d->error, sizeof(d->error), "%s", d->output->error);
-	return n;
+		failed = 1;
+	}
+	return failed ? -1 : n;
 }

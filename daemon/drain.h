@@ -44,7 +44,11 @@ void ftd_events_close(struct ftd_event_drain *d);
  * the next drain allocates them again.
  */
 void ftd_events_trim(struct ftd_event_drain *d);
-/* Read and merge everything waiting. Records merged, or -1 with d->error. */
+/*
+ * Read and merge everything waiting. Records merged, or -1 with d->error
+ * when anything failed (a BAD stream, the journal, event_output); what
+ * was read is merged all the same.
+ */
 long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		      struct ftd_state *st);
 

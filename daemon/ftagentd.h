@@ -30,6 +30,7 @@ struct ftd_self_usage {
 
 struct ftd_state;
 struct ftd_api;
+struct ftd_event_output;
 
 struct ftagentd {
 	struct ftagentd_config cfg;
@@ -45,6 +46,7 @@ struct ftagentd {
 	/* The state files and the API transport, for stats (NULL in tests). */
 	const struct ftd_state *state;
 	const struct ftd_api *api;
+	const struct ftd_event_output *output; /* [agent] event_output */
 	uint64_t reloads, reload_errors;
 	char last_reload_error[768];
 	/*

@@ -74,6 +74,8 @@ struct loop {
 		tick_ms; /* the wait for the next tick (see IDLE_TICK_MAX_MS) */
 	uint64_t merged; /* counters and records merged, as of the last tick */
 	int dirty;	 /* merged something since the last snapshot */
+	/* Failures that repeat each tick are logged once a minute. */
+	struct ftd_log_limit events_log, counters_log, snapshot_log;
 	int stop;
 };
 
@@ -259,12 +261,15 @@ static void tick(struct loop *l, int full)
 	int rc;
 
 	if (ftd_drain_events(&l->ev, &l->d.col, &l->st) < 0)
-		ftd_log(LOG_WARNING, "%s", l->ev.error);
+		ftd_log_limited(&l->events_log, ftd_clock_ns(CLOCK_MONOTONIC),
+				LOG_WARNING, "%s", l->ev.error);
 	if (!full && l->d.cfg.agent.flush_interval_ms &&
 	    l->tick_ms > base_tick_ms(l)) {
 		if (ftd_drain_idle_generation(&l->mod, &l->d.col, &l->st, why,
 					      sizeof(why)) < 0)
-			ftd_log(LOG_WARNING, "%s", why);
+			ftd_log_limited(&l->counters_log,
+					ftd_clock_ns(CLOCK_MONOTONIC),
+					LOG_WARNING, "%s", why);
 		full = merged(&l->d.col) != before;
 	} else {
 		full = 1;
@@ -273,7 +278,9 @@ static void tick(struct loop *l, int full)
 		rc = ftd_drain_counters(&l->mod, &l->d.col, &l->st, why,
 					sizeof(why));
 		if (rc < 0)
-			ftd_log(LOG_WARNING, "%s", why);
+			ftd_log_limited(&l->counters_log,
+					ftd_clock_ns(CLOCK_MONOTONIC),
+					LOG_WARNING, "%s", why);
 	}
 	now = ftd_clock_ns(CLOCK_MONOTONIC);
 	l->last_drain_ns = now;
@@ -295,7 +302,8 @@ static void tick(struct loop *l, int full)
 	    l->st.journal_bytes >= SNAPSHOT_JOURNAL_MAX) {
 		pthread_mutex_lock(&l->d.col.lock);
 		if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
-			ftd_log(LOG_WARNING, "%s", l->st.error);
+			ftd_log_limited(&l->snapshot_log, now, LOG_WARNING,
+					"%s", l->st.error);
 		pthread_mutex_unlock(&l->d.col.lock);
 		l->last_snapshot_ns = now;
 		l->dirty = 0;
@@ -323,7 +331,7 @@ static void refresh(void *arg)
 /* A file that can't be opened is logged; events still reach the log. */
 static void open_output(struct loop *l)
 {
-	if (ftd_event_output_open(&l->out, l->d.cfg.agent.event_output) < 0)
+	if (ftd_event_output_reopen(&l->out, l->d.cfg.agent.event_output) < 0)
 		ftd_log(LOG_ERR, "%s", l->out.error);
 	l->ev.output = ftd_event_output_on(&l->out) ? &l->out : NULL;
 }
@@ -458,6 +466,7 @@ static int setup(struct loop *l, const struct options *o)
 	l->d.col.read_proc_names = 1; /* after the replay, not during it */
 	l->d.state = &l->st;
 	l->d.api = &l->api;
+	l->d.output = &l->out;
 	if (rc < 0) {
 		ftd_log(LOG_ERR, "state: %s", l->st.error);
 		return FTAGENTD_EXIT_FAILED;
@@ -570,7 +579,10 @@ static void run(struct loop *l, const struct options *o)
 				/* A sub-buffer filled: don't wait for the tick. */
 				if (ftd_drain_events(&l->ev, &l->d.col,
 						     &l->st) < 0)
-					ftd_log(LOG_WARNING, "%s", l->ev.error);
+					ftd_log_limited(
+						&l->events_log,
+						ftd_clock_ns(CLOCK_MONOTONIC),
+						LOG_WARNING, "%s", l->ev.error);
 				note_merged(l);
 			} else if (tag == TAG_METRICS && l->metrics) {
 				ftd_metrics_run(l->metrics);

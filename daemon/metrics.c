@@ -29,8 +29,10 @@
 
 #include "../tools/lib/counters.h"
 #include "../tools/lib/records.h"
+#include "event_output.h"
 #include "ftagentd.h"
 #include "metrics.h"
+#include "state.h"
 
 /* A scrape is one connection; a few more for the curious, no more. */
 #define FTD_METRICS_CONNECTIONS 16
@@ -578,6 +580,30 @@ static void put_collector(struct page *pg, const struct ftd_collector *c)
 	       c->drops[FTD_DROP_DUMP_RETRY]);
 }
 
+/* Writes that failed, by where they went; lines of event_output lost. */
+static void put_write_failures(struct page *pg, const struct ftagentd *d)
+{
+	family(pg, "ftagent_write_errors_total", "counter",
+	       "Writes ftagentd could not make (disk full, journald gone), by "
+	       "target: the state journal, the state snapshot, event_output.");
+	sample(pg, "ftagent_write_errors_total",
+	       d->state ? d->state->journal_errors : 0, "target", "journal",
+	       NULL);
+	sample(pg, "ftagent_write_errors_total",
+	       d->state ? d->state->snapshot_errors : 0, "target", "snapshot",
+	       NULL);
+	sample(pg, "ftagent_write_errors_total",
+	       d->output ? d->output->errors : 0, "target", "event_output",
+	       NULL);
+	single(pg, "ftagent_event_output_written_total", "counter",
+	       "Events written to [agent] event_output.",
+	       d->output ? d->output->written : 0);
+	single(pg, "ftagent_event_output_lost_total", "counter",
+	       "Events that did not reach [agent] event_output (a failed "
+	       "write or send); the event log and the API still have them.",
+	       d->output ? d->output->lost : 0);
+}
+
 static void put_module(struct page *pg, const struct ftagentd *d)
 {
 	if (!d->have_res)
@@ -686,6 +712,7 @@ char *ftd_metrics_render(struct ftagentd *d, size_t *len)
 	put_kernel_losses(&pg, d);
 	put_io(&pg, &d->col.totals);
 	put_collector(&pg, &d->col);
+	put_write_failures(&pg, d);
 	put_module(&pg, d);
 	put_processes(&pg, &d->col);
 	single(&pg, "ftagent_metric_series", "gauge",

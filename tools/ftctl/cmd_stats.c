@@ -292,6 +292,37 @@ static void print_config(struct json_object *r)
 				   msg, sizeof(msg)));
 }
 
+/*
+ * Writes that failed: the state directory (journal, snapshot) and
+ * [agent] event_output. Always shown, so "0" is a statement too.
+ */
+static void print_failures(struct json_object *r)
+{
+	char msg[256];
+
+	ftctl_line("State writes:",
+		   "%" PRIu64 " journal errors, %" PRIu64 " snapshot errors",
+		   ftctl_ju64(r, "daemon.state.journal_errors"),
+		   ftctl_ju64(r, "daemon.state.snapshot_errors"));
+	if (ftctl_jstr(r, "daemon.state.error")[0])
+		ftctl_line("  last error:", "%s",
+			   ftctl_printable(ftctl_jstr(r, "daemon.state.error"),
+					   msg, sizeof(msg)));
+	if (strcmp(ftctl_jstr(r, "daemon.event_output.target"), "off") &&
+	    ftctl_jstr(r, "daemon.event_output.target")[0])
+		ftctl_line("Event output:",
+			   "%" PRIu64 " written, %" PRIu64 " lost, %" PRIu64
+			   " write errors",
+			   ftctl_ju64(r, "daemon.event_output.written"),
+			   ftctl_ju64(r, "daemon.event_output.lost"),
+			   ftctl_ju64(r, "daemon.event_output.errors"));
+	if (ftctl_jstr(r, "daemon.event_output.error")[0])
+		ftctl_line("  last error:", "%s",
+			   ftctl_printable(
+				   ftctl_jstr(r, "daemon.event_output.error"),
+				   msg, sizeof(msg)));
+}
+
 static void print_tables(struct json_object *tables)
 {
 	char label[32];
@@ -467,6 +498,7 @@ static int print_all(const struct ftctl_opts *opts, int json)
 		if (!drc) {
 			print_resources(reply);
 			print_config(reply);
+			print_failures(reply);
 			printf("\n");
 			print_collector(reply);
 			printf("\n");
