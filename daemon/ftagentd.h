@@ -48,6 +48,7 @@ struct ftagentd {
 	const struct ftd_api *api;
 	const struct ftd_event_output *output; /* [agent] event_output */
 	uint64_t reloads, reload_errors;
+	uint64_t reopens; /* SIGUSR1: event_output reopened */
 	char last_reload_error[768];
 	/*
 	 * Called before an API request or a scrape is answered (NULL in

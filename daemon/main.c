@@ -501,6 +501,7 @@ static int setup(struct loop *l, const struct options *o)
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
@@ -533,6 +534,18 @@ static int setup(struct loop *l, const struct options *o)
 	return FTAGENTD_EXIT_OK;
 }
 
+/*
+ * SIGUSR1: reopen event_output and nothing else (log rotation): the
+ * config is not read again, the module is not touched.
+ */
+static void reopen_output(struct loop *l)
+{
+	ftd_event_output_close(&l->out);
+	open_output(l);
+	l->d.reopens++;
+	ftd_log(LOG_INFO, "event_output reopened");
+}
+
 static void on_signal(struct loop *l, const struct options *o)
 {
 	struct signalfd_siginfo si;
@@ -540,6 +553,8 @@ static void on_signal(struct loop *l, const struct options *o)
 	while (read(l->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP)
 			reload(l, o);
+		else if (si.ssi_signo == SIGUSR1)
+			reopen_output(l);
 		else
 			l->stop = 1;
 	}

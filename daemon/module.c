@@ -124,6 +124,34 @@ out:
 	return rc;
 }
 
+/* 1 unless the module's rule set reads back equal to @want. */
+static int policy_differs(struct ftd_module *m,
+			  const struct ftagent_policy_spec *want)
+{
+	struct ftagent_policy_spec now;
+	struct ftnl_error err;
+	int differs;
+
+	ftagent_policy_spec_init(&now);
+	differs = ftagent_get_policy(&m->ctl, &now, &err) < 0 ||
+		  !ftagent_policy_spec_equal(&now, want);
+	ftagent_policy_spec_free(&now);
+	return differs;
+}
+
+static int budgets_differ(struct ftd_module *m,
+			  const struct ftagent_budget_set *want)
+{
+	struct ftagent_budget_set now = {0};
+	struct ftnl_error err;
+	int differs;
+
+	differs = ftagent_get_budgets(&m->ctl, &now, &err) < 0 ||
+		  !ftagent_budget_set_equal(&now, want);
+	ftagent_budget_set_free(&now);
+	return differs;
+}
+
 int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 		     int *channel_replaced, char *why, size_t why_len)
 {
@@ -158,14 +186,21 @@ int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 	*channel_replaced = !!(kc.set & FTAGENT_CONFIG_HAVE_RING_BUFFER_SIZE);
 	if (push_filters(m, cfg, &err) < 0)
 		goto fail;
-	/* The whole rule set, every time: the module swaps it atomically. */
-	if (ftagent_set_policy(&m->ctl, &cfg->policy.spec, &generation, &err) <
-	    0) {
+	/*
+	 * A set is pushed (whole: the module swaps it atomically) only when
+	 * it differs from the one in force, which a push would reset: rule
+	 * hits, budget usage and windows. So a reload that does not touch
+	 * them, and a daemon restart, leave them running.
+	 */
+	if (policy_differs(m, &cfg->policy.spec) &&
+	    ftagent_set_policy(&m->ctl, &cfg->policy.spec, &generation, &err) <
+		    0) {
 		snprintf(why, why_len, "policy: %s",
 			 ftnl_format_error(&err, msg, sizeof(msg)));
 		return -1;
 	}
-	if (ftagent_set_budgets(&m->ctl, &cfg->policy.budgets, &generation,
+	if (budgets_differ(m, &cfg->policy.budgets) &&
+	    ftagent_set_budgets(&m->ctl, &cfg->policy.budgets, &generation,
 				&err) < 0) {
 		snprintf(why, why_len, "budgets: %s",
 			 ftnl_format_error(&err, msg, sizeof(msg)));
