@@ -4,9 +4,12 @@
  *
  * show: the rule set in force, straight from the module, with each
  * rule's hits. check: parse a file's [policy] sections as ftagentd would
- * (nothing is sent). load: check, then send the set to the module, which
- * swaps it whole or refuses it whole. ftagentd pushes its own config's
- * set again when it starts or reloads: load is for trying a set out.
+ * (nothing is sent). load: check, then send the file's rules and its
+ * budgets to the module, which swaps each set whole or refuses it whole;
+ * when the budgets are refused, the rules in force before are put back,
+ * so a file goes in entirely or not at all. ftagentd pushes its own
+ * config's sets again when it starts or reloads (those that differ from
+ * what is in force): load is for trying a set out.
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -205,6 +208,44 @@ static int show(const struct ftctl_opts *opts)
 	return rc;
 }
 
+/* Rules, then budgets; the old rules back if the budgets are refused. */
+static int load_both(struct ftnl *ctl, const char *file,
+		     const struct ftagentd_config *cfg)
+{
+	struct ftagent_policy_spec old;
+	struct ftnl_error err, err2;
+	uint64_t generation, bgen;
+	int rc = FTCTL_OK;
+
+	ftagent_policy_spec_init(&old);
+	if (ftagent_get_policy(ctl, &old, &err) < 0) {
+		rc = ftctl_report_query_error("policy load", &err);
+		goto out;
+	}
+	if (ftagent_set_policy(ctl, &cfg->policy.spec, &generation, &err) < 0) {
+		rc = ftctl_report_query_error("policy load", &err);
+		goto out;
+	}
+	if (ftagent_set_budgets(ctl, &cfg->policy.budgets, &bgen, &err) < 0) {
+		rc = ftctl_report_query_error("policy load: budgets", &err);
+		if (ftagent_set_policy(ctl, &old, &generation, &err2) < 0)
+			ftctl_report_query_error(
+				"policy load: putting the previous rules back",
+				&err2);
+		else
+			fprintf(stderr, "ftctl: policy load: nothing changed "
+					"(the previous rules are back)\n");
+		goto out;
+	}
+	printf("%s: %zu rules (generation %" PRIu64 ") and %zu budgets "
+	       "(generation %" PRIu64 ") in force\n",
+	       file, cfg->policy.spec.n, generation, cfg->policy.budgets.n,
+	       bgen);
+out:
+	ftagent_policy_spec_free(&old);
+	return rc;
+}
+
 static int check_or_load(const struct ftctl_opts *opts, const char *file,
 			 int load)
 {
@@ -212,7 +253,6 @@ static int check_or_load(const struct ftctl_opts *opts, const char *file,
 	struct ftnl_error err;
 	struct ftnl ctl;
 	char why[640];
-	uint64_t generation;
 	int rc = FTCTL_OK;
 
 	if (ftagentd_config_load(file, &cfg, why, sizeof(why)) < 0) {
@@ -231,11 +271,7 @@ static int check_or_load(const struct ftctl_opts *opts, const char *file,
 		ftagentd_config_free(&cfg);
 		return ftctl_report_query_error("policy load", &err);
 	}
-	if (ftagent_set_policy(&ctl, &cfg.policy.spec, &generation, &err) < 0)
-		rc = ftctl_report_query_error("policy load", &err);
-	else
-		printf("%s: %zu rules in force (generation %" PRIu64 ")\n",
-		       file, cfg.policy.spec.n, generation);
+	rc = load_both(&ctl, file, &cfg);
 	ftnl_close(&ctl);
 	ftagentd_config_free(&cfg);
 	return rc;
