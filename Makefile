@@ -98,8 +98,9 @@ $(BUILD)/daemon/%.o: daemon/%.c $(wildcard daemon/*.h) $(wildcard tools/lib/*.h)
 $(DAEMON_LIB): $(DAEMON_LIB_SRCS:%.c=$(BUILD)/%.o)
 	$(AR) rcs $@ $^
 
-# ftctl policy check/load read the config file as ftagentd does.
-$(FTCTL): $(FTCTL_SRCS:%.c=$(BUILD)/%.o) $(DAEMON_LIB) $(LIB)
+# ftctl policy check/load read the config file as ftagentd does, with the
+# parser both take from tools/lib (never from daemon/).
+$(FTCTL): $(FTCTL_SRCS:%.c=$(BUILD)/%.o) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_INI)
 
 $(FTAGENTD): $(BUILD)/daemon/main.o $(DAEMON_LIB) $(LIB)

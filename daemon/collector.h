@@ -15,7 +15,7 @@
 #include <time.h>
 #include <linux/ftagent.h>
 
-#include "config.h"
+#include "../tools/lib/config.h"
 #include "eventlog.h"
 #include "metrics.h"
 #include "table.h"

@@ -13,7 +13,7 @@
 #include "../tools/lib/counters.h"
 #include "../tools/lib/status.h"
 #include "collector.h"
-#include "config.h"
+#include "../tools/lib/config.h"
 
 #define FTAGENTD_SOCKET_PATH "/run/ftagent/ftagentd.sock"
 #define FTAGENTD_STATE_DIR   "/run/ftagent"

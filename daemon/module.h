@@ -11,7 +11,7 @@
 
 #include "../tools/lib/ftnl.h"
 #include "../tools/lib/status.h"
-#include "config.h"
+#include "../tools/lib/config.h"
 
 /* ftagentd's exit codes (docs/ftagentd.md). */
 enum ftagentd_exit {

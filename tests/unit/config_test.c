@@ -14,8 +14,8 @@
 #include <cmocka.h>
 #include <linux/ftagent.h>
 
-#include "../../daemon/config.h"
-#include "../../daemon/units.h"
+#include "../../tools/lib/config.h"
+#include "../../tools/lib/units.h"
 
 static char err[512];
 

@@ -18,7 +18,7 @@
 #include <sys/socket.h>
 #include <json-c/json.h>
 
-#include "../../daemon/config.h"
+#include "../lib/config.h"
 #include "../lib/policy.h"
 #include "ftctl.h"
 

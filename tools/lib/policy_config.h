@@ -9,8 +9,8 @@
 #ifndef FTAGENTD_POLICY_CONFIG_H
 #define FTAGENTD_POLICY_CONFIG_H
 
-#include "../tools/lib/budgets.h"
-#include "../tools/lib/policy.h"
+#include "budgets.h"
+#include "policy.h"
 
 struct ftd_policy_config {
 	struct ftagent_policy_spec spec;
