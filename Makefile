@@ -111,6 +111,11 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(DAEMON_LIB) $
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON)
 
+# ftctl's text helpers, tested on their own.
+$(BUILD)/tests/unit/printable_test: tests/unit/printable_test.c $(BUILD)/tools/ftctl/human.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON)
+
 # The kselftest harness comes from Debian's linux-source-6.1, not from git.
 $(KSELFTEST_HDRS): $(KSRC_TARBALL)
 	@mkdir -p $(KSELFTEST_DIR)

@@ -21,6 +21,7 @@
 #include "../lib/config.h"
 #include "../lib/policy.h"
 #include "ftctl.h"
+#include "human.h"
 
 static void ops_text(uint32_t ops, char *buf, size_t len)
 {
@@ -70,7 +71,7 @@ static void match_text(const struct ftagent_rule_spec *r, char *buf, size_t len)
 
 static void print_text(const struct ftagent_policy_spec *p, int with_hits)
 {
-	char ops[64], match[1024];
+	char ops[64], match[1024], name[FTAGENT_RULE_NAME_MAX + 1], m[1024];
 	size_t i;
 
 	printf("%s, default %s, %zu rule%s",
@@ -89,13 +90,16 @@ static void print_text(const struct ftagent_policy_spec *p, int with_hits)
 
 		ops_text(r->ops, ops, sizeof(ops));
 		match_text(r, match, sizeof(match));
+		/* Names and prefixes as the terminal's text, never its codes. */
+		ftctl_printable(r->name, name, sizeof(name));
+		ftctl_printable(match + 1, m, sizeof(m));
 		if (with_hits)
 			printf("%4zu %-20.20s %-14.14s %-6s %4" PRIu64 " %s\n",
-			       i, r->name, ops, ftagent_action_name(r->action),
-			       r->hits, match + 1);
+			       i, name, ops, ftagent_action_name(r->action),
+			       r->hits, m);
 		else
-			printf("%4zu %-20.20s %-14.14s %-6s %s\n", i, r->name,
-			       ops, ftagent_action_name(r->action), match + 1);
+			printf("%4zu %-20.20s %-14.14s %-6s %s\n", i, name, ops,
+			       ftagent_action_name(r->action), m);
 	}
 	if (with_hits)
 		printf("%4s %-20s %-14s %-6s %4" PRIu64 "\n", "-", "(default)",

@@ -113,17 +113,20 @@ static int by_bytes(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* /proc's name for @tgid, escaped: any local user names a process. */
 static void comm_of(uint32_t tgid, char *buf, size_t len)
 {
-	char path[64];
+	char path[64], raw[64];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
 	f = fopen(path, "r");
-	if (!f || !fgets(buf, (int)len, f))
+	if (!f || !fgets(raw, (int)sizeof(raw), f)) {
 		snprintf(buf, len, "(exited)");
-	else
-		buf[strcspn(buf, "\n")] = '\0';
+	} else {
+		raw[strcspn(raw, "\n")] = '\0';
+		ftctl_printable(raw, buf, len);
+	}
 	if (f)
 		fclose(f);
 }
