@@ -21,6 +21,7 @@
 #include "state.h"
 #include "event_json.h"
 #include "event_output.h"
+#include "losses.h"
 
 #define LIMIT_TOP_DEFAULT    20
 #define LIMIT_EVENTS_DEFAULT 1000
@@ -310,8 +311,10 @@ static struct json_object *resources_json(const struct ftd_self_usage *s)
 	return o;
 }
 
-static struct json_object *collector_json(const struct ftd_collector *c)
+static struct json_object *collector_json(const struct ftagentd *d)
 {
+	const struct ftd_collector *c = &d->col;
+	struct ftd_event_losses loss;
 	struct json_object *o = json_object_new_object();
 	struct json_object *q = json_object_new_object();
 	struct json_object *rx = json_object_new_object();
@@ -328,17 +331,22 @@ static struct json_object *collector_json(const struct ftd_collector *c)
 	for (i = FTAGENT_REC_GAP + 1; i < __FTAGENT_REC_MAX; i++)
 		add_u64(rx, ftagent_rec_type_name(i), c->events[i]);
 	add(o, "events_received", rx);
+	/* The same figures as the metrics page and KERNEL (losses.h). */
+	ftd_event_losses(d, &loss);
 	for (i = 0; i < __FTAGENT_EV_LOSS_MAX; i++)
-		add_u64(drop, ftagent_event_loss_name(i), c->events_lost[i]);
+		add_u64(drop, ftagent_event_loss_name(i), loss.kernel[i]);
+	add_u64(drop, "channel_discarded", loss.discarded);
 	for (i = 0; i < __FTD_DROP_MAX; i++)
-		add_u64(drop, ftd_drop_name(i), c->drops[i]);
-	add_u64(drop, "event_log_too_big", c->log.too_big);
+		if (i != FTD_DROP_DUMP_RETRY)
+			add_u64(drop, ftd_drop_name(i), loss.daemon[i]);
 	add(o, "events_dropped", drop);
+	add_u64(o, "dump_retries", c->drops[FTD_DROP_DUMP_RETRY]);
 	add_u64(log, "limit_bytes", c->log.limit);
 	add_u64(log, "used_bytes", c->log.bytes);
 	add_u64(log, "count", c->log.n);
 	add_u64(log, "appended", c->log.appended);
 	add_u64(log, "aged_out", c->log.aged_out);
+	add_u64(log, "too_big", c->log.too_big);
 	add(o, "event_log", log);
 	for (i = 0; i < __FTD_T_MAX; i++) {
 		const struct ftd_table *t = &c->table[i];
@@ -367,7 +375,7 @@ static int cmd_stats(struct ftagentd *d, struct json_object *req,
 	(void)e;
 	add(reply, "daemon", daemon_json(d));
 	add(reply, "resources", resources_json(&d->self));
-	add(reply, "collector", collector_json(&d->col));
+	add(reply, "collector", collector_json(d));
 	return 0;
 }
 

@@ -423,6 +423,9 @@ static void reload(struct loop *l, const struct options *o)
 	ftagentd_config_free(&old);
 	l->d.reloads++;
 	l->d.last_reload_error[0] = '\0';
+	l->d.config_path = o->config_given || access(o->config, F_OK) == 0
+				   ? o->config
+				   : NULL;
 	ftd_log(LOG_INFO, "config reloaded from %s%s", o->config,
 		limits_changed ? "; new [limits] take effect at restart" : "");
 	ftd_notify("READY=1\nSTATUS=running");
@@ -643,7 +646,9 @@ int main(int argc, char **argv)
 		ftagentd_config_free(&l.d.cfg);
 		return FTAGENTD_EXIT_OK;
 	}
-	l.d.config_path = o.config;
+	/* A config path only when a file was read, not built-in defaults. */
+	l.d.config_path =
+		o.config_given || access(o.config, F_OK) == 0 ? o.config : NULL;
 	/*
 	 * No transparent huge pages: the tables grow a chunk at a time, and
 	 * a 2 MiB page behind a few rows would make them resident whole.

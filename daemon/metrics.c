@@ -31,6 +31,7 @@
 #include "../tools/lib/records.h"
 #include "event_output.h"
 #include "ftagentd.h"
+#include "losses.h"
 #include "metrics.h"
 #include "state.h"
 
@@ -384,9 +385,8 @@ static void put_self(struct page *pg, const struct ftd_self_usage *u)
 static void put_events(struct page *pg, const struct ftagentd *d)
 {
 	const struct ftd_collector *c = &d->col;
-	uint64_t lost[__FTAGENT_EV_LOSS_MAX] = {0}, discarded = 0;
+	struct ftd_event_losses loss;
 	unsigned int t, l;
-	size_t i;
 
 	family(pg, "ftagent_events_total", "counter",
 	       "Event records ftagentd received from the module, by type.");
@@ -400,38 +400,27 @@ static void put_events(struct page *pg, const struct ftagentd *d)
 		       NULL);
 	}
 
-	if (d->have_res) {
-		for (i = 0; i < d->res.n_cpus; i++) {
-			const struct ftagent_cpu_stats *cpu = &d->res.cpus[i];
-
-			for (l = 0; l < __FTAGENT_EV_LOSS_MAX; l++)
-				lost[l] += cpu->ev_lost[l];
-			discarded += cpu->ev_discarded;
-		}
-	} else {
-		memcpy(lost, c->events_lost, sizeof(lost));
-	}
+	ftd_event_losses(d, &loss);
 	family(pg, "ftagent_events_dropped_total", "counter",
-	       "Event records lost, by kind. In the kernel, never written: "
-	       "buffer_full, too_big, recursion, nmi, no_buffer; written but "
-	       "dropped unread when the event channel was replaced: "
+	       "Event records lost, by kind (the figures ftctl stats shows). "
+	       "In the kernel, never written: buffer_full, too_big, "
+	       "recursion, nmi, no_buffer; written but dropped unread when "
+	       "the event channel was replaced (a new ring_buffer_size): "
 	       "channel_discarded. In ftagentd: bad_record (failed "
 	       "validation), event_log (could not be stored in the event "
-	       "log), event_log_aged_out (pushed out of the event log by "
-	       "newer records).");
+	       "log). Records aged out of the event log are not lost: see "
+	       "ftagent_event_log_aged_out_total.");
 	for (l = 0; l < __FTAGENT_EV_LOSS_MAX; l++)
-		sample(pg, "ftagent_events_dropped_total", lost[l], "kind",
-		       ftagent_event_loss_name(l), NULL);
-	sample(pg, "ftagent_events_dropped_total", discarded, "kind",
+		sample(pg, "ftagent_events_dropped_total", loss.kernel[l],
+		       "kind", ftagent_event_loss_name(l), NULL);
+	sample(pg, "ftagent_events_dropped_total", loss.discarded, "kind",
 	       "channel_discarded", NULL);
 	for (l = 0; l < __FTD_DROP_MAX; l++) {
 		if (l == FTD_DROP_DUMP_RETRY)
 			continue; /* a retry, not a loss: exported below */
-		sample(pg, "ftagent_events_dropped_total", c->drops[l], "kind",
-		       ftd_drop_name(l), NULL);
+		sample(pg, "ftagent_events_dropped_total", loss.daemon[l],
+		       "kind", ftd_drop_name(l), NULL);
 	}
-	sample(pg, "ftagent_events_dropped_total", c->log.aged_out, "kind",
-	       "event_log_aged_out", NULL);
 }
 
 static void put_kernel_losses(struct page *pg, const struct ftagentd *d)
@@ -561,6 +550,10 @@ static void put_collector(struct page *pg, const struct ftd_collector *c)
 	       c->log.limit);
 	single(pg, "ftagent_event_log_appended_total", "counter",
 	       "Records added to the event log.", c->log.appended);
+	single(pg, "ftagent_event_log_aged_out_total", "counter",
+	       "Records pushed out of the event log by newer ones (retention: "
+	       "they were merged, only ftctl events no longer has them).",
+	       c->log.aged_out);
 	single(pg, "ftagent_event_queue_bytes", "gauge",
 	       "Bytes of event records read in the last drain.",
 	       c->queue_bytes);

@@ -36,6 +36,21 @@ const char *ftctl_human(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
+const char *ftctl_size(uint64_t v, char *buf, size_t len)
+{
+	char n[32];
+	size_t l;
+
+	if (v < 1024) {
+		snprintf(buf, len, "%" PRIu64 " B", v);
+		return buf;
+	}
+	ftctl_human(v, n, sizeof(n));
+	l = strlen(n);
+	snprintf(buf, len, "%.*s %ciB", (int)(l - 1), n, n[l - 1]);
+	return buf;
+}
+
 const char *ftctl_human_rate(double v, char *buf, size_t len)
 {
 	if (v < 0)

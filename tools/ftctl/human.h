@@ -14,6 +14,8 @@
 
 /* "512", "1.5K", "12.0M", "3.1G", "2.0T": powers of 1024. */
 const char *ftctl_human(uint64_t v, char *buf, size_t len);
+/* A size for ftctl stats: "512 B", "4.0 KiB", "1.5 MiB" (powers of 1024). */
+const char *ftctl_size(uint64_t v, char *buf, size_t len);
 /* The same for a rate, rounded to whole units below 1 K. */
 const char *ftctl_human_rate(double v, char *buf, size_t len);
 /* "42s", "5m03s", "3h12m", "2d04h". */
