@@ -223,6 +223,8 @@ install: userspace
 	install -D -m 0755 $(FTCTL) $(DESTDIR)$(PREFIX)/bin/ftctl
 	install -D -m 0644 daemon/systemd/ftagentd.service \
 		$(DESTDIR)/lib/systemd/system/ftagentd.service
+	install -D -m 0644 daemon/systemd/sys-fs-ftagent.mount \
+		$(DESTDIR)/lib/systemd/system/sys-fs-ftagent.mount
 	install -D -m 0644 daemon/systemd/ftagent-modules.conf \
 		$(DESTDIR)/etc/modules-load.d/ftagent.conf
 	test -e $(DESTDIR)/etc/ftagent/ftagent.conf || install -D -m 0644 \
@@ -235,6 +237,7 @@ install: userspace
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/sbin/ftagentd $(DESTDIR)$(PREFIX)/bin/ftctl \
 		$(DESTDIR)/lib/systemd/system/ftagentd.service \
+		$(DESTDIR)/lib/systemd/system/sys-fs-ftagent.mount \
 		$(DESTDIR)/etc/modules-load.d/ftagent.conf
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/ftagent
 

@@ -119,6 +119,7 @@ staged_install() {
 		[ -x "$tmp/root/usr/sbin/ftagentd" ] &&
 		[ -x "$tmp/root/usr/bin/ftctl" ] &&
 		[ -f "$tmp/root/lib/systemd/system/ftagentd.service" ] &&
+		[ -f "$tmp/root/lib/systemd/system/sys-fs-ftagent.mount" ] &&
 		[ -f "$tmp/root/etc/modules-load.d/ftagent.conf" ] &&
 		"$tmp/root/usr/sbin/ftagentd" --check-config \
 			-c "$tmp/root/etc/ftagent/ftagent.conf" >/dev/null
@@ -133,9 +134,11 @@ verify_unit() {
 	local out
 	sed "s#/usr/sbin/ftagentd#$ftagentd#" \
 		"$top/daemon/systemd/ftagentd.service" >"$tmp/ftagentd.service"
-	out=$(systemd-analyze verify "$tmp/ftagentd.service" 2>&1)
+	cp "$top/daemon/systemd/sys-fs-ftagent.mount" "$tmp/"
+	out=$(systemd-analyze verify "$tmp/ftagentd.service" \
+		"$tmp/sys-fs-ftagent.mount" 2>&1)
 	[ -z "$out" ] || { echo "# $out"; return 1; }
 }
-check "systemd-analyze accepts the unit" verify_unit
+check "systemd-analyze accepts the unit and its mount" verify_unit
 
 [ "$failed" -eq 0 ]
