@@ -45,6 +45,12 @@ void ftd_events_close(struct ftd_event_drain *d);
  */
 void ftd_events_trim(struct ftd_event_drain *d);
 /*
+ * Sort @len bytes of whole records at *@batch, in place, into the order
+ * they were written across CPUs (time, then CPU and sequence). 0, or -1
+ * (left as they were).
+ */
+int ftd_records_in_time_order(unsigned char **batch, size_t len);
+/*
  * Read and merge everything waiting. Records merged, or -1 with d->error
  * when anything failed (a BAD stream, the journal, event_output); what
  * was read is merged all the same.
