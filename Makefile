@@ -88,7 +88,9 @@ $(BUILD)/%.o: %.c $(wildcard tools/lib/*.h) uapi/linux/ftagent.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
+# Made anew each time: a member whose source moved away must not linger.
 $(LIB): $(LIB_OBJS)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(BUILD)/daemon/%.o: daemon/%.c $(wildcard daemon/*.h) $(wildcard tools/lib/*.h) uapi/linux/ftagent.h kmod/ftagent.h
@@ -96,6 +98,7 @@ $(BUILD)/daemon/%.o: daemon/%.c $(wildcard daemon/*.h) $(wildcard tools/lib/*.h)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
 $(DAEMON_LIB): $(DAEMON_LIB_SRCS:%.c=$(BUILD)/%.o)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 # ftctl policy check/load read the config file as ftagentd does, with the

@@ -282,6 +282,10 @@ static struct json_object *daemon_json(const struct ftagentd *d)
 	add_u64(o, "reloads", d->reloads);
 	add_u64(o, "reload_errors", d->reload_errors);
 	add_u64(o, "reopens", d->reopens);
+	add(o, "policy_waiting_for_cgroups",
+	    d->policy_missing[0] ? ftd_json_cstr(d->policy_missing,
+						 sizeof(d->policy_missing))
+				 : NULL);
 	add(o, "last_reload_error",
 	    d->last_reload_error[0]
 		    ? ftd_json_cstr(d->last_reload_error,

@@ -49,6 +49,8 @@ struct ftagentd {
 	const struct ftd_event_output *output; /* [agent] event_output */
 	uint64_t reloads, reload_errors;
 	uint64_t reopens; /* SIGUSR1: event_output reopened */
+	/* Rules and budgets left out until their cgroup exists ("" none). */
+	char policy_missing[512];
 	char last_reload_error[768];
 	/*
 	 * Called before an API request or a scrape is answered (NULL in

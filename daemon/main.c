@@ -24,6 +24,7 @@
 
 #include "api.h"
 #include "api_reply.h"
+#include "cgroup_watch.h"
 #include "drain.h"
 #include "ftagentd.h"
 #include "log.h"
@@ -37,6 +38,7 @@
 #define TAG_SIGNAL  2
 #define TAG_EVENTS  3 /* | cpu << 8 */
 #define TAG_METRICS 4
+#define TAG_CGROUPS 5
 
 #define SAMPLE_MAX_AGE_NS    1000000000ull /* resources and self usage */
 #define SNAPSHOT_INTERVAL_NS 30000000000ull
@@ -67,7 +69,8 @@ struct loop {
 	struct ftd_api api;
 	struct ftd_metrics_server *metrics;
 	int epoll_fd, timer_fd, signal_fd;
-	int lock_fd;	/* the state directory's lock, held for our life */
+	int lock_fd; /* the state directory's lock, held for our life */
+	struct ftd_cgroup_watch cgw; /* the cgroups the policy names by path */
 	int mounted_fs; /* we mounted ftagentfs, so we unmount it */
 	uint64_t last_sample_ns, last_snapshot_ns, last_drain_ns;
 	uint64_t
@@ -370,6 +373,41 @@ static void stop_metrics(struct loop *l)
 	l->metrics = NULL;
 }
 
+/*
+ * Push the policy with its cgroup paths resolved as they are now (only
+ * the sets that changed), say which rules wait for their cgroup, and
+ * watch for the next change. At start, on reload, and when a watched
+ * cgroup directory is made or removed.
+ */
+static void apply_policy_now(struct loop *l)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_CGROUPS};
+	char missing[sizeof(l->d.policy_missing)], why[640];
+
+	if (ftd_module_apply_policy(&l->mod, &l->d.cfg, missing,
+				    sizeof(missing), why, sizeof(why)) < 0) {
+		ftd_log(LOG_ERR, "policy: %s", why);
+		missing[0] = '\0';
+	}
+	if (strcmp(missing, l->d.policy_missing)) {
+		if (missing[0])
+			ftd_log(LOG_WARNING,
+				"left out until their cgroup exists: %s",
+				missing);
+		else
+			ftd_log(LOG_INFO, "every cgroup the policy names "
+					  "exists; all its rules are in force");
+		snprintf(l->d.policy_missing, sizeof(l->d.policy_missing), "%s",
+			 missing);
+	}
+	if (ftd_cgroup_watch_set(&l->cgw, &l->d.cfg.policy) < 0)
+		ftd_log(LOG_WARNING, "policy: watching cgroups: %s",
+			strerror(errno));
+	if (l->cgw.fd >= 0 &&
+	    epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->cgw.fd, &ev) < 0)
+		ftd_log(LOG_WARNING, "policy: epoll: %s", strerror(errno));
+}
+
 /* SIGHUP: a bad file changes nothing and says why. */
 static void reload(struct loop *l, const struct options *o)
 {
@@ -413,6 +451,7 @@ static void reload(struct loop *l, const struct options *o)
 	pthread_mutex_unlock(&l->d.col.lock);
 	l->tick_ms = base_tick_ms(l);
 	set_timer(l->timer_fd, l->tick_ms);
+	apply_policy_now(l);
 	/* Reopened even when unchanged: logrotate moved the file away. */
 	ftd_event_output_close(&l->out);
 	open_output(l);
@@ -438,6 +477,7 @@ static int setup(struct loop *l, const struct options *o)
 	sigset_t mask;
 	int rc, replaced;
 
+	l->cgw.fd = -1;
 	/* Before anything touches the module: one daemon at a time. */
 	l->lock_fd = ftd_state_lock(o->state_dir, why, sizeof(why));
 	if (l->lock_fd < 0) {
@@ -528,6 +568,7 @@ static int setup(struct loop *l, const struct options *o)
 		return FTAGENTD_EXIT_FAILED;
 	}
 	start_metrics(l);
+	apply_policy_now(l);
 	/* Take what is waiting before saying we are ready. */
 	l->merged = merged(&l->d.col);
 	tick(l, 1);
@@ -604,6 +645,9 @@ static void run(struct loop *l, const struct options *o)
 				note_merged(l);
 			} else if (tag == TAG_METRICS && l->metrics) {
 				ftd_metrics_run(l->metrics);
+			} else if (tag == TAG_CGROUPS) {
+				if (ftd_cgroup_watch_drain(&l->cgw))
+					apply_policy_now(l);
 			}
 		}
 	}
@@ -617,6 +661,7 @@ static void shutdown_loop(struct loop *l)
 	if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
 		ftd_log(LOG_WARNING, "%s", l->st.error);
 	stop_metrics(l);
+	ftd_cgroup_watch_close(&l->cgw);
 	ftd_api_close(&l->api);
 	ftd_events_close(&l->ev);
 	ftd_event_output_close(&l->out);

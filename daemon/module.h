@@ -45,4 +45,14 @@ void ftd_module_close(struct ftd_module *m);
 int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 		     int *channel_replaced, char *why, size_t why_len);
 
+/*
+ * Push @cfg's policy rules and budgets, with cgroup paths resolved as
+ * they are now (ftd_policy_resolve), each set only when it differs from
+ * the one in force. @missing gets the rules and budgets left out because
+ * their cgroup does not exist yet ("" when none). 0, or -1 with @why.
+ */
+int ftd_module_apply_policy(struct ftd_module *m,
+			    const struct ftagentd_config *cfg, char *missing,
+			    size_t missing_len, char *why, size_t why_len);
+
 #endif /* FTAGENTD_MODULE_H */

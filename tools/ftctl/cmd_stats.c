@@ -297,6 +297,12 @@ static void print_config(struct json_object *r)
 					   path, sizeof(path)),
 			   ftctl_ju64(r, "daemon.reloads"),
 			   ftctl_ju64(r, "daemon.reload_errors"));
+	if (ftctl_jstr(r, "daemon.policy_waiting_for_cgroups")[0])
+		ftctl_line(
+			"  waiting:", "%s",
+			ftctl_printable(ftctl_jstr(r, "daemon.policy_waiting_"
+						      "for_cgroups"),
+					msg, sizeof(msg)));
 	if (ftctl_jstr(r, "daemon.last_reload_error")[0])
 		ftctl_line("  last error:", "%s",
 			   ftctl_printable(
