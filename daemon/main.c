@@ -51,6 +51,7 @@
  * than flush_interval, so their answers are as fresh as before.
  */
 #define IDLE_TICK_MAX_MS 16000
+#define METRICS_RETRY_NS 30000000000ull
 
 struct options {
 	const char *config;
@@ -79,6 +80,7 @@ struct loop {
 	int dirty;	 /* merged something since the last snapshot */
 	/* Failures that repeat each tick are logged once a minute. */
 	struct ftd_log_limit events_log, counters_log, snapshot_log;
+	uint64_t metrics_tried_ns; /* the last start of the metrics page */
 	int stop;
 };
 
@@ -251,6 +253,8 @@ static void sample(struct loop *l, uint64_t now)
 	l->last_sample_ns = now;
 }
 
+static void start_metrics(struct loop *l);
+
 /*
  * Drain the module. @full: swap generations too, so every counter up to
  * now is taken. A backed-off tick only looks at the generation the
@@ -300,6 +304,13 @@ static void tick(struct loop *l, int full)
 			malloc_trim(0);
 		}
 	}
+	/*
+	 * A metrics page that could not start (its address not up yet, at
+	 * boot) is tried again every METRICS_RETRY_NS.
+	 */
+	if (l->d.cfg.metrics.listen[0] && !l->metrics &&
+	    now - l->metrics_tried_ns >= METRICS_RETRY_NS)
+		start_metrics(l);
 	/* Only a changed state is written again. */
 	if ((l->dirty && now - l->last_snapshot_ns >= SNAPSHOT_INTERVAL_NS) ||
 	    l->st.journal_bytes >= SNAPSHOT_JOURNAL_MAX) {
@@ -346,6 +357,7 @@ static void start_metrics(struct loop *l)
 
 	if (!l->d.cfg.metrics.listen[0])
 		return;
+	l->metrics_tried_ns = ftd_clock_ns(CLOCK_MONOTONIC);
 	l->metrics = ftd_metrics_start(&l->d, l->d.cfg.metrics.listen, why,
 				       sizeof(why));
 	if (!l->metrics) {
