@@ -22,6 +22,7 @@
 #include "event_json.h"
 #include "event_output.h"
 #include "losses.h"
+#include "../tools/lib/module_view.h"
 
 #define LIMIT_TOP_DEFAULT    20
 #define LIMIT_EVENTS_DEFAULT 1000
@@ -380,6 +381,10 @@ static int cmd_stats(struct ftagentd *d, struct json_object *req,
 	add(reply, "daemon", daemon_json(d));
 	add(reply, "resources", resources_json(&d->self));
 	add(reply, "collector", collector_json(d));
+	/* For ftctl stats run by a group member, who may not ask the module. */
+	if (d->have_res)
+		add(reply, "module",
+		    ftagent_module_view_json(&d->module, &d->res));
 	return 0;
 }
 
