@@ -17,8 +17,8 @@
 
 #include "../tools/lib/config.h"
 #include "eventlog.h"
-#include "metrics.h"
 #include "table.h"
+#include "totals.h"
 
 struct ftd_counts {
 	uint64_t bytes, calls, errors;

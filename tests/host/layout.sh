@@ -40,7 +40,24 @@ ftctl_links_no_daemon_lib() {
 	[[ $line != *libftagentd* ]] || { echo "# $line"; return 1; }
 }
 
-echo "1..2"
+# The collector owns the totals; the metrics page reads them: no include
+# runs from the collector to the page.
+collector_not_on_metrics() {
+	! grep -n '#include "metrics.h"' "$top/daemon/collector.h" \
+		"$top/daemon/collector.c" "$top/daemon/totals.h"
+}
+
+# One job a file: only the HTTP layer knows libmicrohttpd.
+only_http_knows_microhttpd() {
+	local hits
+	hits=$(grep -ln 'microhttpd.h' "$top"/daemon/*.[ch] |
+		grep -v '/metrics_http.c$')
+	[ -z "$hits" ] || { echo "# $hits"; return 1; }
+}
+
+echo "1..4"
 check "nothing under tools/ includes a daemon/ header" no_daemon_includes
 check "ftctl is linked without libftagentd.a" ftctl_links_no_daemon_lib
+check "the collector does not include the metrics page" collector_not_on_metrics
+check "only metrics_http.c includes microhttpd.h" only_http_knows_microhttpd
 [ "$failed" -eq 0 ]
