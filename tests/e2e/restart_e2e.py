@@ -56,19 +56,20 @@ def all_execs_seen(pids, how):
 
 
 class CmdDaemon(e2e.Daemon):
-    """ftagentd started by @cmd (the notify socket of @base)."""
+    """ftagentd started by @cmd. Without NOTIFY_SOCKET: nobody here reads
+    the notifications, and a full datagram queue would block the daemon's
+    sd_notify send (systemd always reads it; daemon_e2e tests it)."""
 
-    def __init__(self, base, cmd):
+    def __init__(self, cmd):
         self.proc = None
-        self.notify_path = base.notify_path
-        self.notify = base.notify
         self.cmd = cmd
 
     def start(self):
         self.out = open(os.path.join(e2e.WORK, "ftagentd.log"), "a")
-        self.proc = subprocess.Popen(
-            self.cmd, stdout=self.out, stderr=self.out,
-            env=dict(os.environ, NOTIFY_SOCKET=self.notify_path))
+        env = dict(os.environ)
+        env.pop("NOTIFY_SOCKET", None)
+        self.proc = subprocess.Popen(self.cmd, stdout=self.out,
+                                     stderr=self.out, env=env)
         e2e.wait_for("the daemon's answer", self._answers)
 
     def _answers(self):
@@ -99,7 +100,7 @@ def test_execs_while_a_namespaced_daemon_is_down_reach_ftctl_events(d):
     d.stop()
     # As systemd runs a unit with ProtectSystem=/PrivateTmp=: its mount of
     # the event filesystem lives in its own namespace.
-    ns = CmdDaemon(d, ["unshare", "--mount", "--propagation", "private",
+    ns = CmdDaemon(["unshare", "--mount", "--propagation", "private",
                        e2e.FTAGENTD, "-c", e2e.CONF, "--socket", e2e.SOCK,
                        "--state-dir", e2e.STATE])
     ns.start()
@@ -150,7 +151,7 @@ def test_full_disk_is_visible_and_loses_no_count(d):
         f.write("[agent]\nmode = standard\nevent_output = %s\n\n"
                 "[metrics]\nlisten = 127.0.0.1:9466\n"
                 % os.path.join(full, "events.jsonl"))
-    fd = CmdDaemon(d, [e2e.FTAGENTD, "-c", conf, "--socket", e2e.SOCK,
+    fd = CmdDaemon([e2e.FTAGENTD, "-c", conf, "--socket", e2e.SOCK,
                        "--state-dir", os.path.join(full, "state")])
     filler = os.path.join(full, "filler")
     d.stop()
@@ -300,6 +301,144 @@ def test_sigusr1_reopens_event_output_only(d):
     os.unlink(moved)
 
 
+def test_policy_load_pushes_budgets_too(d):
+    """ftctl policy load FILE puts the file's budgets in force with its
+    rules; a file without either takes both away."""
+    path = os.path.join(e2e.WORK, "load.conf")
+    with open(path, "w") as f:
+        f.write("[policy.e2e-load-rule]\nops = connect\naction = audit\n"
+                "port = 9\n\n[budget.e2e-load-budget]\nmetric = connects\n"
+                "limit = 1000\nwindow = 1h\nuid = 4242\n")
+    r = subprocess.run([e2e.FTCTL, "policy", "load", path],
+                       capture_output=True, text=True)
+    e2e.eq("policy load status", r.returncode, 0)
+    try:
+        assert "1 rules" in r.stdout and "1 budgets" in r.stdout, r.stdout
+        rule_hits("e2e-load-rule")
+        e2e.eq("budget limit", budget("e2e-load-budget")["limit"], 1000)
+    finally:
+        with open(path, "w") as f:
+            f.write("[agent]\nmode = standard\n")
+        r = subprocess.run([e2e.FTCTL, "policy", "load", path],
+                           capture_output=True, text=True)
+        e2e.eq("empty policy load status", r.returncode, 0)
+    e2e.eq("budgets after an empty load", e2e.ftctl_json("budget", "show"),
+           [])
+
+
+def test_escape_sequences_in_names_are_not_passed_to_the_terminal(d):
+    """A process that names itself with an OSC and a C1 CSI sequence: the
+    text output of ftctl top and ftctl events shows '?' instead."""
+    evil = b"\x1b]0;x\x07\xc2\x9b2J"
+    pid = os.fork()
+    if pid == 0:
+        with open("/proc/self/comm", "wb") as f:
+            f.write(evil)
+        with open(os.path.join(e2e.WORK, "evil.out"), "wb") as f:
+            f.write(b"e" * 4096)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    e2e.exit_record(pid)
+    e2e.wait_for("the named process's row", lambda: e2e.api_top_row(pid))
+    for args in (["top", "--once", "--limit", "100000"],
+                 ["events", "--since", "5m", "--pid", str(pid)]):
+        out = subprocess.run([e2e.FTCTL, *args], capture_output=True,
+                             check=True).stdout
+        lines = [ln for ln in out.splitlines() if b" %d " % pid in ln]
+        # Records from before the rename carry the old name.
+        assert [ln for ln in lines if b"?]0;x??" in ln], (args, lines)
+        for bad in (b"\x1b", b"\x07", b"\x9b"):
+            assert bad not in out, (args, out[-2000:])
+
+
+def connect_from_cgroup(cgroup, port):
+    """connect() from a child moved into @cgroup: its errno (0: connected)."""
+    rd, wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                f.write(str(os.getpid()))
+            os.write(wr, str(connect(port)).encode())
+        finally:
+            os._exit(0)
+    os.close(wr)
+    out = os.read(rd, 64)
+    os.close(rd)
+    os.waitpid(pid, 0)
+    return int(out)
+
+
+def test_cgroup_rules_follow_the_path(d):
+    """A rule naming a cgroup by path: accepted while the cgroup does not
+    exist (the daemon says it waits for it), in force once it is made, and
+    still in force after it is removed and made anew (a new id)."""
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(16)
+    port = ls.getsockname()[1]
+    cg = os.path.join(e2e.WORK, "cg")
+    os.makedirs(cg)
+    subprocess.run(["mount", "-t", "cgroup2", "none", cg], check=True)
+    svc = os.path.join(cg, "e2e-svc")
+    with open(e2e.CONF) as f:
+        good = f.read()
+
+    def rule_ids():
+        return [r for r in e2e.ftctl_json("policy", "show")["rules"]
+                if r["name"] == "e2e-cg"]
+    try:
+        reload_with(d, good + "\n[policy.e2e-cg]\nops = connect\n"
+                    "action = deny\nport = %d\ncgroup = %s\n" % (port, svc))
+        st = e2e.api({"cmd": "stats"})["daemon"]
+        assert "e2e-cg" in (st["policy_waiting_for_cgroups"] or ""), st
+        e2e.eq("rules in force while the cgroup is missing", rule_ids(), [])
+        for round_ in ("made", "made anew"):
+            os.mkdir(svc)
+            e2e.wait_for("the rule for the %s cgroup" % round_, rule_ids)
+            e2e.eq("connect from the %s cgroup" % round_,
+                   connect_from_cgroup(svc, port), errno.EPERM)
+            e2e.eq("connect from elsewhere", connect(port), 0)
+            os.rmdir(svc)
+            e2e.wait_for("the rule left out", lambda: not rule_ids())
+    finally:
+        if os.path.isdir(svc):
+            os.rmdir(svc)
+        reload_with(d, good)
+        subprocess.run(["umount", cg])
+        ls.close()
+
+
+def test_a_group_member_gets_the_kernel_section(d):
+    """A user whose supplementary group is ftagent (not root, not its
+    primary group) runs ftctl stats: the daemon lets it in (SO_PEERGROUPS)
+    and its KERNEL section comes from the daemon, as the module would give
+    it to root."""
+    group = os.path.join(e2e.WORK, "group")
+    with open("/etc/group") as f:
+        text = f.read()
+    with open(group, "w") as f:
+        f.write(text + "ftagent:x:4242:\n")
+    subprocess.run(["mount", "--bind", group, "/etc/group"], check=True)
+    os.chmod(e2e.WORK, 0o711)  # mkdtemp's 0700 would keep the user out
+    try:
+        d.stop()
+        d.start()  # reads the group now
+        r = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534",
+                            "--groups=4242", e2e.FTCTL, "stats"],
+                           capture_output=True, text=True,
+                           env=dict(os.environ, FTAGENT_SOCKET=e2e.SOCK))
+        assert r.returncode == 0, (r.returncode, r.stdout, r.stderr)
+        for want in ("COLLECTOR", "KERNEL", "Module:", "Hooks:",
+                     "Event buffer:"):
+            assert want in r.stdout, (want, r.stdout, r.stderr)
+        assert "ermission" not in r.stderr, r.stderr
+    finally:
+        subprocess.run(["umount", "/etc/group"])
+        d.stop()
+        d.start()
+
+
 def test_a_second_daemon_refuses_to_start(d):
     r = subprocess.run([e2e.FTAGENTD, "-c", e2e.CONF, "--socket", e2e.SOCK,
                         "--state-dir", e2e.STATE], capture_output=True,
@@ -317,6 +456,10 @@ TESTS = [
     test_full_disk_is_visible_and_loses_no_count,
     test_gate_survives_reload_and_restart,
     test_sigusr1_reopens_event_output_only,
+    test_policy_load_pushes_budgets_too,
+    test_escape_sequences_in_names_are_not_passed_to_the_terminal,
+    test_cgroup_rules_follow_the_path,
+    test_a_group_member_gets_the_kernel_section,
     test_a_second_daemon_refuses_to_start,
 ]
 
@@ -324,8 +467,12 @@ TESTS = [
 def main():
     with open(e2e.CONF, "w") as f:
         f.write("[agent]\nmode = standard\nevent_output = %s\n" % e2e.EVENTS)
+    only = os.environ.get("RESTART_E2E_ONLY")
+    if only:  # a developer's run: the named tests only
+        TESTS[:] = [t for t in TESTS if t.__name__ in only.split(",")]
     print("1..%d" % len(TESTS), flush=True)
-    d = e2e.Daemon()
+    d = CmdDaemon([e2e.FTAGENTD, "-c", e2e.CONF, "--socket", e2e.SOCK,
+                   "--state-dir", e2e.STATE])
     failed = 0
     try:
         d.start()
