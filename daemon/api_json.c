@@ -124,6 +124,9 @@ struct json_object *ftd_api_daemon_json(const struct ftagentd *d)
 	add_u64(o, "reloads", d->reloads);
 	add_u64(o, "reload_errors", d->reload_errors);
 	add_u64(o, "reopens", d->reopens);
+	add(o, "module_missing",
+	    d->module_missing[0] ? json_object_new_string(d->module_missing)
+				 : NULL);
 	add(o, "policy_waiting_for_cgroups",
 	    d->policy_missing[0] ? ftd_json_cstr(d->policy_missing,
 						 sizeof(d->policy_missing))

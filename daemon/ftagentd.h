@@ -51,6 +51,8 @@ struct ftagentd {
 	uint64_t reopens; /* SIGUSR1: event_output reopened */
 	/* Rules and budgets left out until their cgroup exists ("" none). */
 	char policy_missing[512];
+	/* Features the loaded module lacks (an older ABI minor); "" none. */
+	char module_missing[128];
 	char last_reload_error[768];
 	/*
 	 * Called before an API request or a scrape is answered (NULL in

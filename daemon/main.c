@@ -508,6 +508,19 @@ static int setup(struct loop *l, const struct options *o)
 		return rc;
 	}
 	l->d.module = l->mod.status;
+	/* An older module of our major: run with what it has, say the rest. */
+	snprintf(l->d.module_missing, sizeof(l->d.module_missing), "%s",
+		 ftd_module_missing(&l->mod));
+	if (l->d.module_missing[0])
+		ftd_log(LOG_WARNING,
+			"the module speaks ABI %u.%u, this ftagentd %s: "
+			"running without %s%s",
+			l->mod.status.abi_major, l->mod.status.abi_minor,
+			FTAGENT_ABI_STRING, l->d.module_missing,
+			l->d.cfg.policy.spec.n || l->d.cfg.policy.budgets.n
+				? "; the config's rules and budgets are NOT in "
+				  "force"
+				: "");
 	if (ftd_module_apply(&l->mod, &l->d.cfg, &replaced, why, sizeof(why)) <
 	    0) {
 		ftd_log(LOG_ERR, "the module refused the config: %s", why);

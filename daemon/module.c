@@ -152,6 +152,13 @@ static int budgets_differ(struct ftd_module *m,
 	return differs;
 }
 
+const char *ftd_module_missing(const struct ftd_module *m)
+{
+	if (m->status.abi_minor < FTD_MINOR_POLICY)
+		return "the policy gate and budgets (ABI 0.4)";
+	return "";
+}
+
 int ftd_module_apply_policy(struct ftd_module *m,
 			    const struct ftagentd_config *cfg, char *missing,
 			    size_t missing_len, char *why, size_t why_len)
@@ -163,6 +170,11 @@ int ftd_module_apply_policy(struct ftd_module *m,
 	char msg[384];
 	int rc = -1;
 
+	if (m->status.abi_minor < FTD_MINOR_POLICY) {
+		if (missing_len)
+			missing[0] = '\0';
+		return 0; /* nothing to push to: said at start */
+	}
 	if (ftd_policy_resolve(&cfg->policy, &spec, &budgets, missing,
 			       missing_len) < 0) {
 		snprintf(why, why_len, "policy: out of memory");

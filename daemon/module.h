@@ -30,6 +30,14 @@ struct ftd_module {
 };
 
 /*
+ * Features by the ABI minor that brought them. A module of the same
+ * major and a smaller minor runs with what it has; ftd_module_missing()
+ * names what it lacks ("" when nothing).
+ */
+#define FTD_MINOR_POLICY 4 /* SET/GET_POLICY, SET/GET_BUDGETS */
+const char *ftd_module_missing(const struct ftd_module *m);
+
+/*
  * Open both families and check the ABI. Returns FTAGENTD_EXIT_OK, or the
  * exit code to use with @why (@why_len bytes) saying what is wrong.
  */
@@ -46,7 +54,8 @@ int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 		     int *channel_replaced, char *why, size_t why_len);
 
 /*
- * Push @cfg's policy rules and budgets, with cgroup paths resolved as
+ * Push @cfg's policy rules and budgets (nothing, and 0, on a module
+ * older than FTD_MINOR_POLICY: the caller says so), with cgroup paths resolved as
  * they are now (ftd_policy_resolve), each set only when it differs from
  * the one in force. @missing gets the rules and budgets left out because
  * their cgroup does not exist yet ("" when none). 0, or -1 with @why.

@@ -298,6 +298,9 @@ static void print_config(struct json_object *r)
 					   path, sizeof(path)),
 			   ftctl_ju64(r, "daemon.reloads"),
 			   ftctl_ju64(r, "daemon.reload_errors"));
+	if (ftctl_jstr(r, "daemon.module_missing")[0])
+		ftctl_line("  module lacks:", "%s",
+			   ftctl_jstr(r, "daemon.module_missing"));
 	if (ftctl_jstr(r, "daemon.policy_waiting_for_cgroups")[0])
 		ftctl_line(
 			"  waiting:", "%s",
