@@ -62,6 +62,24 @@ static gid_t api_group(void)
 	return gid;
 }
 
+int ftd_api_socket_busy(const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	int fd, busy;
+
+	if (strlen(path) >= sizeof(sun.sun_path))
+		return 0;
+	strcpy(sun.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	/* EAGAIN: a listener whose backlog is full is still a listener. */
+	busy = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0 ||
+	       errno == EAGAIN;
+	close(fd);
+	return busy;
+}
+
 int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd, char *why,
 		 size_t why_len)
 {
@@ -93,7 +111,17 @@ int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd, char *why,
 		socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	if (api->listen_fd < 0)
 		goto fail;
-	/* A socket left by a daemon that was killed: nobody listens there. */
+	/*
+	 * A socket left by a daemon that was killed: nobody listens there,
+	 * so it goes. One that answers belongs to a daemon still serving.
+	 */
+	if (ftd_api_socket_busy(path)) {
+		snprintf(why, why_len,
+			 "API socket %s: another ftagentd listens on it", path);
+		close(api->listen_fd);
+		api->listen_fd = -1;
+		return -1;
+	}
 	unlink(path);
 	if (bind(api->listen_fd, (struct sockaddr *)&sun, sizeof(sun)) < 0)
 		goto fail;
@@ -126,11 +154,10 @@ void ftd_api_close(struct ftd_api *api)
 	api->listen_fd = -1;
 }
 
-int ftd_api_peer_allowed(uid_t uid, gid_t gid, pid_t pid, gid_t group)
+int ftd_api_peer_allowed(uid_t uid, gid_t gid, const gid_t *groups, size_t n,
+			 gid_t group)
 {
-	char path[64], line[512];
-	int allowed = 0;
-	FILE *f;
+	size_t i;
 
 	if (uid == 0)
 		return 1;
@@ -138,27 +165,34 @@ int ftd_api_peer_allowed(uid_t uid, gid_t gid, pid_t pid, gid_t group)
 		return 0;
 	if (gid == group)
 		return 1;
-	/* Supplementary groups of the connecting process, as it has them. */
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *p, *end;
+	for (i = 0; i < n; i++)
+		if (groups[i] == group)
+			return 1;
+	return 0;
+}
 
-		if (strncmp(line, "Groups:", 7))
-			continue;
-		for (p = line + 7;; p = end) {
-			unsigned long g = strtoul(p, &end, 10);
+int ftd_api_peer_groups(int fd, gid_t **groups, size_t *n)
+{
+	socklen_t len = 0;
+	gid_t *g = NULL;
 
-			if (end == p)
-				break;
-			if (g == group)
-				allowed = 1;
-		}
+	*groups = NULL;
+	*n = 0;
+	/* The first call says how much room the list needs. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, NULL, &len) == 0)
+		return 0; /* no supplementary groups */
+	if (errno != ERANGE)
+		return -1;
+	g = malloc(len ? len : 1);
+	if (!g)
+		return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, g, &len) < 0) {
+		free(g);
+		return -1;
 	}
-	fclose(f);
-	return allowed;
+	*groups = g;
+	*n = len / sizeof(gid_t);
+	return 0;
 }
 
 static void accept_clients(struct ftd_api *api)
@@ -167,15 +201,22 @@ static void accept_clients(struct ftd_api *api)
 		struct ucred cred;
 		socklen_t len = sizeof(cred);
 		struct epoll_event ev = {.events = EPOLLIN};
-		int fd, i;
+		gid_t *groups = NULL;
+		size_t n_groups = 0;
+		int fd, i, allowed;
 
 		fd = accept4(api->listen_fd, NULL, NULL,
 			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return;
-		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 ||
-		    !ftd_api_peer_allowed(cred.uid, cred.gid, cred.pid,
-					  api->group)) {
+		allowed = getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred,
+				     &len) == 0 &&
+			  ftd_api_peer_groups(fd, &groups, &n_groups) == 0 &&
+			  ftd_api_peer_allowed(cred.uid, cred.gid, groups,
+					       n_groups, api->group);
+		free(groups);
+		groups = NULL;
+		if (!allowed) {
 			api->refused++;
 			close(fd);
 			continue;

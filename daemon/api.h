@@ -40,13 +40,26 @@ struct ftd_api {
  */
 #define FTD_API_TAG	   (1ull << 40)
 #define FTD_API_LISTEN_TAG (FTD_API_TAG | 0xffff)
+/* 1 when something listens on @path (another daemon serving there). */
+int ftd_api_socket_busy(const char *path);
 int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd, char *why,
 		 size_t why_len);
 void ftd_api_close(struct ftd_api *api);
 /* Handle an epoll event whose data.u64 had FTD_API_TAG set. */
 void ftd_api_event(struct ftd_api *api, uint64_t tag, uint32_t events,
 		   struct ftagentd *d);
-/* Whether credentials @uid/@gid/@pid may use the API (root or group). */
-int ftd_api_peer_allowed(uid_t uid, gid_t gid, pid_t pid, gid_t group);
+/*
+ * Whether a peer with @uid, primary @gid and supplementary @groups (@n)
+ * may use the API: root, or a member of @group.
+ */
+int ftd_api_peer_allowed(uid_t uid, gid_t gid, const gid_t *groups, size_t n,
+			 gid_t group);
+/*
+ * The supplementary groups of the process at the other end of @fd, as
+ * the kernel recorded them at connect (SO_PEERGROUPS): nothing read from
+ * /proc, so no CAP_SYS_PTRACE or CAP_DAC_READ_SEARCH. A malloc()ed array
+ * in *@groups (NULL when none), its length in *@n. 0, or -1.
+ */
+int ftd_api_peer_groups(int fd, gid_t **groups, size_t *n);
 
 #endif /* FTAGENTD_API_H */

@@ -486,7 +486,7 @@ void ftd_collector_generation(struct ftd_collector *c,
 
 	for (i = 0; i < gen->n_counters; i++) {
 		merge_counter(c, &gen->counters[i], now);
-		ftd_metrics_account(&c->totals, &gen->counters[i]);
+		ftd_totals_account(&c->totals, &gen->counters[i]);
 	}
 	if (c->attribute_transfers)
 		attribute_generation(c, gen, now);

@@ -15,10 +15,10 @@
 #include <time.h>
 #include <linux/ftagent.h>
 
-#include "config.h"
+#include "../tools/lib/config.h"
 #include "eventlog.h"
-#include "metrics.h"
 #include "table.h"
+#include "totals.h"
 
 struct ftd_counts {
 	uint64_t bytes, calls, errors;

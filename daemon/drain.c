@@ -61,8 +61,20 @@ static int consume_idle(struct ftd_module *m, struct ftd_collector *c,
 	 * journaling and acknowledging it) is acknowledged, not merged again.
 	 */
 	if (!(c->generations && seq <= c->last_gen_seq)) {
+		/*
+		 * Not journaled, not safe: neither merged nor acknowledged.
+		 * The module keeps it (and counts on in its active
+		 * generation) until a later tick can write it.
+		 */
+		if (ftd_state_log_generation(st, &gen) < 0) {
+			ftagent_generation_free(&gen);
+			err->err = EIO;
+			snprintf(err->msg, sizeof(err->msg),
+				 "generation %llu left in the module: %.200s",
+				 (unsigned long long)seq, st->error);
+			return -1;
+		}
 		pthread_mutex_lock(&c->lock);
-		ftd_state_log_generation(st, &gen);
 		ftd_collector_generation(c, &gen);
 		pthread_mutex_unlock(&c->lock);
 	}
@@ -167,6 +179,79 @@ static int batch_add(const struct ftagent_rec *rec, void *arg)
 	return 0;
 }
 
+struct rec_ref {
+	uint64_t time_ns, seq;
+	uint32_t cpu;
+	size_t off, size;
+};
+
+static int by_time(const void *a, const void *b)
+{
+	const struct rec_ref *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * Put one drain's records (@len bytes of whole records at *@batch, sorted
+ * in place) in the order they were written, across CPUs
+ * (the module's clock is monotonic; per CPU the order stays as read): a
+ * child's EXIT read from one CPU's file before its FORK from another's
+ * would otherwise be merged first, and the FORK would give the exited
+ * process its parent's name. The journal gets them in this order too.
+ * 0, or -1 (left as read: no memory, or not whole records).
+ */
+int ftd_records_in_time_order(unsigned char **batch, size_t len)
+{
+	struct rec_ref *refs = NULL;
+	unsigned char *sorted;
+	size_t n = 0, cap = 0, off, i, at;
+	int rc = -1;
+
+	for (off = 0; off < len;) {
+		struct ftagent_rec rec;
+		size_t used;
+
+		if (ftagent_rec_next(*batch + off, len - off, &rec, &used,
+				     NULL) != FTAGENT_REC_OK)
+			break;
+		if (n == cap) {
+			struct rec_ref *r;
+
+			cap = cap ? 2 * cap : 256;
+			r = realloc(refs, cap * sizeof(*r));
+			if (!r)
+				goto out;
+			refs = r;
+		}
+		refs[n++] = (struct rec_ref){rec.hdr->time_ns, rec.hdr->seq,
+					     rec.hdr->cpu, off, used};
+		off += used;
+	}
+	if (n < 2 || off != len) {
+		rc = n < 2 && off == len ? 0 : -1;
+		goto out;
+	}
+	sorted = malloc(len);
+	if (!sorted)
+		goto out;
+	qsort(refs, n, sizeof(*refs), by_time);
+	for (i = 0, at = 0; i < n; i++) {
+		memcpy(sorted + at, *batch + refs[i].off, refs[i].size);
+		at += refs[i].size;
+	}
+	memcpy(*batch, sorted, len);
+	free(sorted);
+	rc = 0;
+out:
+	free(refs);
+	return rc;
+}
+
 long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		      struct ftd_state *st)
 {
@@ -175,11 +260,13 @@ long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 	size_t off;
 	long n = 0;
 	unsigned int i;
+	int failed = 0;
 
 	if (!d->open)
 		return 0;
 	d->batch_len = 0;
 	if (ftagent_events_drain(&d->reader, batch_add, d, &why) < 0) {
+		failed = 1;
 		snprintf(d->error, sizeof(d->error), "event files: %s",
 			 why ? why : strerror(errno));
 		/* A BAD stream: count it, and start the CPU's stream over. */
@@ -192,9 +279,18 @@ long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		}
 	}
 	if (!d->batch_len)
-		return 0;
+		return failed ? -1 : 0;
+	ftd_records_in_time_order(&d->batch, d->batch_len);
 	offset = ftd_record_realtime_ns(0);
-	ftd_state_log_records(st, d->batch, d->batch_len, offset);
+	/*
+	 * Read records are gone from the module: a journal that can't take
+	 * them only costs them across a crash (counted, and said).
+	 */
+	if (ftd_state_log_records(st, d->batch, d->batch_len, offset) < 0) {
+		snprintf(d->error, sizeof(d->error), "state: %.380s",
+			 st->error);
+		failed = 1;
+	}
 	pthread_mutex_lock(&c->lock);
 	c->queue_bytes = d->batch_len;
 	if (c->queue_bytes > c->queue_peak)
@@ -216,7 +312,9 @@ long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		n++;
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (d->output && ftd_event_output_flush(d->output) < 0)
+	if (d->output && ftd_event_output_flush(d->output) < 0) {
 		snprintf(d->error, sizeof(d->error), "%s", d->output->error);
-	return n;
+		failed = 1;
+	}
+	return failed ? -1 : n;
 }

@@ -44,7 +44,17 @@ void ftd_events_close(struct ftd_event_drain *d);
  * the next drain allocates them again.
  */
 void ftd_events_trim(struct ftd_event_drain *d);
-/* Read and merge everything waiting. Records merged, or -1 with d->error. */
+/*
+ * Sort @len bytes of whole records at *@batch, in place, into the order
+ * they were written across CPUs (time, then CPU and sequence). 0, or -1
+ * (left as they were).
+ */
+int ftd_records_in_time_order(unsigned char **batch, size_t len);
+/*
+ * Read and merge everything waiting. Records merged, or -1 with d->error
+ * when anything failed (a BAD stream, the journal, event_output); what
+ * was read is merged all the same.
+ */
 long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		      struct ftd_state *st);
 

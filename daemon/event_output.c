@@ -52,6 +52,22 @@ static int journal_load(struct ftd_event_output *o)
 	return 0;
 }
 
+int ftd_event_output_reopen(struct ftd_event_output *o, const char *where)
+{
+	uint64_t written = o->written, lost = o->lost, errors = o->errors;
+	char error[sizeof(o->error)];
+	int rc;
+
+	memcpy(error, o->error, sizeof(error));
+	rc = ftd_event_output_open(o, where);
+	o->written += written;
+	o->lost += lost;
+	o->errors += errors;
+	if (!o->error[0])
+		memcpy(o->error, error, sizeof(error));
+	return rc;
+}
+
 int ftd_event_output_open(struct ftd_event_output *o, const char *where)
 {
 	memset(o, 0, sizeof(*o));
@@ -96,6 +112,9 @@ static void queue(struct ftd_event_output *o, const char *s, size_t n)
 		b = realloc(o->buf, cap);
 		if (!b) {
 			o->errors++;
+			o->lost++;
+			snprintf(o->error, sizeof(o->error),
+				 "event_output %s: out of memory", o->path);
 			return;
 		}
 		o->buf = b;
@@ -148,19 +167,36 @@ void ftd_event_output_add(struct ftd_event_output *o,
 	j = ftd_event_json(ev);
 	if (!j) {
 		o->errors++;
+		o->lost++;
 		return;
 	}
 	s = json_object_to_json_string_ext(j, JSON_C_TO_STRING_PLAIN);
 	if (o->journal) {
-		if (journal_send(s, h) < 0)
+		int rc = journal_send(s, h);
+
+		if (rc < 0) {
 			o->errors++;
-		else
+			o->lost++;
+			snprintf(o->error, sizeof(o->error),
+				 "event_output journal: %s", strerror(-rc));
+		} else {
 			o->written++;
+		}
 	} else {
 		queue(o, s, strlen(s));
-		o->written++;
 	}
 	json_object_put(j);
+}
+
+/* Lines (events) ended in @n bytes of @buf. */
+static uint64_t lines(const char *buf, size_t n)
+{
+	uint64_t k = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		k += buf[i] == '\n';
+	return k;
 }
 
 int ftd_event_output_flush(struct ftd_event_output *o)
@@ -177,11 +213,15 @@ int ftd_event_output_flush(struct ftd_event_output *o)
 			snprintf(o->error, sizeof(o->error),
 				 "event_output %s: %s", o->path,
 				 strerror(n < 0 ? errno : ENOSPC));
+			/* A line cut short counts as lost, whole. */
+			o->written += lines(o->buf, off);
+			o->lost += lines(o->buf, o->len) - lines(o->buf, off);
 			o->len = 0;
 			return -1;
 		}
 		off += (size_t)n;
 	}
+	o->written += lines(o->buf, o->len);
 	o->len = 0;
 	return 0;
 }

@@ -20,12 +20,19 @@ struct ftd_event_output {
 	char path[256];
 	char *buf; /* lines not yet written */
 	size_t len, cap;
-	uint64_t written, errors;
-	char error[320];
+	/*
+	 * Events written (file: once write() took them), events lost (a
+	 * failed write or send: disk full, journald gone), failed calls.
+	 * Kept across reopening (reload, reopen), for stats and metrics.
+	 */
+	uint64_t written, lost, errors;
+	char error[320]; /* the last failure */
 };
 
 /* @where: "" (off), "journal" or a path. 0, or -1 with o->error. */
 int ftd_event_output_open(struct ftd_event_output *o, const char *where);
+/* The same on a closed @o, keeping its counts and last error. */
+int ftd_event_output_reopen(struct ftd_event_output *o, const char *where);
 void ftd_event_output_close(struct ftd_event_output *o);
 static inline int ftd_event_output_on(const struct ftd_event_output *o)
 {
@@ -34,7 +41,8 @@ static inline int ftd_event_output_on(const struct ftd_event_output *o)
 /* Queue (file) or send (journal) one event. */
 void ftd_event_output_add(struct ftd_event_output *o,
 			  const struct ftd_event *ev);
-/* Write what is queued. 0, or -1 (counted in errors, said in error). */
+/* Write what is queued. 0, or -1 (counted in lost and errors, said in
+ * error). */
 int ftd_event_output_flush(struct ftd_event_output *o);
 
 #endif /* FTAGENTD_EVENT_OUTPUT_H */

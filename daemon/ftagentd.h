@@ -13,7 +13,7 @@
 #include "../tools/lib/counters.h"
 #include "../tools/lib/status.h"
 #include "collector.h"
-#include "config.h"
+#include "../tools/lib/config.h"
 
 #define FTAGENTD_SOCKET_PATH "/run/ftagent/ftagentd.sock"
 #define FTAGENTD_STATE_DIR   "/run/ftagent"
@@ -30,6 +30,7 @@ struct ftd_self_usage {
 
 struct ftd_state;
 struct ftd_api;
+struct ftd_event_output;
 
 struct ftagentd {
 	struct ftagentd_config cfg;
@@ -45,7 +46,13 @@ struct ftagentd {
 	/* The state files and the API transport, for stats (NULL in tests). */
 	const struct ftd_state *state;
 	const struct ftd_api *api;
+	const struct ftd_event_output *output; /* [agent] event_output */
 	uint64_t reloads, reload_errors;
+	uint64_t reopens; /* SIGUSR1: event_output reopened */
+	/* Rules and budgets left out until their cgroup exists ("" none). */
+	char policy_missing[512];
+	/* Features the loaded module lacks (an older ABI minor); "" none. */
+	char module_missing[128];
 	char last_reload_error[768];
 	/*
 	 * Called before an API request or a scrape is answered (NULL in

@@ -24,6 +24,7 @@
 
 #include "api.h"
 #include "api_reply.h"
+#include "cgroup_watch.h"
 #include "drain.h"
 #include "ftagentd.h"
 #include "log.h"
@@ -37,6 +38,7 @@
 #define TAG_SIGNAL  2
 #define TAG_EVENTS  3 /* | cpu << 8 */
 #define TAG_METRICS 4
+#define TAG_CGROUPS 5
 
 #define SAMPLE_MAX_AGE_NS    1000000000ull /* resources and self usage */
 #define SNAPSHOT_INTERVAL_NS 30000000000ull
@@ -49,6 +51,7 @@
  * than flush_interval, so their answers are as fresh as before.
  */
 #define IDLE_TICK_MAX_MS 16000
+#define METRICS_RETRY_NS 30000000000ull
 
 struct options {
 	const char *config;
@@ -67,12 +70,17 @@ struct loop {
 	struct ftd_api api;
 	struct ftd_metrics_server *metrics;
 	int epoll_fd, timer_fd, signal_fd;
+	int lock_fd; /* the state directory's lock, held for our life */
+	struct ftd_cgroup_watch cgw; /* the cgroups the policy names by path */
 	int mounted_fs; /* we mounted ftagentfs, so we unmount it */
 	uint64_t last_sample_ns, last_snapshot_ns, last_drain_ns;
 	uint64_t
 		tick_ms; /* the wait for the next tick (see IDLE_TICK_MAX_MS) */
 	uint64_t merged; /* counters and records merged, as of the last tick */
 	int dirty;	 /* merged something since the last snapshot */
+	/* Failures that repeat each tick are logged once a minute. */
+	struct ftd_log_limit events_log, counters_log, snapshot_log;
+	uint64_t metrics_tried_ns; /* the last start of the metrics page */
 	int stop;
 };
 
@@ -245,6 +253,8 @@ static void sample(struct loop *l, uint64_t now)
 	l->last_sample_ns = now;
 }
 
+static void start_metrics(struct loop *l);
+
 /*
  * Drain the module. @full: swap generations too, so every counter up to
  * now is taken. A backed-off tick only looks at the generation the
@@ -258,12 +268,15 @@ static void tick(struct loop *l, int full)
 	int rc;
 
 	if (ftd_drain_events(&l->ev, &l->d.col, &l->st) < 0)
-		ftd_log(LOG_WARNING, "%s", l->ev.error);
+		ftd_log_limited(&l->events_log, ftd_clock_ns(CLOCK_MONOTONIC),
+				LOG_WARNING, "%s", l->ev.error);
 	if (!full && l->d.cfg.agent.flush_interval_ms &&
 	    l->tick_ms > base_tick_ms(l)) {
 		if (ftd_drain_idle_generation(&l->mod, &l->d.col, &l->st, why,
 					      sizeof(why)) < 0)
-			ftd_log(LOG_WARNING, "%s", why);
+			ftd_log_limited(&l->counters_log,
+					ftd_clock_ns(CLOCK_MONOTONIC),
+					LOG_WARNING, "%s", why);
 		full = merged(&l->d.col) != before;
 	} else {
 		full = 1;
@@ -272,7 +285,9 @@ static void tick(struct loop *l, int full)
 		rc = ftd_drain_counters(&l->mod, &l->d.col, &l->st, why,
 					sizeof(why));
 		if (rc < 0)
-			ftd_log(LOG_WARNING, "%s", why);
+			ftd_log_limited(&l->counters_log,
+					ftd_clock_ns(CLOCK_MONOTONIC),
+					LOG_WARNING, "%s", why);
 	}
 	now = ftd_clock_ns(CLOCK_MONOTONIC);
 	l->last_drain_ns = now;
@@ -289,12 +304,20 @@ static void tick(struct loop *l, int full)
 			malloc_trim(0);
 		}
 	}
+	/*
+	 * A metrics page that could not start (its address not up yet, at
+	 * boot) is tried again every METRICS_RETRY_NS.
+	 */
+	if (l->d.cfg.metrics.listen[0] && !l->metrics &&
+	    now - l->metrics_tried_ns >= METRICS_RETRY_NS)
+		start_metrics(l);
 	/* Only a changed state is written again. */
 	if ((l->dirty && now - l->last_snapshot_ns >= SNAPSHOT_INTERVAL_NS) ||
 	    l->st.journal_bytes >= SNAPSHOT_JOURNAL_MAX) {
 		pthread_mutex_lock(&l->d.col.lock);
 		if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
-			ftd_log(LOG_WARNING, "%s", l->st.error);
+			ftd_log_limited(&l->snapshot_log, now, LOG_WARNING,
+					"%s", l->st.error);
 		pthread_mutex_unlock(&l->d.col.lock);
 		l->last_snapshot_ns = now;
 		l->dirty = 0;
@@ -322,7 +345,7 @@ static void refresh(void *arg)
 /* A file that can't be opened is logged; events still reach the log. */
 static void open_output(struct loop *l)
 {
-	if (ftd_event_output_open(&l->out, l->d.cfg.agent.event_output) < 0)
+	if (ftd_event_output_reopen(&l->out, l->d.cfg.agent.event_output) < 0)
 		ftd_log(LOG_ERR, "%s", l->out.error);
 	l->ev.output = ftd_event_output_on(&l->out) ? &l->out : NULL;
 }
@@ -334,6 +357,7 @@ static void start_metrics(struct loop *l)
 
 	if (!l->d.cfg.metrics.listen[0])
 		return;
+	l->metrics_tried_ns = ftd_clock_ns(CLOCK_MONOTONIC);
 	l->metrics = ftd_metrics_start(&l->d, l->d.cfg.metrics.listen, why,
 				       sizeof(why));
 	if (!l->metrics) {
@@ -359,6 +383,41 @@ static void stop_metrics(struct loop *l)
 	epoll_ctl(l->epoll_fd, EPOLL_CTL_DEL, ftd_metrics_fd(l->metrics), NULL);
 	ftd_metrics_stop(l->metrics);
 	l->metrics = NULL;
+}
+
+/*
+ * Push the policy with its cgroup paths resolved as they are now (only
+ * the sets that changed), say which rules wait for their cgroup, and
+ * watch for the next change. At start, on reload, and when a watched
+ * cgroup directory is made or removed.
+ */
+static void apply_policy_now(struct loop *l)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_CGROUPS};
+	char missing[sizeof(l->d.policy_missing)], why[640];
+
+	if (ftd_module_apply_policy(&l->mod, &l->d.cfg, missing,
+				    sizeof(missing), why, sizeof(why)) < 0) {
+		ftd_log(LOG_ERR, "policy: %s", why);
+		missing[0] = '\0';
+	}
+	if (strcmp(missing, l->d.policy_missing)) {
+		if (missing[0])
+			ftd_log(LOG_WARNING,
+				"left out until their cgroup exists: %s",
+				missing);
+		else
+			ftd_log(LOG_INFO, "every cgroup the policy names "
+					  "exists; all its rules are in force");
+		snprintf(l->d.policy_missing, sizeof(l->d.policy_missing), "%s",
+			 missing);
+	}
+	if (ftd_cgroup_watch_set(&l->cgw, &l->d.cfg.policy) < 0)
+		ftd_log(LOG_WARNING, "policy: watching cgroups: %s",
+			strerror(errno));
+	if (l->cgw.fd >= 0 &&
+	    epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->cgw.fd, &ev) < 0)
+		ftd_log(LOG_WARNING, "policy: epoll: %s", strerror(errno));
 }
 
 /* SIGHUP: a bad file changes nothing and says why. */
@@ -404,6 +463,7 @@ static void reload(struct loop *l, const struct options *o)
 	pthread_mutex_unlock(&l->d.col.lock);
 	l->tick_ms = base_tick_ms(l);
 	set_timer(l->timer_fd, l->tick_ms);
+	apply_policy_now(l);
 	/* Reopened even when unchanged: logrotate moved the file away. */
 	ftd_event_output_close(&l->out);
 	open_output(l);
@@ -414,6 +474,9 @@ static void reload(struct loop *l, const struct options *o)
 	ftagentd_config_free(&old);
 	l->d.reloads++;
 	l->d.last_reload_error[0] = '\0';
+	l->d.config_path = o->config_given || access(o->config, F_OK) == 0
+				   ? o->config
+				   : NULL;
 	ftd_log(LOG_INFO, "config reloaded from %s%s", o->config,
 		limits_changed ? "; new [limits] take effect at restart" : "");
 	ftd_notify("READY=1\nSTATUS=running");
@@ -426,12 +489,38 @@ static int setup(struct loop *l, const struct options *o)
 	sigset_t mask;
 	int rc, replaced;
 
+	l->cgw.fd = -1;
+	/* Before anything touches the module: one daemon at a time. */
+	l->lock_fd = ftd_state_lock(o->state_dir, why, sizeof(why));
+	if (l->lock_fd < 0) {
+		ftd_log(LOG_ERR, "%s", why);
+		return FTAGENTD_EXIT_BUSY;
+	}
+	if (ftd_api_socket_busy(o->socket)) {
+		ftd_log(LOG_ERR,
+			"API socket %s: another ftagentd listens on it",
+			o->socket);
+		return FTAGENTD_EXIT_BUSY;
+	}
 	rc = ftd_module_connect(&l->mod, why, sizeof(why));
 	if (rc != FTAGENTD_EXIT_OK) {
 		ftd_log(LOG_ERR, "%s", why);
 		return rc;
 	}
 	l->d.module = l->mod.status;
+	/* An older module of our major: run with what it has, say the rest. */
+	snprintf(l->d.module_missing, sizeof(l->d.module_missing), "%s",
+		 ftd_module_missing(&l->mod));
+	if (l->d.module_missing[0])
+		ftd_log(LOG_WARNING,
+			"the module speaks ABI %u.%u, this ftagentd %s: "
+			"running without %s%s",
+			l->mod.status.abi_major, l->mod.status.abi_minor,
+			FTAGENT_ABI_STRING, l->d.module_missing,
+			l->d.cfg.policy.spec.n || l->d.cfg.policy.budgets.n
+				? "; the config's rules and budgets are NOT in "
+				  "force"
+				: "");
 	if (ftd_module_apply(&l->mod, &l->d.cfg, &replaced, why, sizeof(why)) <
 	    0) {
 		ftd_log(LOG_ERR, "the module refused the config: %s", why);
@@ -445,6 +534,7 @@ static int setup(struct loop *l, const struct options *o)
 	l->d.col.read_proc_names = 1; /* after the replay, not during it */
 	l->d.state = &l->st;
 	l->d.api = &l->api;
+	l->d.output = &l->out;
 	if (rc < 0) {
 		ftd_log(LOG_ERR, "state: %s", l->st.error);
 		return FTAGENTD_EXIT_FAILED;
@@ -479,6 +569,7 @@ static int setup(struct loop *l, const struct options *o)
 		timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR1);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
@@ -502,6 +593,7 @@ static int setup(struct loop *l, const struct options *o)
 		return FTAGENTD_EXIT_FAILED;
 	}
 	start_metrics(l);
+	apply_policy_now(l);
 	/* Take what is waiting before saying we are ready. */
 	l->merged = merged(&l->d.col);
 	tick(l, 1);
@@ -511,6 +603,18 @@ static int setup(struct loop *l, const struct options *o)
 	return FTAGENTD_EXIT_OK;
 }
 
+/*
+ * SIGUSR1: reopen event_output and nothing else (log rotation): the
+ * config is not read again, the module is not touched.
+ */
+static void reopen_output(struct loop *l)
+{
+	ftd_event_output_close(&l->out);
+	open_output(l);
+	l->d.reopens++;
+	ftd_log(LOG_INFO, "event_output reopened");
+}
+
 static void on_signal(struct loop *l, const struct options *o)
 {
 	struct signalfd_siginfo si;
@@ -518,6 +622,8 @@ static void on_signal(struct loop *l, const struct options *o)
 	while (read(l->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP)
 			reload(l, o);
+		else if (si.ssi_signo == SIGUSR1)
+			reopen_output(l);
 		else
 			l->stop = 1;
 	}
@@ -557,10 +663,16 @@ static void run(struct loop *l, const struct options *o)
 				/* A sub-buffer filled: don't wait for the tick. */
 				if (ftd_drain_events(&l->ev, &l->d.col,
 						     &l->st) < 0)
-					ftd_log(LOG_WARNING, "%s", l->ev.error);
+					ftd_log_limited(
+						&l->events_log,
+						ftd_clock_ns(CLOCK_MONOTONIC),
+						LOG_WARNING, "%s", l->ev.error);
 				note_merged(l);
 			} else if (tag == TAG_METRICS && l->metrics) {
 				ftd_metrics_run(l->metrics);
+			} else if (tag == TAG_CGROUPS) {
+				if (ftd_cgroup_watch_drain(&l->cgw))
+					apply_policy_now(l);
 			}
 		}
 	}
@@ -574,6 +686,7 @@ static void shutdown_loop(struct loop *l)
 	if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
 		ftd_log(LOG_WARNING, "%s", l->st.error);
 	stop_metrics(l);
+	ftd_cgroup_watch_close(&l->cgw);
 	ftd_api_close(&l->api);
 	ftd_events_close(&l->ev);
 	ftd_event_output_close(&l->out);
@@ -603,7 +716,9 @@ int main(int argc, char **argv)
 		ftagentd_config_free(&l.d.cfg);
 		return FTAGENTD_EXIT_OK;
 	}
-	l.d.config_path = o.config;
+	/* A config path only when a file was read, not built-in defaults. */
+	l.d.config_path =
+		o.config_given || access(o.config, F_OK) == 0 ? o.config : NULL;
 	/*
 	 * No transparent huge pages: the tables grow a chunk at a time, and
 	 * a 2 MiB page behind a few rows would make them resident whole.

@@ -4,10 +4,8 @@
  * (0.0.4), served by libmicrohttpd at http://LISTEN/metrics when
  * [metrics] listen is set (docs/metrics.md lists every metric).
  *
- * Byte and call counters must never go down, but the tables they could
- * be summed from forget rows (eviction). So the collector keeps
- * struct ftd_metrics_totals beside its tables, fed one counter at a time
- * by ftd_metrics_account(); it only grows.
+ * Byte and call counters come from the collector's totals (totals.h),
+ * which only grow; the page only reads them.
  *
  * Labelled series count against [limits] metric_series: the fixed ones
  * come first, then the busiest processes; what does not fit is left out
@@ -19,38 +17,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/socket.h>
-
-enum ftd_metrics_dir { FTD_MD_IN, FTD_MD_OUT, __FTD_MD_MAX };
-
-/* Socket protocols; "other" for every non-IP socket. */
-enum ftd_metrics_proto { FTD_MP_TCP, FTD_MP_UDP, FTD_MP_OTHER, __FTD_MP_MAX };
-
-enum ftd_metrics_family {
-	FTD_MF_IPV4,
-	FTD_MF_IPV6,
-	FTD_MF_UNIX,
-	FTD_MF_OTHER,
-	__FTD_MF_MAX
-};
-
-struct ftd_metrics_io {
-	uint64_t bytes, calls;
-};
-
-/*
- * Everything the module counted since the collector started, by what it
- * was. Plain numbers only, so it can be saved with the collector.
- */
-struct ftd_metrics_totals {
-	struct ftd_metrics_io net[__FTD_MF_MAX][__FTD_MP_MAX][__FTD_MD_MAX];
-	struct ftd_metrics_io file[__FTD_MD_MAX];
-	struct ftd_metrics_io transfer; /* sendfile, splice: file to socket */
-};
-
-/* Add one dumped counter (struct ftagent_counter) to @t. */
-struct ftagent_counter;
-void ftd_metrics_account(struct ftd_metrics_totals *t,
-			 const struct ftagent_counter *k);
 
 /*
  * The whole page, NUL-terminated and malloc'd (*@len bytes without the

@@ -124,14 +124,94 @@ out:
 	return rc;
 }
 
+/* 1 unless the module's rule set reads back equal to @want. */
+static int policy_differs(struct ftd_module *m,
+			  const struct ftagent_policy_spec *want)
+{
+	struct ftagent_policy_spec now;
+	struct ftnl_error err;
+	int differs;
+
+	ftagent_policy_spec_init(&now);
+	differs = ftagent_get_policy(&m->ctl, &now, &err) < 0 ||
+		  !ftagent_policy_spec_equal(&now, want);
+	ftagent_policy_spec_free(&now);
+	return differs;
+}
+
+static int budgets_differ(struct ftd_module *m,
+			  const struct ftagent_budget_set *want)
+{
+	struct ftagent_budget_set now = {0};
+	struct ftnl_error err;
+	int differs;
+
+	differs = ftagent_get_budgets(&m->ctl, &now, &err) < 0 ||
+		  !ftagent_budget_set_equal(&now, want);
+	ftagent_budget_set_free(&now);
+	return differs;
+}
+
+const char *ftd_module_missing(const struct ftd_module *m)
+{
+	if (m->status.abi_minor < FTD_MINOR_POLICY)
+		return "the policy gate and budgets (ABI 0.4)";
+	return "";
+}
+
+int ftd_module_apply_policy(struct ftd_module *m,
+			    const struct ftagentd_config *cfg, char *missing,
+			    size_t missing_len, char *why, size_t why_len)
+{
+	struct ftagent_policy_spec spec;
+	struct ftagent_budget_set budgets;
+	struct ftnl_error err;
+	uint64_t generation;
+	char msg[384];
+	int rc = -1;
+
+	if (m->status.abi_minor < FTD_MINOR_POLICY) {
+		if (missing_len)
+			missing[0] = '\0';
+		return 0; /* nothing to push to: said at start */
+	}
+	if (ftd_policy_resolve(&cfg->policy, &spec, &budgets, missing,
+			       missing_len) < 0) {
+		snprintf(why, why_len, "policy: out of memory");
+		return -1;
+	}
+	/*
+	 * A set is pushed (whole: the module swaps it atomically) only when
+	 * it differs from the one in force, which a push would reset: rule
+	 * hits, budget usage and windows. So a reload that does not touch
+	 * them, and a daemon restart, leave them running.
+	 */
+	if (policy_differs(m, &spec) &&
+	    ftagent_set_policy(&m->ctl, &spec, &generation, &err) < 0) {
+		snprintf(why, why_len, "policy: %s",
+			 ftnl_format_error(&err, msg, sizeof(msg)));
+		goto out;
+	}
+	if (budgets_differ(m, &budgets) &&
+	    ftagent_set_budgets(&m->ctl, &budgets, &generation, &err) < 0) {
+		snprintf(why, why_len, "budgets: %s",
+			 ftnl_format_error(&err, msg, sizeof(msg)));
+		goto out;
+	}
+	rc = 0;
+out:
+	ftagent_policy_spec_free(&spec);
+	ftagent_budget_set_free(&budgets);
+	return rc;
+}
+
 int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 		     int *channel_replaced, char *why, size_t why_len)
 {
 	struct ftagent_config kc = {0};
 	struct ftagent_resources res = {0};
 	struct ftnl_error err;
-	uint64_t generation;
-	char msg[384];
+	char msg[384], missing[16];
 
 	*channel_replaced = 0;
 	if (ftagent_get_resources(&m->stats, &res, &err) < 0)
@@ -158,20 +238,8 @@ int ftd_module_apply(struct ftd_module *m, const struct ftagentd_config *cfg,
 	*channel_replaced = !!(kc.set & FTAGENT_CONFIG_HAVE_RING_BUFFER_SIZE);
 	if (push_filters(m, cfg, &err) < 0)
 		goto fail;
-	/* The whole rule set, every time: the module swaps it atomically. */
-	if (ftagent_set_policy(&m->ctl, &cfg->policy.spec, &generation, &err) <
-	    0) {
-		snprintf(why, why_len, "policy: %s",
-			 ftnl_format_error(&err, msg, sizeof(msg)));
-		return -1;
-	}
-	if (ftagent_set_budgets(&m->ctl, &cfg->policy.budgets, &generation,
-				&err) < 0) {
-		snprintf(why, why_len, "budgets: %s",
-			 ftnl_format_error(&err, msg, sizeof(msg)));
-		return -1;
-	}
-	return 0;
+	return ftd_module_apply_policy(m, cfg, missing, sizeof(missing), why,
+				       why_len);
 fail:
 	ftagent_resources_free(&res);
 	snprintf(why, why_len, "%s", ftnl_format_error(&err, msg, sizeof(msg)));

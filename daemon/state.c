@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -460,6 +461,48 @@ int ftd_state_open(struct ftd_state *st, const char *dir,
 	}
 	st->journal_bytes = good;
 	return damaged;
+}
+
+int ftd_state_lock(const char *dir, char *why, size_t why_len)
+{
+	char path[300], pid[32];
+	ssize_t n;
+	int fd;
+
+	if (mkdir(dir, 0750) < 0 && errno != EEXIST) {
+		snprintf(why, why_len, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(path, sizeof(path), "%s/lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (fd < 0) {
+		snprintf(why, why_len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		int err = errno;
+
+		n = pread(fd, pid, sizeof(pid) - 1, 0);
+		pid[n > 0 ? n : 0] = '\0';
+		pid[strcspn(pid, "\n")] = '\0';
+		if (err == EWOULDBLOCK)
+			snprintf(why, why_len,
+				 "another ftagentd (pid %s) is running with "
+				 "state directory %s",
+				 pid[0] ? pid : "unknown", dir);
+		else
+			snprintf(why, why_len, "%s: lock: %s", path,
+				 strerror(err));
+		close(fd);
+		return -1;
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || pwrite(fd, pid, (size_t)n, 0) != n) {
+		snprintf(why, why_len, "%s: %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 void ftd_state_close(struct ftd_state *st)

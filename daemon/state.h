@@ -45,6 +45,15 @@ int ftd_state_open(struct ftd_state *st, const char *dir,
 		   struct ftd_collector *c);
 void ftd_state_close(struct ftd_state *st);
 
+/*
+ * Only one ftagentd at a time: create @dir if needed and take an
+ * exclusive lock on @dir/lock (flock, dropped by the kernel when the
+ * process dies, kill -9 included), writing our pid in it. The locked
+ * descriptor, kept open for the daemon's life, or -1 with @why saying
+ * which daemon holds it.
+ */
+int ftd_state_lock(const char *dir, char *why, size_t why_len);
+
 /* Append a generation about to be acknowledged. 0, or -1. */
 int ftd_state_log_generation(struct ftd_state *st,
 			     const struct ftagent_generation *gen);

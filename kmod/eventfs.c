@@ -12,6 +12,8 @@
  * (one superblock, shared by all mounts): mounting asks the event
  * channel to create its files in the new superblock's root, and the
  * last umount asks it to take them away before the superblock dies.
+ * The channel itself, and the records nobody has read yet, outlive
+ * both (events.c): a mount only makes them readable.
  * While mounted, the superblock holds the module: unmount before
  * unloading. The directory /sys/fs/ftagent is made for the mount.
  */

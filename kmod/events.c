@@ -14,8 +14,16 @@
  * record is built in the CPU's scratch area and copied into the buffer
  * with interrupts off, and the buffer's write offset moves only after the
  * copy, so a reader on another CPU never sees half a record. The channel
- * pointer is RCU-protected: resizing or unmounting swaps it out, waits
- * for writers, then closes the old one.
+ * pointer is RCU-protected: resizing swaps it out, waits for writers,
+ * then closes the old one.
+ *
+ * The channel lives as long as the module (or until a resize), not as
+ * long as a mount: relay gets no files, and the module makes one file
+ * per CPU buffer itself in ftagentfs while it is mounted. So records
+ * written while no daemon runs (nothing mounted, or a mount in another
+ * namespace gone) wait in the buffer, up to its size, for the next reader;
+ * mounting and unmounting never discard any. A CPU brought online after
+ * the mount gets its file at the next mount or resize.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -55,6 +63,7 @@ static struct rchan __rcu *ftagent_chan;
 /* Serialises channel replacement and the mount's file attach/detach. */
 static DEFINE_MUTEX(ftagent_chan_lock);
 static struct dentry *ftagent_files_root;	/* fs root while mounted */
+static struct dentry **ftagent_files;		/* per CPU, while mounted */
 static struct ftagent_events_geometry ftagent_geo;
 
 /* Loss alerts: at most one per interval, armed by the first loss. */
@@ -84,17 +93,14 @@ static struct dentry *ftagent_create_buf_file(const char *filename,
 					      int *is_global)
 {
 	/*
-	 * relay asks with no name for a channel without files (not
-	 * mounted) and only wants a non-NULL answer.
+	 * The channel has no files of relay's (ftagent_files_create() makes
+	 * them): relay asks with no name and only wants a non-NULL answer.
 	 */
-	if (!filename)
-		return ZERO_SIZE_PTR;
-	return ftagent_eventfs_create_file(filename, parent, mode, buf);
+	return filename ? NULL : ZERO_SIZE_PTR;
 }
 
 static int ftagent_remove_buf_file(struct dentry *dentry)
 {
-	ftagent_eventfs_remove_file(dentry);
 	return 0;
 }
 
@@ -134,18 +140,59 @@ static void ftagent_geometry_for(u32 bytes, struct ftagent_events_geometry *g)
 	g->ring_bytes = bytes;
 }
 
-/* Caller holds ftagent_chan_lock. */
+/* Caller holds ftagent_chan_lock. Buffers only: the files are ours. */
 static struct rchan *ftagent_chan_open(const struct ftagent_events_geometry *g)
 {
-	struct rchan *chan;
-
-	/* Mounted: files in the mount's root; else buffers only. */
-	chan = relay_open(ftagent_files_root ? FTAGENT_EVENTS_FILE : NULL,
-			  ftagent_files_root, g->subbuf_size, g->n_subbufs,
+	return relay_open(NULL, NULL, g->subbuf_size, g->n_subbufs,
 			  &ftagent_relay_callbacks, NULL);
-	if (!chan)
-		return NULL;
-	return chan;
+}
+
+/* Caller holds ftagent_chan_lock. Take the per-CPU files away. */
+static void ftagent_files_remove(void)
+{
+	int cpu;
+
+	if (!ftagent_files)
+		return;
+	for_each_possible_cpu(cpu)
+		ftagent_eventfs_remove_file(ftagent_files[cpu]);
+	kfree(ftagent_files);
+	ftagent_files = NULL;
+}
+
+/*
+ * Caller holds ftagent_chan_lock. One file per CPU buffer of the channel
+ * in force, in the mount's root (the names relay would give, events<N>).
+ */
+static int ftagent_files_create(void)
+{
+	struct rchan *chan = rcu_dereference_protected(ftagent_chan,
+				lockdep_is_held(&ftagent_chan_lock));
+	char name[sizeof(FTAGENT_EVENTS_FILE) + 12];
+	struct rchan_buf *buf;
+	struct dentry *d;
+	int cpu;
+
+	if (!ftagent_files_root || !chan || ftagent_files)
+		return 0;
+	ftagent_files = kcalloc(nr_cpu_ids, sizeof(*ftagent_files),
+				GFP_KERNEL);
+	if (!ftagent_files)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		buf = *per_cpu_ptr(chan->buf, cpu);
+		if (!buf)
+			continue;
+		snprintf(name, sizeof(name), "%s%d", FTAGENT_EVENTS_FILE, cpu);
+		d = ftagent_eventfs_create_file(name, ftagent_files_root,
+						0400, buf);
+		if (IS_ERR(d)) {
+			ftagent_files_remove();
+			return PTR_ERR(d);
+		}
+		ftagent_files[cpu] = d;
+	}
+	return 0;
 }
 
 /*
@@ -211,6 +258,7 @@ static void ftagent_chan_close(void)
 				  lockdep_is_held(&ftagent_chan_lock));
 	if (!old)
 		return;
+	ftagent_files_remove();
 	synchronize_rcu();
 	ftagent_count_discarded(old);
 	relay_close(old);
@@ -234,6 +282,8 @@ static int ftagent_chan_replace(const struct ftagent_events_geometry *g)
 		return -ENOMEM;
 	ftagent_geo = *g;
 	rcu_assign_pointer(ftagent_chan, chan);
+	if (ftagent_files_create())
+		pr_err("event files not created: remount %s\n", FTAGENT_FS_TYPE);
 	return 0;
 }
 
@@ -259,10 +309,8 @@ int ftagent_events_resize(u32 bytes)
 }
 
 /*
- * Mounted: the channel is replaced by one with files. Not
- * relay_late_setup_files(), which creates the files with preemption off
- * and may sleep there; the records written before the mount are counted
- * as discarded with the old channel.
+ * Mounted: files for the channel in force, which stays; what it holds
+ * (written while nothing was mounted) is there to read.
  */
 int ftagent_events_attach_files(struct dentry *root)
 {
@@ -270,7 +318,7 @@ int ftagent_events_attach_files(struct dentry *root)
 
 	mutex_lock(&ftagent_chan_lock);
 	ftagent_files_root = root;
-	err = ftagent_chan_replace(&ftagent_geo);
+	err = ftagent_files_create();
 	if (err)
 		ftagent_files_root = NULL;
 	mutex_unlock(&ftagent_chan_lock);
@@ -278,16 +326,14 @@ int ftagent_events_attach_files(struct dentry *root)
 }
 
 /*
- * Unmounted: relay cannot drop a channel's files and keep its buffers,
- * so the channel is replaced by one without files; what was unread goes
- * with it (nobody could be reading: open files keep the mount).
+ * Unmounted: the files go, the channel and its unread records stay for
+ * the next mount (nobody could be reading: open files keep the mount).
  */
 void ftagent_events_detach_files(void)
 {
 	mutex_lock(&ftagent_chan_lock);
+	ftagent_files_remove();
 	ftagent_files_root = NULL;
-	if (ftagent_chan_replace(&ftagent_geo))
-		pr_err("event channel lost: events are counted as no_buffer\n");
 	mutex_unlock(&ftagent_chan_lock);
 }
 

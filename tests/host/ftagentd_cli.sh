@@ -44,7 +44,7 @@ run() {
 	fi
 }
 
-echo "1..9"
+echo "1..11"
 cat >"$tmp/good.conf" <<'CONF'
 [agent]
 mode = standard
@@ -82,6 +82,34 @@ else
 		--socket "$tmp/s.sock" --state-dir "$tmp/state"
 fi
 
+# One daemon at a time: the state directory's lock is taken before the
+# module is even looked for, so a held lock wins over the absent module.
+mkdir -p "$tmp/busy"
+echo 4242 >"$tmp/busy/lock"
+check "a second daemon on a locked state directory exits 5 and names the first" \
+	flock "$tmp/busy/lock" \
+	bash -c "$(declare -f run); run 5 'another ftagentd \\(pid 4242\\) is running' \
+	\"$ftagentd\" -c \"$tmp/good.conf\" --socket \"$tmp/b.sock\" --state-dir \"$tmp/busy\""
+
+# A socket someone listens on is not unlinked from under them.
+live_socket_kept() {
+	python3 - "$tmp/live.sock" "$ftagentd" "$tmp/good.conf" "$tmp/live-state" <<'PY'
+import socket, subprocess, sys, os
+path, ftagentd, conf, state = sys.argv[1:]
+s = socket.socket(socket.AF_UNIX)
+s.bind(path)
+s.listen(1)
+p = subprocess.run([ftagentd, "-c", conf, "--socket", path, "--state-dir", state],
+                   capture_output=True, text=True)
+c = socket.socket(socket.AF_UNIX)
+c.connect(path)  # still ours: the daemon did not unlink it
+print("# exit %d: %s" % (p.returncode, p.stderr.strip()))
+sys.exit(0 if p.returncode == 5 and "another ftagentd listens" in p.stderr else 1)
+PY
+}
+check "a socket another daemon listens on is neither unlinked nor taken" \
+	live_socket_kept
+
 check "the shipped example config is valid" \
 	run 0 "ok" "$ftagentd" --check-config -c "$top/daemon/ftagent.conf.example"
 
@@ -91,6 +119,7 @@ staged_install() {
 		[ -x "$tmp/root/usr/sbin/ftagentd" ] &&
 		[ -x "$tmp/root/usr/bin/ftctl" ] &&
 		[ -f "$tmp/root/lib/systemd/system/ftagentd.service" ] &&
+		[ -f "$tmp/root/lib/systemd/system/sys-fs-ftagent.mount" ] &&
 		[ -f "$tmp/root/etc/modules-load.d/ftagent.conf" ] &&
 		"$tmp/root/usr/sbin/ftagentd" --check-config \
 			-c "$tmp/root/etc/ftagent/ftagent.conf" >/dev/null
@@ -105,9 +134,11 @@ verify_unit() {
 	local out
 	sed "s#/usr/sbin/ftagentd#$ftagentd#" \
 		"$top/daemon/systemd/ftagentd.service" >"$tmp/ftagentd.service"
-	out=$(systemd-analyze verify "$tmp/ftagentd.service" 2>&1)
+	cp "$top/daemon/systemd/sys-fs-ftagent.mount" "$tmp/"
+	out=$(systemd-analyze verify "$tmp/ftagentd.service" \
+		"$tmp/sys-fs-ftagent.mount" 2>&1)
 	[ -z "$out" ] || { echo "# $out"; return 1; }
 }
-check "systemd-analyze accepts the unit" verify_unit
+check "systemd-analyze accepts the unit and its mount" verify_unit
 
 [ "$failed" -eq 0 ]

@@ -216,11 +216,28 @@ static void who_may_connect(void **state)
 	struct fixture *f = *state;
 
 	(void)state;
-	assert_true(ftd_api_peer_allowed(0, 0, 1, (gid_t)-1));
-	assert_false(ftd_api_peer_allowed(1000, 1000, getpid(), (gid_t)-1));
-	assert_true(ftd_api_peer_allowed(1000, 4242, getpid(), 4242));
-	/* Not root, not the group, and this process isn't in group 4243. */
-	assert_false(ftd_api_peer_allowed(1000, 1000, getpid(), 4243));
+	gid_t some[] = {27, 4243, 100}, mine[256], *peer;
+	int sv[2], n;
+	size_t k;
+
+	assert_true(ftd_api_peer_allowed(0, 0, NULL, 0, (gid_t)-1));
+	assert_false(ftd_api_peer_allowed(1000, 1000, some, 3, (gid_t)-1));
+	assert_true(ftd_api_peer_allowed(1000, 4242, NULL, 0, 4242));
+	/* A supplementary group, as SO_PEERGROUPS gives them. */
+	assert_true(ftd_api_peer_allowed(1000, 1000, some, 3, 4243));
+	assert_false(ftd_api_peer_allowed(1000, 1000, some, 3, 4244));
+	assert_false(ftd_api_peer_allowed(1000, 1000, NULL, 0, 4243));
+	/* The groups come from the socket, as the peer had them. */
+	assert_int_equal(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	assert_int_equal(0, ftd_api_peer_groups(sv[0], &peer, &k));
+	n = getgroups(256, mine);
+	assert_true(n >= 0);
+	assert_int_equal((size_t)n, k);
+	if (k)
+		assert_memory_equal(mine, peer, k * sizeof(gid_t));
+	free(peer);
+	close(sv[0]);
+	close(sv[1]);
 	/* The socket file: 0660 with the ftagent group, else 0600. */
 	assert_int_equal(0, stat(f->path, &st));
 	assert_int_equal(f->api.group != (gid_t)-1 ? 0660 : 0600,

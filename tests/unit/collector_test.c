@@ -18,6 +18,7 @@
 #include <linux/ftagent.h>
 
 #include "../../daemon/collector.h"
+#include "../../daemon/drain.h"
 #include "../../daemon/state.h"
 #include "../../tools/lib/counters.h"
 #include "../../tools/lib/records.h"
@@ -407,6 +408,55 @@ static void state_survives_kill_and_stop(void **state)
 	assert_int_equal(0, system(path));
 }
 
+/*
+ * One drain reads CPU 0's file, then CPU 1's: a child's EXIT (CPU 0,
+ * later) comes before its FORK (CPU 1, earlier). In written order, the
+ * exited process keeps the name it had at exit, not its parent's.
+ */
+static void an_exit_read_before_its_fork_keeps_its_name(void **state)
+{
+	struct ftagent_rec_exit x = {0};
+	struct ftagent_rec_fork f = {0};
+	struct ftd_proc_key key = {.tgid = 4243};
+	unsigned char *batch = malloc(4096);
+	struct ftd_collector c;
+	struct ftd_proc *p;
+	size_t len, off;
+
+	(void)state;
+	assert_non_null(batch);
+	init(&c, 64);
+	strcpy(x.comm, "renamed");
+	len = build_rec(batch, FTAGENT_REC_EXIT, 4243, 7, 2000, &x, sizeof(x),
+			NULL, 0, NULL, 0);
+	((struct ftagent_rec_hdr *)batch)->cpu = 0;
+	f.child_tgid = 4243;
+	strcpy(f.comm, "python3");
+	off = len;
+	len += build_rec(batch + off, FTAGENT_REC_FORK, 4242, 3, 1000, &f,
+			 sizeof(f), NULL, 0, NULL, 0);
+	((struct ftagent_rec_hdr *)(batch + off))->cpu = 1;
+	assert_int_equal(0, ftd_records_in_time_order(&batch, len));
+	assert_int_equal(FTAGENT_REC_FORK,
+			 ((struct ftagent_rec_hdr *)batch)->type);
+	for (off = 0; off < len;) {
+		struct ftagent_rec rec;
+		size_t used;
+
+		assert_int_equal(FTAGENT_REC_OK,
+				 ftagent_rec_next(batch + off, len - off, &rec,
+						  &used, NULL));
+		ftd_collector_event(&c, &rec);
+		off += used;
+	}
+	p = ftd_table_find(&c.table[FTD_T_PROCESSES], &key);
+	assert_non_null(p);
+	assert_string_equal("renamed", p->comm);
+	assert_true(p->exited);
+	ftd_collector_free(&c);
+	free(batch);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -418,6 +468,7 @@ int main(void)
 		cmocka_unit_test(gap_records_count_losses_by_cause),
 		cmocka_unit_test(event_log_keeps_its_bound_and_filters),
 		cmocka_unit_test(state_survives_kill_and_stop),
+		cmocka_unit_test(an_exit_read_before_its_fork_keeps_its_name),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

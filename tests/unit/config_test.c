@@ -10,12 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <linux/ftagent.h>
 
-#include "../../daemon/config.h"
-#include "../../daemon/units.h"
+#include "../../tools/lib/config.h"
+#include "../../tools/lib/units.h"
 
 static char err[512];
 
@@ -195,9 +196,9 @@ static const struct {
 	 "test.conf:2: [policy.a] comm: a command name is 1 to 15 bytes"},
 	{"[policy.a]\nuid = no-such-user-here\n",
 	 "test.conf:2: [policy.a] uid: no such user (a uid or a user name)"},
-	{"[policy.a]\ncgroup = /no/such/cgroup\n",
+	{"[policy.a]\ncgroup = no/such/cgroup\n",
 	 "test.conf:2: [policy.a] cgroup: a cgroup is its id or its "
-	 "directory under /sys/fs/cgroup, which must exist"},
+	 "directory's absolute path under /sys/fs/cgroup"},
 	{"[policy.a]\nflavour = mint\n",
 	 "test.conf:2: [policy.a] flavour: unknown key"},
 	{"[policy]\nenforce = maybe\n",
@@ -236,6 +237,67 @@ static const struct {
 	{"[agent]\nmode = x\nhooks = y\n",
 	 "test.conf:2: [agent] mode: mode is minimal or standard"},
 };
+
+/*
+ * A cgroup given by path is resolved at each push: left out while it does
+ * not exist (not a config error: the service may start later), then the
+ * id of the directory as it is now, also after it was made anew.
+ */
+static void cgroups_by_path_follow_the_directory(void **state)
+{
+	char dir[] = "/tmp/ftagent-cg-XXXXXX", svc[64], text[512], missing[256];
+	struct ftagent_policy_spec spec;
+	struct ftagent_budget_set b;
+	struct ftagentd_config c;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(svc, sizeof(svc), "%s/web.service", dir);
+	snprintf(text, sizeof(text),
+		 "[policy.web-no-ssh]\nops = connect\naction = deny\n"
+		 "port = 22\ncgroup = %s\n\n[policy.all]\nops = exec\n"
+		 "action = audit\n\n[budget.web-conn]\nmetric = connects\n"
+		 "limit = 10\nwindow = 1m\ncgroup = \"%s\"\n",
+		 svc, svc);
+	assert_int_equal(0, parse(text, &c));
+	assert_int_equal(2, ftd_policy_resolve(&c.policy, &spec, &b, missing,
+					       sizeof(missing)));
+	assert_int_equal(1, spec.n);
+	assert_string_equal("all", spec.rules[0].name);
+	assert_int_equal(0, b.n);
+	assert_non_null(strstr(missing, "web-no-ssh ("));
+	assert_non_null(strstr(missing, "web-conn ("));
+	assert_non_null(strstr(missing, svc));
+	ftagent_policy_spec_free(&spec);
+	ftagent_budget_set_free(&b);
+	/* The service starts: its cgroup appears. */
+	assert_int_equal(0, mkdir(svc, 0755));
+	assert_int_equal(0, stat(svc, &st));
+	assert_int_equal(0, ftd_policy_resolve(&c.policy, &spec, &b, missing,
+					       sizeof(missing)));
+	assert_string_equal("", missing);
+	assert_int_equal(2, spec.n);
+	assert_string_equal("web-no-ssh", spec.rules[0].name);
+	assert_int_equal(st.st_ino, spec.rules[0].cgroup_id);
+	assert_int_equal(1, b.n);
+	assert_int_equal(st.st_ino, b.b[0].cgroup_id);
+	ftagent_policy_spec_free(&spec);
+	ftagent_budget_set_free(&b);
+	/* It restarts into a new cgroup of the same path. */
+	assert_int_equal(0, rmdir(svc));
+	assert_int_equal(0, mkdir(svc, 0755));
+	assert_int_equal(0, stat(svc, &st));
+	assert_int_equal(0, ftd_policy_resolve(&c.policy, &spec, &b, missing,
+					       sizeof(missing)));
+	assert_int_equal(st.st_ino, spec.rules[0].cgroup_id);
+	assert_int_equal(st.st_ino, b.b[0].cgroup_id);
+	ftagent_policy_spec_free(&spec);
+	ftagent_budget_set_free(&b);
+	ftagentd_config_free(&c);
+	rmdir(svc);
+	rmdir(dir);
+}
 
 static void bad_files_name_file_line_and_key(void **state)
 {
@@ -453,6 +515,7 @@ int main(void)
 		cmocka_unit_test(event_output_takes_none_journal_or_a_path),
 		cmocka_unit_test(policy_rules_in_file_order),
 		cmocka_unit_test(budgets_in_file_order),
+		cmocka_unit_test(cgroups_by_path_follow_the_directory),
 		cmocka_unit_test(units),
 		cmocka_unit_test(a_missing_file_is_named),
 		cmocka_unit_test(a_file_reports_its_lines),

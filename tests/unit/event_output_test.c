@@ -99,11 +99,48 @@ static void off_and_unopenable(void **state)
 	ftd_event_output_close(&o);
 }
 
+/*
+ * A full disk (/dev/full: every write fails with ENOSPC): each event that
+ * did not get out is counted as lost, the failed write as an error, the
+ * reason kept; counts survive a reopen (SIGHUP, SIGUSR1).
+ */
+static void full_disk_is_counted_event_by_event(void **state)
+{
+	struct ftd_event_output o;
+	struct ftd_eventlog log;
+	size_t size;
+	int i;
+
+	(void)state;
+	assert_int_equal(0, ftd_event_output_open(&o, "/dev/full"));
+	ftd_eventlog_init(&log, 1 << 20);
+	size = build_exec(rec_buf, 4242, 1, "nginx", "/usr/sbin/nginx");
+	ftd_eventlog_append(&log, rec_buf, size, 1700000000000000000ull,
+			    "nginx");
+	for (i = 0; i < 3; i++)
+		ftd_event_output_add(&o, ftd_eventlog_newest(&log));
+	assert_int_equal(-1, ftd_event_output_flush(&o));
+	assert_int_equal(0, o.written);
+	assert_int_equal(3, o.lost);
+	assert_int_equal(1, o.errors);
+	assert_non_null(strstr(o.error, "/dev/full"));
+	assert_non_null(strstr(o.error, "No space left"));
+	ftd_event_output_close(&o);
+	assert_int_equal(0, ftd_event_output_reopen(&o, "/dev/full"));
+	ftd_event_output_add(&o, ftd_eventlog_newest(&log));
+	assert_int_equal(-1, ftd_event_output_flush(&o));
+	assert_int_equal(4, o.lost);
+	assert_int_equal(2, o.errors);
+	ftd_event_output_close(&o);
+	ftd_eventlog_free(&log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(lines_are_the_api_objects),
 		cmocka_unit_test(off_and_unopenable),
+		cmocka_unit_test(full_disk_is_counted_event_by_event),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -34,6 +34,7 @@ static void print_text(const struct ftagent_budget_set *s)
 	       "LIMIT", "RESET IN", "DENIED", "ALERTS");
 	for (i = 0; i < s->n; i++) {
 		const struct ftagent_budget_spec *b = &s->b[i];
+		char name[FTAGENT_RULE_NAME_MAX + 1];
 
 		if (b->window_left_ms)
 			ftctl_duration((b->window_left_ms + 999) / 1000, left,
@@ -42,7 +43,8 @@ static void print_text(const struct ftagent_budget_set *s)
 			snprintf(left, sizeof(left), "-");
 		printf("%-20.20s %-14s %8s %8s %8s %6" PRIu64 " %6" PRIu64
 		       "%s\n",
-		       b->name, ftagent_metric_name(b->metric),
+		       ftctl_printable(b->name, name, sizeof(name)),
+		       ftagent_metric_name(b->metric),
 		       amount(b->metric, b->used, used, sizeof(used)),
 		       amount(b->metric, b->limit, limit, sizeof(limit)), left,
 		       b->denied, b->alerts, b->enforce ? "" : " (alert only)");

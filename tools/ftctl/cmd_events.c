@@ -284,7 +284,7 @@ static void summary(struct json_object *ev, const char *type, char *out,
 				out, len);
 	} else if (!strcmp(type, "verdict")) {
 		/* "denied connect 10.0.0.1:22 by no-ssh" */
-		char obj[256];
+		char obj[256], rule[FTAGENT_RULE_NAME_MAX + 1];
 
 		ftctl_printable(ftctl_jget(ev, "path") ? ftctl_jstr(ev, "path")
 				: ftctl_jget(ev, "remote")
@@ -298,12 +298,14 @@ static void summary(struct json_object *ev, const char *type, char *out,
 				 ftctl_jstr(ev, "metric"),
 				 ftctl_ju64(ev, "used"),
 				 ftctl_ju64(ev, "limit"),
-				 ftctl_jstr(ev, "rule_name"));
+				 ftctl_printable(ftctl_jstr(ev, "rule_name"),
+						 rule, sizeof(rule)));
 		else
 			snprintf(out, len, "%s %s %s by %s",
 				 ftctl_jstr(ev, "verdict"),
 				 ftctl_jstr(ev, "op"), obj,
-				 ftctl_jstr(ev, "rule_name"));
+				 ftctl_printable(ftctl_jstr(ev, "rule_name"),
+						 rule, sizeof(rule)));
 	} else if (ftctl_jget(ev, "sock_ino")) {
 		summary_sock(ev, type, out, len);
 	} else if (ftctl_jget(ev, "raw")) {

@@ -4,9 +4,12 @@
  *
  * show: the rule set in force, straight from the module, with each
  * rule's hits. check: parse a file's [policy] sections as ftagentd would
- * (nothing is sent). load: check, then send the set to the module, which
- * swaps it whole or refuses it whole. ftagentd pushes its own config's
- * set again when it starts or reloads: load is for trying a set out.
+ * (nothing is sent). load: check, then send the file's rules and its
+ * budgets to the module, which swaps each set whole or refuses it whole;
+ * when the budgets are refused, the rules in force before are put back,
+ * so a file goes in entirely or not at all. ftagentd pushes its own
+ * config's sets again when it starts or reloads (those that differ from
+ * what is in force): load is for trying a set out.
  */
 #include <arpa/inet.h>
 #include <inttypes.h>
@@ -15,9 +18,10 @@
 #include <sys/socket.h>
 #include <json-c/json.h>
 
-#include "../../daemon/config.h"
+#include "../lib/config.h"
 #include "../lib/policy.h"
 #include "ftctl.h"
+#include "human.h"
 
 static void ops_text(uint32_t ops, char *buf, size_t len)
 {
@@ -67,7 +71,7 @@ static void match_text(const struct ftagent_rule_spec *r, char *buf, size_t len)
 
 static void print_text(const struct ftagent_policy_spec *p, int with_hits)
 {
-	char ops[64], match[1024];
+	char ops[64], match[1024], name[FTAGENT_RULE_NAME_MAX + 1], m[1024];
 	size_t i;
 
 	printf("%s, default %s, %zu rule%s",
@@ -86,13 +90,16 @@ static void print_text(const struct ftagent_policy_spec *p, int with_hits)
 
 		ops_text(r->ops, ops, sizeof(ops));
 		match_text(r, match, sizeof(match));
+		/* Names and prefixes as the terminal's text, never its codes. */
+		ftctl_printable(r->name, name, sizeof(name));
+		ftctl_printable(match + 1, m, sizeof(m));
 		if (with_hits)
 			printf("%4zu %-20.20s %-14.14s %-6s %4" PRIu64 " %s\n",
-			       i, r->name, ops, ftagent_action_name(r->action),
-			       r->hits, match + 1);
+			       i, name, ops, ftagent_action_name(r->action),
+			       r->hits, m);
 		else
-			printf("%4zu %-20.20s %-14.14s %-6s %s\n", i, r->name,
-			       ops, ftagent_action_name(r->action), match + 1);
+			printf("%4zu %-20.20s %-14.14s %-6s %s\n", i, name, ops,
+			       ftagent_action_name(r->action), m);
 	}
 	if (with_hits)
 		printf("%4s %-20s %-14s %-6s %4" PRIu64 "\n", "-", "(default)",
@@ -205,6 +212,44 @@ static int show(const struct ftctl_opts *opts)
 	return rc;
 }
 
+/* Rules, then budgets; the old rules back if the budgets are refused. */
+static int load_both(struct ftnl *ctl, const char *file,
+		     const struct ftagentd_config *cfg)
+{
+	struct ftagent_policy_spec old;
+	struct ftnl_error err, err2;
+	uint64_t generation, bgen;
+	int rc = FTCTL_OK;
+
+	ftagent_policy_spec_init(&old);
+	if (ftagent_get_policy(ctl, &old, &err) < 0) {
+		rc = ftctl_report_query_error("policy load", &err);
+		goto out;
+	}
+	if (ftagent_set_policy(ctl, &cfg->policy.spec, &generation, &err) < 0) {
+		rc = ftctl_report_query_error("policy load", &err);
+		goto out;
+	}
+	if (ftagent_set_budgets(ctl, &cfg->policy.budgets, &bgen, &err) < 0) {
+		rc = ftctl_report_query_error("policy load: budgets", &err);
+		if (ftagent_set_policy(ctl, &old, &generation, &err2) < 0)
+			ftctl_report_query_error(
+				"policy load: putting the previous rules back",
+				&err2);
+		else
+			fprintf(stderr, "ftctl: policy load: nothing changed "
+					"(the previous rules are back)\n");
+		goto out;
+	}
+	printf("%s: %zu rules (generation %" PRIu64 ") and %zu budgets "
+	       "(generation %" PRIu64 ") in force\n",
+	       file, cfg->policy.spec.n, generation, cfg->policy.budgets.n,
+	       bgen);
+out:
+	ftagent_policy_spec_free(&old);
+	return rc;
+}
+
 static int check_or_load(const struct ftctl_opts *opts, const char *file,
 			 int load)
 {
@@ -212,7 +257,6 @@ static int check_or_load(const struct ftctl_opts *opts, const char *file,
 	struct ftnl_error err;
 	struct ftnl ctl;
 	char why[640];
-	uint64_t generation;
 	int rc = FTCTL_OK;
 
 	if (ftagentd_config_load(file, &cfg, why, sizeof(why)) < 0) {
@@ -231,11 +275,7 @@ static int check_or_load(const struct ftctl_opts *opts, const char *file,
 		ftagentd_config_free(&cfg);
 		return ftctl_report_query_error("policy load", &err);
 	}
-	if (ftagent_set_policy(&ctl, &cfg.policy.spec, &generation, &err) < 0)
-		rc = ftctl_report_query_error("policy load", &err);
-	else
-		printf("%s: %zu rules in force (generation %" PRIu64 ")\n",
-		       file, cfg.policy.spec.n, generation);
+	rc = load_both(&ctl, file, &cfg);
 	ftnl_close(&ctl);
 	ftagentd_config_free(&cfg);
 	return rc;

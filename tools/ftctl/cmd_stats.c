@@ -17,6 +17,7 @@
 #include "../lib/counters.h"
 #include "../lib/policy.h"
 #include "../lib/records.h"
+#include "../lib/module_view.h"
 #include "../lib/status.h"
 #include "ftctl.h"
 #include "human.h"
@@ -76,24 +77,26 @@ static uint64_t missed_total(const struct ftagent_resources *res)
 
 static void print_size(const char *label, uint64_t bytes)
 {
-	if (bytes >= 1ull << 20)
-		printf("%-18s%.1f MB\n", label, bytes / 1048576.0);
-	else
-		printf("%-18s%.1f KB\n", label, bytes / 1024.0);
+	char b[32];
+
+	printf("%-18s%s\n", label, ftctl_size(bytes, b, sizeof(b)));
 }
 
 static void print_events(const struct ftagent_resources *r)
 {
 	struct event_totals t = event_totals(r);
+	char a[32], b[32], p[32];
 	int c;
 
-	printf("%-18s%.1f MB; per CPU %u x %.1f KB; peak %.1f KB\n",
-	       "Event buffer:", r->ring_buffer_size / 1048576.0, r->n_subbufs,
-	       r->subbuf_size / 1024.0, t.peak_bytes / 1024.0);
+	printf("%-18s%s; per CPU %u x %s; fullest %s\n",
+	       "Event buffer:", ftctl_size(r->ring_buffer_size, a, sizeof(a)),
+	       r->n_subbufs, ftctl_size(r->subbuf_size, b, sizeof(b)),
+	       ftctl_size(t.peak_bytes, p, sizeof(p)));
 	printf("%-18s%" PRIu64 " emitted, %" PRIu64 " delivered, %" PRIu64
 	       " lost\n",
 	       "Events:", t.emitted, t.delivered, t.lost);
-	printf("%-18s%" PRIu64 " (delivered, dropped unread with the buffer)\n",
+	printf("%-18s%" PRIu64 " (delivered, dropped unread when the "
+	       "buffer was resized)\n",
 	       "  discarded:", t.discarded);
 	printf("%-18s%u processes (%" PRIu64 " not recorded)\n",
 	       "Excluded:", r->excluded_tgids, r->exclude_missed);
@@ -174,9 +177,10 @@ static void print_text(const struct kernel_view *k)
 	printf("%-18s%s\n", "State:", ftagent_state_name(r->state));
 	printf("%-18s%s, %s hooks\n", "Mode:", ftagent_mode_name(r->mode),
 	       ftagent_hooks_name(r->hooks));
-	printf("%-18s%u verified, %u attached, %u failed\n",
-	       "Hooks:", hooks[FTAGENT_HOOK_VERIFIED],
-	       hooks[FTAGENT_HOOK_ATTACHED], hooks[FTAGENT_HOOK_FAILED]);
+	/* Verified hooks are attached too: "attached" counts both. */
+	printf("%-18s%u attached (%u seen firing), %u failed\n", "Hooks:",
+	       hooks[FTAGENT_HOOK_VERIFIED] + hooks[FTAGENT_HOOK_ATTACHED],
+	       hooks[FTAGENT_HOOK_VERIFIED], hooks[FTAGENT_HOOK_FAILED]);
 	for (i = 0; i < r->n_hooks; i++)
 		if (r->hook[i].state == FTAGENT_HOOK_FAILED)
 			printf("%-18s%s: errno %u\n",
@@ -327,8 +331,8 @@ static void print_resources(struct json_object *r)
 		   ftctl_jdouble(r, "resources.cpu_seconds"));
 	ftctl_line(
 		"Memory:", "%s resident, %s virtual",
-		ftctl_human(ftctl_ju64(r, "resources.rss_bytes"), a, sizeof(a)),
-		ftctl_human(ftctl_ju64(r, "resources.vm_bytes"), b, sizeof(b)));
+		ftctl_size(ftctl_ju64(r, "resources.rss_bytes"), a, sizeof(a)),
+		ftctl_size(ftctl_ju64(r, "resources.vm_bytes"), b, sizeof(b)));
 	ftctl_line("Open files:", "%" PRIu64 " descriptors",
 		   ftctl_ju64(r, "resources.open_fds"));
 }
@@ -337,15 +341,64 @@ static void print_config(struct json_object *r)
 {
 	char path[256], msg[256];
 
-	ftctl_line("Config:", "%s, %" PRIu64 " reloads, %" PRIu64 " failed",
-		   ftctl_printable(ftctl_jstr(r, "daemon.config_path"), path,
-				   sizeof(path)),
-		   ftctl_ju64(r, "daemon.reloads"),
-		   ftctl_ju64(r, "daemon.reload_errors"));
+	/* No file read (the default path absent): say so, name none. */
+	if (!ftctl_jstr(r, "daemon.config_path")[0])
+		ftctl_line("Config:",
+			   "built-in defaults (no file), %" PRIu64
+			   " reloads, %" PRIu64 " failed",
+			   ftctl_ju64(r, "daemon.reloads"),
+			   ftctl_ju64(r, "daemon.reload_errors"));
+	else
+		ftctl_line("Config:",
+			   "%s, %" PRIu64 " reloads, %" PRIu64 " failed",
+			   ftctl_printable(ftctl_jstr(r, "daemon.config_path"),
+					   path, sizeof(path)),
+			   ftctl_ju64(r, "daemon.reloads"),
+			   ftctl_ju64(r, "daemon.reload_errors"));
+	if (ftctl_jstr(r, "daemon.module_missing")[0])
+		ftctl_line("  module lacks:", "%s",
+			   ftctl_jstr(r, "daemon.module_missing"));
+	if (ftctl_jstr(r, "daemon.policy_waiting_for_cgroups")[0])
+		ftctl_line(
+			"  waiting:", "%s",
+			ftctl_printable(ftctl_jstr(r, "daemon.policy_waiting_"
+						      "for_cgroups"),
+					msg, sizeof(msg)));
 	if (ftctl_jstr(r, "daemon.last_reload_error")[0])
 		ftctl_line("  last error:", "%s",
 			   ftctl_printable(
 				   ftctl_jstr(r, "daemon.last_reload_error"),
+				   msg, sizeof(msg)));
+}
+
+/*
+ * Writes that failed: the state directory (journal, snapshot) and
+ * [agent] event_output. Always shown, so "0" is a statement too.
+ */
+static void print_failures(struct json_object *r)
+{
+	char msg[256];
+
+	ftctl_line("State writes:",
+		   "%" PRIu64 " journal errors, %" PRIu64 " snapshot errors",
+		   ftctl_ju64(r, "daemon.state.journal_errors"),
+		   ftctl_ju64(r, "daemon.state.snapshot_errors"));
+	if (ftctl_jstr(r, "daemon.state.error")[0])
+		ftctl_line("  last error:", "%s",
+			   ftctl_printable(ftctl_jstr(r, "daemon.state.error"),
+					   msg, sizeof(msg)));
+	if (strcmp(ftctl_jstr(r, "daemon.event_output.target"), "off") &&
+	    ftctl_jstr(r, "daemon.event_output.target")[0])
+		ftctl_line("Event output:",
+			   "%" PRIu64 " written, %" PRIu64 " lost, %" PRIu64
+			   " write errors",
+			   ftctl_ju64(r, "daemon.event_output.written"),
+			   ftctl_ju64(r, "daemon.event_output.lost"),
+			   ftctl_ju64(r, "daemon.event_output.errors"));
+	if (ftctl_jstr(r, "daemon.event_output.error")[0])
+		ftctl_line("  last error:", "%s",
+			   ftctl_printable(
+				   ftctl_jstr(r, "daemon.event_output.error"),
 				   msg, sizeof(msg)));
 }
 
@@ -374,11 +427,14 @@ static void print_collector(struct json_object *r)
 	char a[32], b[32], d[32];
 
 	printf("COLLECTOR\n");
-	ftctl_line("Event queue:", "%s; in use %s, peak %s (%.1f%%)",
-		   ftctl_human(size, a, sizeof(a)),
-		   ftctl_human(ftctl_ju64(c, "event_queue.used_bytes"), b,
-			       sizeof(b)),
-		   ftctl_human(peak, d, sizeof(d)),
+	/* What a drain read: the last one, and the most in one. */
+	ftctl_line("Event reads:",
+		   "buffer %s; last read %s, largest %s "
+		   "(%.1f%%)",
+		   ftctl_size(size, a, sizeof(a)),
+		   ftctl_size(ftctl_ju64(c, "event_queue.used_bytes"), b,
+			      sizeof(b)),
+		   ftctl_size(peak, d, sizeof(d)),
 		   size ? 100.0 * (double)peak / (double)size : 0.0);
 	ftctl_line("Events received:", "%" PRIu64,
 		   ftctl_sum_counts(ftctl_jget(c, "events_received")));
@@ -386,14 +442,14 @@ static void print_collector(struct json_object *r)
 	ftctl_line("Events dropped:", "%" PRIu64,
 		   ftctl_sum_counts(ftctl_jget(c, "events_dropped")));
 	ftctl_print_counts(ftctl_jget(c, "events_dropped"));
-	ftctl_line("Event log:",
-		   "%s of %s, %" PRIu64 " events, %" PRIu64 " aged out",
-		   ftctl_human(ftctl_ju64(c, "event_log.used_bytes"), a,
-			       sizeof(a)),
-		   ftctl_human(ftctl_ju64(c, "event_log.limit_bytes"), b,
-			       sizeof(b)),
-		   ftctl_ju64(c, "event_log.count"),
-		   ftctl_ju64(c, "event_log.aged_out"));
+	ftctl_line(
+		"Event log:",
+		"%s of %s, %" PRIu64 " events, %" PRIu64 " aged out",
+		ftctl_size(ftctl_ju64(c, "event_log.used_bytes"), a, sizeof(a)),
+		ftctl_size(ftctl_ju64(c, "event_log.limit_bytes"), b,
+			   sizeof(b)),
+		ftctl_ju64(c, "event_log.count"),
+		ftctl_ju64(c, "event_log.aged_out"));
 	print_tables(ftctl_jget(c, "tables"));
 	ftctl_line("Generations:",
 		   "%" PRIu64 " merged, %" PRIu64 " counters, last #%" PRIu64,
@@ -500,8 +556,19 @@ static int print_all(const struct ftctl_opts *opts, int json)
 
 	ftagent_policy_spec_init(&pol);
 	drc = ftctl_daemon_cmd("stats", &reply, err, sizeof(err));
-	rc = ftctl_query_kernel(&k.st, &k.res);
-	have_pol = rc == FTCTL_OK && read_policy(&pol) == 0;
+	/*
+	 * Not root: the module's control family would refuse us, but a
+	 * member of the ftagent group gets the daemon's last sample of it.
+	 */
+	if (geteuid() != 0 && !drc &&
+	    ftagent_module_view_parse(ftctl_jget(reply, "module"), &k.st,
+				      &k.res) == 0) {
+		rc = FTCTL_OK;
+		have_pol = 0; /* the rule set: root only (GET_POLICY) */
+	} else {
+		rc = ftctl_query_kernel(&k.st, &k.res);
+		have_pol = rc == FTCTL_OK && read_policy(&pol) == 0;
+	}
 	(void)opts;
 	if (json) {
 		if (drc && rc != FTCTL_OK)
@@ -524,6 +591,7 @@ static int print_all(const struct ftctl_opts *opts, int json)
 		if (!drc) {
 			print_resources(reply);
 			print_config(reply);
+			print_failures(reply);
 			printf("\n");
 			print_collector(reply);
 			printf("\n");

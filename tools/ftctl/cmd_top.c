@@ -9,8 +9,11 @@
  * process must then never touch them, or it would steal them.
  *
  * Only when no daemon listens on the socket does --once read the module
- * directly: swap generations, dump, acknowledge (the counts since the
- * last collection).
+ * directly, and then without consuming anything: it dumps the idle
+ * generation the module's timer swapped out and nobody has taken yet,
+ * and neither swaps nor acknowledges, so a daemon started later still
+ * gets every count. --consume (explicit) takes the counters as the
+ * daemon would: swap, dump, acknowledge.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -110,17 +113,20 @@ static int by_bytes(const void *a, const void *b)
 	return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* /proc's name for @tgid, escaped: any local user names a process. */
 static void comm_of(uint32_t tgid, char *buf, size_t len)
 {
-	char path[64];
+	char path[64], raw[64];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%u/comm", tgid);
 	f = fopen(path, "r");
-	if (!f || !fgets(buf, (int)len, f))
+	if (!f || !fgets(raw, (int)sizeof(raw), f)) {
 		snprintf(buf, len, "(exited)");
-	else
-		buf[strcspn(buf, "\n")] = '\0';
+	} else {
+		raw[strcspn(raw, "\n")] = '\0';
+		ftctl_printable(raw, buf, len);
+	}
 	if (f)
 		fclose(f);
 }
@@ -179,12 +185,12 @@ static void print_json(const struct top *t, size_t limit)
 	json_object_put(arr);
 }
 
-static int top_from_kernel(int json, size_t limit, int sort)
+static int top_from_kernel(int json, size_t limit, int sort, int consume)
 {
 	struct ftnl ctl, stats;
 	struct ftnl_error err;
 	struct top t = {0};
-	int rc = FTCTL_OK;
+	int rc = FTCTL_OK, got, seen = 0;
 
 	if (ftnl_open(&ctl, FTAGENT_GENL_CTL_NAME, &err) < 0)
 		return ftctl_report_query_error("top", &err);
@@ -192,9 +198,19 @@ static int top_from_kernel(int json, size_t limit, int sort)
 		ftnl_close(&ctl);
 		return ftctl_report_query_error("top", &err);
 	}
-	if (ftagent_collect(&ctl, &stats, take, &t, &err) < 0) {
+	got = consume ? ftagent_collect(&ctl, &stats, take, &t, &err)
+		      : ftagent_peek_idle(&stats, take, &t, &seen, &err);
+	if (got < 0) {
 		rc = ftctl_report_query_error("top", &err);
 	} else {
+		if (!consume)
+			fprintf(stderr,
+				"ftctl: top: ftagentd is not running: counts "
+				"waiting in the module's idle generation%s, "
+				"left for the daemon (the active generation "
+				"is not readable without taking it: "
+				"--consume)\n",
+				seen ? "" : " (none waiting)");
 		kernel_sort = sort;
 		qsort(t.rows, t.n, sizeof(*t.rows), by_bytes);
 		if (json)
@@ -211,7 +227,7 @@ static int top_from_kernel(int json, size_t limit, int sort)
 /* ---- from the daemon ---- */
 
 struct top_opts {
-	int json, once, sort;
+	int json, once, sort, consume;
 	uint64_t limit; /* 0: the default */
 	uint64_t count; /* frames; 0: until interrupted */
 	double interval;
@@ -568,7 +584,8 @@ static int top_live(const struct top_opts *o, struct json_object *first)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: ftctl [--json] top [--once | -n COUNT] [--interval S]\n"
+		"usage: ftctl [--json] top [--once [--consume] | -n COUNT] "
+		"[--interval S]\n"
 		"                          [--sort bytes|net|file|calls] "
 		"[--limit N]\n");
 }
@@ -583,6 +600,8 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 
 		if (!strcmp(a, "--once")) {
 			o->once = 1;
+		} else if (!strcmp(a, "--consume")) {
+			o->consume = 1;
 		} else if (!strcmp(a, "--json")) {
 			o->json = 1;
 		} else if (!strcmp(a, "-n") && v) {
@@ -624,6 +643,10 @@ static int parse_opts(int argc, char **argv, struct top_opts *o)
 		usage();
 		return -1;
 	}
+	if (o->consume && !o->once) {
+		fprintf(stderr, "ftctl: top: --consume needs --once\n");
+		return -1;
+	}
 	if (o->once && o->count) {
 		fprintf(stderr, "ftctl: top: --once and -n exclude each "
 				"other\n");
@@ -655,7 +678,8 @@ int ftctl_cmd_top(const struct ftctl_opts *opts, int argc, char **argv)
 	json_object_put(req);
 	if (rc && ftagent_api_not_running(rc)) {
 		if (o.once)
-			return top_from_kernel(o.json, (size_t)o.limit, o.sort);
+			return top_from_kernel(o.json, (size_t)o.limit, o.sort,
+					       o.consume);
 		fprintf(stderr,
 			"ftctl: top: the live view needs ftagentd, which is "
 			"not running (socket %s: %s); 'ftctl top --once' reads "
@@ -666,6 +690,12 @@ int ftctl_cmd_top(const struct ftctl_opts *opts, int argc, char **argv)
 	/* A daemon that answers badly still owns the counters: no fallback. */
 	if (rc)
 		return ftctl_report_daemon_error("top", rc, err);
+	if (o.consume) {
+		fprintf(stderr, "ftctl: top: --consume: ftagentd is running "
+				"and owns the counters; nothing taken\n");
+		json_object_put(reply);
+		return FTCTL_USAGE;
+	}
 	if (o.once) {
 		rc = top_once(&o, reply);
 		json_object_put(reply);

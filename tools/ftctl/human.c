@@ -36,6 +36,21 @@ const char *ftctl_human(uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
+const char *ftctl_size(uint64_t v, char *buf, size_t len)
+{
+	char n[32];
+	size_t l;
+
+	if (v < 1024) {
+		snprintf(buf, len, "%" PRIu64 " B", v);
+		return buf;
+	}
+	ftctl_human(v, n, sizeof(n));
+	l = strlen(n);
+	snprintf(buf, len, "%.*s %ciB", (int)(l - 1), n, n[l - 1]);
+	return buf;
+}
+
 const char *ftctl_human_rate(double v, char *buf, size_t len)
 {
 	if (v < 0)
@@ -63,16 +78,60 @@ const char *ftctl_duration(uint64_t s, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * Bytes of the valid UTF-8 sequence at @s that a terminal prints as
+ * text, or 0: a C0 or C1 control (C1 as U+0080..U+009F, or a raw byte
+ * 0x80..0x9F, which an 8-bit terminal takes as CSI and friends), DEL,
+ * or a byte that starts no valid sequence.
+ */
+static size_t printable_seq(const unsigned char *s)
+{
+	size_t n, i;
+
+	if (s[0] < 0x20 || s[0] == 0x7f)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	if (s[0] == 0xc2 && s[1] < 0xa0) /* U+0080..U+009F: C1 */
+		return 0;
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xf0 && s[1] < 0x90) ||
+	    (s[0] == 0xf4 && s[1] > 0x8f) || (s[0] == 0xed && s[1] > 0x9f))
+		return 0; /* overlong, past U+10FFFF, or a surrogate */
+	return n;
+}
+
 const char *ftctl_printable(const char *s, char *buf, size_t len)
 {
-	size_t i;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, o = 0, n;
 
 	if (!len)
 		return buf;
-	for (i = 0; s && s[i] && i + 1 < len; i++)
-		buf[i] =
-			(unsigned char)s[i] < 0x20 || s[i] == 0x7f ? '?' : s[i];
-	buf[i] = '\0';
+	while (u && u[i] && o + 1 < len) {
+		n = printable_seq(u + i);
+		if (!n) {
+			buf[o++] = '?';
+			i++;
+			continue;
+		}
+		if (o + n >= len)
+			break; /* never half a character */
+		memcpy(buf + o, u + i, n);
+		o += n;
+		i += n;
+	}
+	buf[o] = '\0';
 	return buf;
 }
 

@@ -14,11 +14,18 @@
 
 /* "512", "1.5K", "12.0M", "3.1G", "2.0T": powers of 1024. */
 const char *ftctl_human(uint64_t v, char *buf, size_t len);
+/* A size for ftctl stats: "512 B", "4.0 KiB", "1.5 MiB" (powers of 1024). */
+const char *ftctl_size(uint64_t v, char *buf, size_t len);
 /* The same for a rate, rounded to whole units below 1 K. */
 const char *ftctl_human_rate(double v, char *buf, size_t len);
 /* "42s", "5m03s", "3h12m", "2d04h". */
 const char *ftctl_duration(uint64_t seconds, char *buf, size_t len);
-/* @s with control bytes (terminal escapes) shown as '?'. */
+/*
+ * @s with what a terminal would not print as text shown as '?': C0 and
+ * C1 controls (escape sequences: ESC, CSI as U+009B or a raw 0x9B), DEL,
+ * and bytes that are not valid UTF-8. For every name or path in text
+ * output: any local user names a process or a file.
+ */
 const char *ftctl_printable(const char *s, char *buf, size_t len);
 
 /* Cut @s to @cols columns, ending in "..." when something was cut. */

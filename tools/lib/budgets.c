@@ -230,3 +230,39 @@ int ftagent_get_budgets(struct ftnl *ctl, struct ftagent_budget_set *s,
 	strcpy(err->msg, "the budgets kept changing during the dump");
 	return -1;
 }
+
+static int budget_equal(const struct ftagent_budget_spec *a,
+			const struct ftagent_budget_spec *b)
+{
+	if (strcmp(a->name, b->name) || a->metric != b->metric ||
+	    a->limit != b->limit || a->alert_at != b->alert_at ||
+	    a->window_ms != b->window_ms || !a->enforce != !b->enforce ||
+	    !a->kill != !b->kill || a->set != b->set)
+		return 0;
+	if ((a->set & FTAGENT_RULE_SET_UID) && a->uid != b->uid)
+		return 0;
+	if ((a->set & FTAGENT_RULE_SET_SUBTREE) && a->subtree != b->subtree)
+		return 0;
+	if ((a->set & FTAGENT_RULE_SET_COMM) &&
+	    strncmp(a->comm, b->comm, sizeof(a->comm)))
+		return 0;
+	if ((a->set & FTAGENT_RULE_SET_CGROUP) && a->cgroup_id != b->cgroup_id)
+		return 0;
+	if ((a->set & FTAGENT_RULE_SET_EXE) &&
+	    strcmp(a->exe_prefix, b->exe_prefix))
+		return 0;
+	return 1;
+}
+
+int ftagent_budget_set_equal(const struct ftagent_budget_set *a,
+			     const struct ftagent_budget_set *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (!budget_equal(&a->b[i], &b->b[i]))
+			return 0;
+	return 1;
+}

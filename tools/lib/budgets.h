@@ -43,6 +43,9 @@ int ftagent_set_budgets(struct ftnl *ctl, const struct ftagent_budget_set *s,
 			uint64_t *generation, struct ftnl_error *err);
 int ftagent_get_budgets(struct ftnl *ctl, struct ftagent_budget_set *s,
 			struct ftnl_error *err);
+/* 1 when @a and @b hold the same budgets in order (usage aside). */
+int ftagent_budget_set_equal(const struct ftagent_budget_set *a,
+			     const struct ftagent_budget_set *b);
 /* Whether @metric counts bytes (else calls). */
 int ftagent_metric_is_bytes(unsigned int metric);
 /* "bytes_sent", ...; "unknown". */

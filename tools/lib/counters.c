@@ -231,28 +231,49 @@ int ftagent_ack_generation(struct ftnl *ctl, uint64_t seq,
 }
 
 /* Dump the idle generation until it is consistent; hand it over; ack. */
+/* Dump the idle generation whole (redone while it changes). 0/-1. */
+static int dump_whole(struct ftnl *stats, struct ftagent_generation *gen,
+		      struct ftnl_error *err)
+{
+	int tries;
+
+	for (tries = 0; tries < 8; tries++) {
+		if (ftagent_dump_generation(stats, gen, err) < 0)
+			return -1;
+		if (!gen->interrupted)
+			return 0;
+		ftagent_generation_free(gen);
+	}
+	err->err = EAGAIN;
+	strcpy(err->msg, "the generation kept changing during the dump");
+	return -1;
+}
+
+int ftagent_peek_idle(struct ftnl *stats, ftagent_generation_fn fn, void *data,
+		      int *seen, struct ftnl_error *err)
+{
+	struct ftagent_generation gen;
+
+	*seen = 0;
+	if (dump_whole(stats, &gen, err) < 0)
+		return -1;
+	if (!gen.acked) {
+		fn(&gen, data);
+		*seen = 1;
+	}
+	ftagent_generation_free(&gen);
+	return 0;
+}
+
 static int consume_idle(struct ftnl *ctl, struct ftnl *stats,
 			ftagent_generation_fn fn, void *data,
 			struct ftnl_error *err)
 {
 	struct ftagent_generation gen;
 	uint64_t seq;
-	int tries;
 
-	for (tries = 0; tries < 8; tries++) {
-		if (ftagent_dump_generation(stats, &gen, err) < 0)
-			return -1;
-		if (!gen.interrupted)
-			break;
-		ftagent_generation_free(&gen);
-	}
-	if (gen.interrupted) {
-		ftagent_generation_free(&gen);
-		err->err = EAGAIN;
-		strcpy(err->msg,
-		       "the generation kept changing during the dump");
+	if (dump_whole(stats, &gen, err) < 0)
 		return -1;
-	}
 	if (gen.acked) {
 		ftagent_generation_free(&gen);
 		return 0;

@@ -74,6 +74,15 @@ int ftagent_collect(struct ftnl *ctl, struct ftnl *stats,
 		    ftagent_generation_fn fn, void *data,
 		    struct ftnl_error *err);
 
+/*
+ * Read without consuming: dump the idle generation and, when nobody has
+ * acknowledged it yet, call @fn with it; no swap, no acknowledgement, so
+ * the daemon still gets every count. What the active generation holds is
+ * not readable this way. *@seen: 1 when @fn was called. 0, or -1 with @err.
+ */
+int ftagent_peek_idle(struct ftnl *stats, ftagent_generation_fn fn, void *data,
+		      int *seen, struct ftnl_error *err);
+
 /* Module resources (GET_RESOURCES). */
 struct ftagent_hook_stats {
 	char name[64];

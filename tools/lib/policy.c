@@ -326,3 +326,54 @@ int ftagent_get_policy(struct ftnl *ctl, struct ftagent_policy_spec *p,
 	strcpy(err->msg, "the rule set kept changing during the dump");
 	return -1;
 }
+
+static int rule_equal(const struct ftagent_rule_spec *a,
+		      const struct ftagent_rule_spec *b)
+{
+	unsigned int set = a->set & ~FTAGENT_RULE_SET_ACTION;
+
+	if (strcmp(a->name, b->name) || a->ops != b->ops ||
+	    a->action != b->action ||
+	    set != (b->set & ~FTAGENT_RULE_SET_ACTION))
+		return 0;
+	if ((set & FTAGENT_RULE_SET_UID) && a->uid != b->uid)
+		return 0;
+	if ((set & FTAGENT_RULE_SET_SUBTREE) && a->subtree != b->subtree)
+		return 0;
+	if ((set & FTAGENT_RULE_SET_COMM) &&
+	    strncmp(a->comm, b->comm, sizeof(a->comm)))
+		return 0;
+	if ((set & FTAGENT_RULE_SET_CGROUP) && a->cgroup_id != b->cgroup_id)
+		return 0;
+	if ((set & FTAGENT_RULE_SET_EXE) &&
+	    strcmp(a->exe_prefix, b->exe_prefix))
+		return 0;
+	if ((set & FTAGENT_RULE_SET_PATH) &&
+	    strcmp(a->path_prefix, b->path_prefix))
+		return 0;
+	if ((set & FTAGENT_RULE_SET_PORT) &&
+	    (a->port_min != b->port_min || a->port_max != b->port_max))
+		return 0;
+	if ((set & FTAGENT_RULE_SET_ADDR) &&
+	    (a->addr_len != b->addr_len ||
+	     memcmp(a->addr, b->addr, a->addr_len)))
+		return 0;
+	if ((set & FTAGENT_RULE_SET_PREFIX_LEN) &&
+	    a->prefix_len != b->prefix_len)
+		return 0;
+	return 1;
+}
+
+int ftagent_policy_spec_equal(const struct ftagent_policy_spec *a,
+			      const struct ftagent_policy_spec *b)
+{
+	size_t i;
+
+	if (!a->enforce != !b->enforce ||
+	    a->default_action != b->default_action || a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++)
+		if (!rule_equal(&a->rules[i], &b->rules[i]))
+			return 0;
+	return 1;
+}

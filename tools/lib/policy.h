@@ -59,6 +59,13 @@ struct ftagent_rule_spec *ftagent_policy_spec_add(
 /* SET_POLICY. 0 and *@generation, or -1 with @err (the module's reason). */
 int ftagent_set_policy(struct ftnl *ctl, const struct ftagent_policy_spec *p,
 		       uint64_t *generation, struct ftnl_error *err);
+/*
+ * 1 when @a and @b decide alike: the same mode, default and rules in the
+ * same order, each with the same fields (hit counts aside). A set read
+ * back with GET_POLICY compares equal to the one that was pushed.
+ */
+int ftagent_policy_spec_equal(const struct ftagent_policy_spec *a,
+			      const struct ftagent_policy_spec *b);
 /* GET_POLICY into @p (initialised). 0, or -1 with @err. */
 int ftagent_get_policy(struct ftnl *ctl, struct ftagent_policy_spec *p,
 		       struct ftnl_error *err);

@@ -52,6 +52,7 @@ void ftd_policy_config_free(struct ftd_policy_config *pc)
 	ftagent_budget_set_free(&pc->budgets);
 	free(pc->budget_line);
 	free(pc->budget_seen);
+	free(pc->cgroups);
 	ftd_policy_config_init(pc);
 }
 
@@ -204,7 +205,10 @@ static int parse_uid(const char *s, uint32_t *uid, const char **why)
 	return 0;
 }
 
-/* A cgroup v2 id is its directory's inode number. */
+/*
+ * A cgroup v2 id is its directory's inode number. By path, the id it has
+ * now, or 0 while it does not exist (policy_key() keeps the path).
+ */
 static int parse_cgroup(const char *s, uint64_t *id, const char **why)
 {
 	char path[1024];
@@ -214,13 +218,59 @@ static int parse_cgroup(const char *s, uint64_t *id, const char **why)
 		return 0;
 	if (ftagentd_parse_string(s, path, sizeof(path), why))
 		return -1;
-	if (path[0] != '/' || stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		*why = "a cgroup is its id or its directory under "
-		       "/sys/fs/cgroup, which must exist";
+	if (path[0] != '/') {
+		*why = "a cgroup is its id or its directory's absolute path "
+		       "under /sys/fs/cgroup";
+		return -1;
+	}
+	if (stat(path, &st) < 0) {
+		if (errno != ENOENT) {
+			*why = "the cgroup's directory can't be read";
+			return -1;
+		}
+		*id = 0; /* not there yet: resolved again before each push */
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		*why = "a cgroup is a directory under /sys/fs/cgroup";
 		return -1;
 	}
 	*id = st.st_ino;
 	return 0;
+}
+
+/* Keep @value's path (when it is one) for the rule or budget @index. */
+static int keep_cgroup_path(struct ftd_policy_config *pc, int budget,
+			    size_t index, const char *value, const char **why)
+{
+	struct ftd_cgroup_ref *ref = NULL;
+	uint64_t id;
+	size_t i;
+
+	if (ftagentd_parse_count(value, &id, why) == 0)
+		return 0; /* an id, not a path */
+	for (i = 0; i < pc->n_cgroups; i++)
+		if (pc->cgroups[i].budget == budget &&
+		    pc->cgroups[i].index == index)
+			ref = &pc->cgroups[i];
+	if (!ref) {
+		if (pc->n_cgroups == pc->cap_cgroups) {
+			size_t cap = pc->cap_cgroups ? 2 * pc->cap_cgroups : 8;
+			struct ftd_cgroup_ref *c =
+				realloc(pc->cgroups, cap * sizeof(*c));
+
+			if (!c) {
+				*why = "out of memory";
+				return -1;
+			}
+			pc->cgroups = c;
+			pc->cap_cgroups = cap;
+		}
+		ref = &pc->cgroups[pc->n_cgroups++];
+	}
+	ref->budget = budget;
+	ref->index = index;
+	return ftagentd_parse_string(value, ref->path, sizeof(ref->path), why);
 }
 
 static int parse_prefix(const char *s, char *out, size_t size, const char **why)
@@ -508,12 +558,21 @@ int ftd_policy_key(struct ftd_policy_config *pc, const char *section,
 		struct ftagent_budget_spec *b =
 			budget_for(pc, section + 7, line, why);
 
-		return b ? budget_key(pc, b, name, value, why) : -1;
+		if (!b || budget_key(pc, b, name, value, why))
+			return -1;
+		return strcmp(name, "cgroup")
+			       ? 0
+			       : keep_cgroup_path(pc, 1,
+						  (size_t)(b - pc->budgets.b),
+						  value, why);
 	}
 	r = rule_for(pc, section + 7, line, why);
-	if (!r)
+	if (!r || rule_key(r, name, value, why))
 		return -1;
-	return rule_key(r, name, value, why);
+	return strcmp(name, "cgroup")
+		       ? 0
+		       : keep_cgroup_path(pc, 0, (size_t)(r - pc->spec.rules),
+					  value, why);
 }
 
 #define NET_OPS                                                                \
@@ -551,4 +610,97 @@ int ftd_policy_check(const struct ftd_policy_config *pc, size_t *rule,
 		}
 	}
 	return 0;
+}
+
+/* Append "NAME (PATH)" to @missing. */
+static void note_missing(char *missing, size_t len, const char *name,
+			 const char *path)
+{
+	size_t used = strlen(missing);
+
+	if (used + 1 < len)
+		snprintf(missing + used, len - used, "%s%s (%s)",
+			 used ? ", " : "", name, path);
+}
+
+int ftd_policy_resolve(const struct ftd_policy_config *pc,
+		       struct ftagent_policy_spec *out,
+		       struct ftagent_budget_set *out_b, char *missing,
+		       size_t missing_len)
+{
+	uint64_t *rule_id = NULL, *budget_id = NULL;
+	struct stat st;
+	size_t i;
+	int left_out = 0;
+
+	ftagent_policy_spec_init(out);
+	memset(out_b, 0, sizeof(*out_b));
+	if (missing_len)
+		missing[0] = '\0';
+	out->enforce = pc->spec.enforce;
+	out->default_action = pc->spec.default_action;
+	rule_id = calloc(pc->spec.n + 1, sizeof(*rule_id));
+	budget_id = calloc(pc->budgets.n + 1, sizeof(*budget_id));
+	if (!rule_id || !budget_id)
+		goto nomem;
+	/* UINT64_MAX: given by path and not there now. */
+	for (i = 0; i < pc->n_cgroups; i++) {
+		const struct ftd_cgroup_ref *ref = &pc->cgroups[i];
+		uint64_t id = stat(ref->path, &st) == 0 && S_ISDIR(st.st_mode)
+				      ? st.st_ino
+				      : UINT64_MAX;
+
+		if (ref->budget)
+			budget_id[ref->index] = id;
+		else
+			rule_id[ref->index] = id;
+	}
+	for (i = 0; i < pc->spec.n; i++) {
+		struct ftagent_rule_spec *r;
+
+		if (rule_id[i] == UINT64_MAX) {
+			left_out++;
+			continue;
+		}
+		r = ftagent_policy_spec_add(out);
+		if (!r)
+			goto nomem;
+		*r = pc->spec.rules[i];
+		if (rule_id[i])
+			r->cgroup_id = rule_id[i];
+	}
+	for (i = 0; i < pc->budgets.n; i++) {
+		struct ftagent_budget_spec *b;
+
+		if (budget_id[i] == UINT64_MAX) {
+			left_out++;
+			continue;
+		}
+		b = ftagent_budget_set_add(out_b);
+		if (!b)
+			goto nomem;
+		*b = pc->budgets.b[i];
+		if (budget_id[i])
+			b->cgroup_id = budget_id[i];
+	}
+	for (i = 0; i < pc->n_cgroups; i++) {
+		const struct ftd_cgroup_ref *ref = &pc->cgroups[i];
+
+		if ((ref->budget ? budget_id : rule_id)[ref->index] ==
+		    UINT64_MAX)
+			note_missing(missing, missing_len,
+				     ref->budget
+					     ? pc->budgets.b[ref->index].name
+					     : pc->spec.rules[ref->index].name,
+				     ref->path);
+	}
+	free(rule_id);
+	free(budget_id);
+	return left_out;
+nomem:
+	free(rule_id);
+	free(budget_id);
+	ftagent_policy_spec_free(out);
+	ftagent_budget_set_free(out_b);
+	return -1;
 }
