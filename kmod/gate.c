@@ -514,9 +514,14 @@ static int ftagent_gate_metric(unsigned int point, struct pt_regs *regs)
  * Whether the call at @point is the kernel's own work done in a user
  * task, which is never refused, charged or killed; only what the process
  * asked for is. Two kinds:
- *  - exec reading the binary and its interpreter (kernel_read() reaches
- *    security_file_permission(), open_exec() security_file_open()): while
- *    in_execve is set, only the exec itself is decided;
+ *  - exec opening and reading the binary and its interpreter
+ *    (open_exec() reaches security_file_open(), kernel_read()
+ *    security_file_permission()): such a file is opened with
+ *    __FMODE_EXEC, which no user open can set. The open is exempt (exec
+ *    rules decide the exec); a read only while in_execve is set, as a
+ *    binfmt_misc 'O' interpreter is handed that file to read itself.
+ *    Nothing else is exempt during an exec: io_uring work or sends that
+ *    run inside execve() are the process's own;
  *  - kernel sockets (sk_kern_sock: SunRPC, NFS, CIFS, in-kernel TLS
  *    handshakes ...), whose sends and receives run in whichever task holds
  *    the transport, for other users' requests.
@@ -527,9 +532,10 @@ static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
 	const struct sock *sk;
 	struct file *file;
 
-	if (point != FTAGENT_OP_EXEC && unlikely(current->in_execve))
-		return true;
 	switch (point) {
+	case FTAGENT_OP_OPEN:
+		file = (struct file *)regs->di;
+		return file->f_flags & __FMODE_EXEC;
 	case FTAGENT_OP_CONNECT:
 	case FTAGENT_OP_BIND:
 	case FTAGENT_OP_SEND:
@@ -538,8 +544,10 @@ static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
 		sock = (const struct socket *)regs->di;
 		break;
 	case FTAGENT_GATE_PERM:
-		/* A kernel socket has no file: this is for completeness. */
 		file = (struct file *)regs->di;
+		if ((file->f_flags & __FMODE_EXEC) && current->in_execve)
+			return true;
+		/* A kernel socket has no file: this is for completeness. */
 		if (S_ISSOCK(file_inode(file)->i_mode))
 			sock = sock_from_file(file);
 		break;

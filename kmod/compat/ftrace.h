@@ -97,7 +97,8 @@ static __always_inline void ftagent_fregs_set_ip(struct ftrace_regs *fregs,
 #endif
 }
 
-#ifndef FTAGENT_HAVE_CALL_DEPTH_ACCOUNT
+/* Defined by asm/nospec-branch.h from 6.2 on; before, nothing to emit. */
+#ifndef CALL_DEPTH_ACCOUNT
 #define CALL_DEPTH_ACCOUNT ""
 #endif
 

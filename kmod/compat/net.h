@@ -27,10 +27,18 @@
 #error "genl_bind() cannot restrict the alerts group on this kernel"
 #endif
 
-#ifdef FTAGENT_HAVE_KERNEL_SENDPAGE
+/*
+ * Both sides are probed: a probe that fails for a reason of its own must
+ * not quietly leave sendfile and splice ungated.
+ */
+#if defined(FTAGENT_HAVE_KERNEL_SENDPAGE) && \
+	!defined(FTAGENT_HAVE_SPLICE_TO_SOCKET)
 #define FTAGENT_SENDPAGE_SYMBOL "kernel_sendpage"
-#else
+#elif defined(FTAGENT_HAVE_SPLICE_TO_SOCKET) && \
+	!defined(FTAGENT_HAVE_KERNEL_SENDPAGE)
 #define FTAGENT_SENDPAGE_SYMBOL NULL
+#else
+#error "ftagent: how sendfile and splice reach a socket is not known (see kmod/compat/probes/)"
 #endif
 
 #endif /* _FTAGENT_COMPAT_NET_H */
