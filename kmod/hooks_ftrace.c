@@ -47,6 +47,8 @@
 #include <linux/ftrace.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
@@ -268,6 +270,7 @@ struct ftagent_direct_set {
 	const char *symbols[FTAGENT_DIRECT_MAX];
 	unsigned int n;
 	bool on;
+	bool stuck;	/* ftrace refused to let go of it: never reused */
 };
 
 static struct ftagent_direct_set ftagent_entry_direct_set = {
@@ -284,19 +287,52 @@ static void ftagent_direct_wipe(struct ftagent_direct_set *d)
 	memset(&d->ops, 0, sizeof(d->ops));
 }
 
+#ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC
+/*
+ * Share the traced functions with an IPMODIFY ops (a livepatch), in
+ * either order: the trampolines never call the function they sit on, and
+ * when both are attached ftrace_regs_caller puts the ip the livepatch
+ * chose in the slot the trampoline returns to. Without this, ftrace
+ * refuses a livepatch of any function ftagent holds (-EBUSY).
+ */
+static int ftagent_direct_ops_func(struct ftrace_ops *op,
+				   enum ftrace_ops_cmd cmd)
+{
+	switch (cmd) {
+	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_SELF:
+	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_PEER:
+	case FTRACE_OPS_CMD_DISABLE_SHARE_IPMODIFY_PEER:
+		return 0;
+	}
+	return -EOPNOTSUPP;
+}
+#endif
+
 /* Try to attach @d as direct calls; 0 or why not (the ops is left wiped). */
 static int ftagent_direct_try(struct ftagent_direct_set *d)
 {
 	unsigned int i;
 	int err = 0;
 
+	if (d->stuck)
+		return -EBUSY;
 	memset(&d->ops, 0, sizeof(d->ops));
+#ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC
+	d->ops.ops_func = ftagent_direct_ops_func;
+#endif
 	for (i = 0; i < d->n && !err; i++)
 		err = ftagent_ftrace_filter(&d->ops, d->symbols[i]);
 	if (!err)
 		err = ftagent_direct_register(&d->ops, (unsigned long)d->tramp);
-	if (err)
+	if (err) {
+		/*
+		 * A registration that failed late was linked into ftrace's
+		 * list for a moment: walkers with preemption off may still
+		 * look at its filter. Let them finish before freeing it.
+		 */
+		synchronize_rcu();
 		ftagent_direct_wipe(d);
+	}
 	d->on = !err;
 	return err;
 }
@@ -337,15 +373,36 @@ static int ftagent_register(struct ftrace_ops *ops,
 	return register_ftrace_function(ops);
 }
 
+/*
+ * ftrace refused to detach a set (it only does when ftrace itself has
+ * failed): its ops and callbacks may still be called, so they and the
+ * module stay for good.
+ */
+static void ftagent_stuck(const char *what, int err)
+{
+	WARN(1, KBUILD_MODNAME ": cannot detach the %s hooks (%d): keeping the module loaded\n",
+	     what, err);
+	__module_get(THIS_MODULE);
+}
+
 static void ftagent_unregister(struct ftrace_ops *ops,
 			       struct ftagent_direct_set *d)
 {
+	int err;
+
 	/* Both return once no task runs or is preempted in a callback. */
 	if (d->on) {
-		ftagent_direct_unregister(&d->ops, (unsigned long)d->tramp);
-		ftagent_direct_wipe(d);
+		err = ftagent_direct_unregister(&d->ops, (unsigned long)d->tramp);
+		if (err) {
+			d->stuck = true;
+			ftagent_stuck("direct-call", err);
+		} else {
+			ftagent_direct_wipe(d);
+		}
 	} else {
-		unregister_ftrace_function(ops);
+		err = unregister_ftrace_function(ops);
+		if (err)
+			ftagent_stuck("ftrace_ops", err);
 	}
 	d->on = false;
 }

@@ -26,7 +26,7 @@
  * (see features.h's probes.log), and no choice below can be trusted.
  */
 #ifndef FTAGENT_HAVE_FTRACE_OPS_FREGS
-#error "ftagent: ftrace_ops with struct ftrace_regs not found (kernels before 5.11 are not supported)"
+#error "ftagent: no ftrace_ops with struct ftrace_regs (kernels before 5.11)"
 #endif
 
 #if defined(FTAGENT_HAVE_FTRACE_DIRECT_OPS)

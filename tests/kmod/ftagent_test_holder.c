@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A test module that takes the one direct-call slot of a kernel function,
- * as a BPF trampoline (bpftrace kfunc:) does, so that the selftests can
- * drive ftagent's fallback from direct calls to plain ftrace_ops, and its
- * return to direct calls once the slot is free. The trampoline only
- * returns. Never shipped: built beside ftagent.ko by tools/build-module.
+ * A test module that holds a kernel function the way other users of ftrace
+ * do, so that the selftests can drive ftagent against them. Never shipped:
+ * built beside ftagent.ko by tools/build-module.
  *
  *   insmod ftagent_test_holder.ko symbol=__x64_sys_pread64
+ *	takes the one direct-call slot, as a BPF trampoline (bpftrace
+ *	kfunc:) does; its trampoline only returns
+ *   insmod ftagent_test_holder.ko symbol=... ipmodify=1
+ *	attaches an IPMODIFY ftrace_ops, as a livepatch does; its callback
+ *	leaves the ip alone
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,7 +23,18 @@
 
 static char *symbol = "__x64_sys_pread64";
 module_param(symbol, charp, 0444);
-MODULE_PARM_DESC(symbol, "the function whose direct-call slot to hold");
+MODULE_PARM_DESC(symbol, "the function to hold");
+
+static bool ipmodify;
+module_param(ipmodify, bool, 0444);
+MODULE_PARM_DESC(ipmodify, "hold it as a livepatch would (IPMODIFY), not as a direct call");
+
+static void notrace holder_ipmodify_func(unsigned long ip,
+					 unsigned long parent_ip,
+					 struct ftrace_ops *op,
+					 struct ftrace_regs *fregs)
+{
+}
 
 void ftagent_holder_tramp(void);
 asm("	.pushsection	.text, \"ax\", @progbits\n"
@@ -41,9 +55,16 @@ static int __init holder_init(void)
 {
 	int err;
 
+	if (ipmodify) {
+		holder_ops.func = holder_ipmodify_func;
+		holder_ops.flags = FTRACE_OPS_FL_IPMODIFY |
+				   FTRACE_OPS_FL_RECURSION;
+	}
 	err = ftrace_set_filter(&holder_ops, (unsigned char *)symbol,
 				strlen(symbol), 0);
-	if (!err)
+	if (!err && ipmodify)
+		err = register_ftrace_function(&holder_ops);
+	else if (!err)
 		err = ftagent_direct_register(&holder_ops,
 					      (unsigned long)ftagent_holder_tramp);
 	if (err) {
@@ -55,8 +76,11 @@ static int __init holder_init(void)
 
 static void __exit holder_exit(void)
 {
-	ftagent_direct_unregister(&holder_ops,
-				  (unsigned long)ftagent_holder_tramp);
+	if (ipmodify)
+		unregister_ftrace_function(&holder_ops);
+	else
+		ftagent_direct_unregister(&holder_ops,
+					  (unsigned long)ftagent_holder_tramp);
 	ftrace_free_filter(&holder_ops);
 }
 

@@ -389,8 +389,11 @@ TEST_RELOADS(a_name_that_is_not_ours_is_a_typo)
 	EXPECT_EQ(0, ft_reload_module(NULL));
 }
 
-/* Load or unload the holder of __x64_sys_pread64's direct-call slot. */
-static int holder(int load)
+/*
+ * Load or unload the holder of __x64_sys_pread64: as a direct call, or as
+ * a livepatch would (IPMODIFY).
+ */
+static int holder_as(int load, const char *params)
 {
 	const char *ko = getenv("FTAGENT_HOLDER_KO");
 	int fd, rc;
@@ -405,10 +408,17 @@ static int holder(int load)
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	rc = syscall(SYS_finit_module, fd, "symbol=__x64_sys_pread64", 0);
+	rc = syscall(SYS_finit_module, fd, params, 0);
 	close(fd);
 	return rc ? -errno : 0;
 }
+
+static int holder(int load)
+{
+	return holder_as(load, "symbol=__x64_sys_pread64");
+}
+
+#define LIVEPATCH_LIKE "symbol=__x64_sys_pread64 ipmodify=1"
 
 TEST_RELOADS(direct_calls_fall_back_and_come_back)
 {
@@ -439,6 +449,41 @@ TEST_RELOADS(direct_calls_fall_back_and_come_back)
 	/* And a holder now cannot take it from ftagent. */
 	EXPECT_EQ(-EBUSY, holder(1));
 	EXPECT_TRUE(preads_counted(10));
+	EXPECT_EQ(0, ft_reload_module(NULL));
+}
+
+/*
+ * A livepatch of a function ftagent traces (an IPMODIFY ftrace_ops on it)
+ * goes on and comes off whichever was there first, ftagent keeps its
+ * direct calls, and counting stays exact: without ops_func on the direct
+ * ops, ftrace refuses the livepatch with EBUSY.
+ */
+TEST_RELOADS(a_livepatch_shares_the_traced_functions)
+{
+	struct ftagent_status st;
+
+	ASSERT_NE(NULL, getenv("FTAGENT_HOLDER_KO"));
+	/* ftagent first, then the livepatch. */
+	ASSERT_EQ(0, ft_reload_module("hooks=ftrace"));
+	ASSERT_EQ(0, status(&st));
+	ASSERT_EQ(1, st.direct_calls);
+	ASSERT_EQ(0, holder_as(1, LIVEPATCH_LIKE));
+	EXPECT_TRUE(preads_counted(100));
+	ASSERT_EQ(0, status(&st));
+	EXPECT_EQ(1, st.direct_calls);
+	ASSERT_EQ(0, holder(0));
+	EXPECT_TRUE(preads_counted(10));
+
+	/* The livepatch first, then ftagent. */
+	ASSERT_EQ(0, ft_unload_module());
+	ASSERT_EQ(0, holder_as(1, LIVEPATCH_LIKE));
+	ASSERT_EQ(0, ft_reload_module("hooks=ftrace"));
+	ASSERT_EQ(0, status(&st));
+	EXPECT_EQ(1, st.direct_calls);
+	EXPECT_TRUE(preads_counted(100));
+	/* ftagent goes while the livepatch stays. */
+	EXPECT_EQ(0, ft_unload_module());
+	EXPECT_EQ(0, holder(0));
 	EXPECT_EQ(0, ft_reload_module(NULL));
 }
 
