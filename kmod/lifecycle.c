@@ -399,6 +399,21 @@ out:
 	fput(file);
 }
 
+/*
+ * Without acct_process (EXIT_RECORDS off): the exclusion set still has to
+ * forget a process when its last thread exits, or the tgid stays
+ * excluded and the next process given that pid vanishes from view.
+ */
+static void notrace ftagent_exit_fallback_probe(void *data,
+						struct task_struct *p)
+{
+	if (p != current || atomic_read(&p->signal->live))
+		return;
+	ftagent_exclude_exit(p, ftagent_tgid_excluded(p->tgid));
+}
+
+static struct tracepoint *ftagent_exit_fallback_tp;
+
 struct ftagent_tp {
 	const char *name;
 	int feature;	/* enum ftagent_feature, -1: needed to load */
@@ -437,6 +452,11 @@ static struct ftagent_fn_hook ftagent_fn_hooks[] = {
 void ftagent_lifecycle_exit(void)
 {
 	unsigned int i;
+
+	if (ftagent_exit_fallback_tp)
+		tracepoint_probe_unregister(ftagent_exit_fallback_tp,
+					    ftagent_exit_fallback_probe, NULL);
+	ftagent_exit_fallback_tp = NULL;
 
 	for (i = 0; i < ARRAY_SIZE(ftagent_fn_hooks); i++) {
 		struct ftagent_fn_hook *h = &ftagent_fn_hooks[i];
@@ -492,6 +512,19 @@ int ftagent_lifecycle_init(void)
 			goto err;
 		}
 		h->registered = true;
+	}
+	if (ftagent_feature_off(FTAGENT_FEATURE_EXIT_RECORDS)) {
+		struct tracepoint *tp = ftagent_tracepoint("sched_process_exit");
+
+		err = tp ? tracepoint_probe_register(tp,
+						     ftagent_exit_fallback_probe,
+						     NULL) : -ENOENT;
+		if (err) {
+			pr_err("lifecycle: no sched_process_exit to end exclusions: %d\n",
+			       err);
+			goto err;
+		}
+		ftagent_exit_fallback_tp = tp;
 	}
 	return 0;
 err:

@@ -207,6 +207,34 @@ static int preads_counted(int n)
 	return ok;
 }
 
+/*
+ * A process excluded by name leaves the exclusion set when it exits (its
+ * pid may be reused by anyone): a child takes an excluded name and exits,
+ * and no tgid stays excluded.
+ */
+static int exclusion_ends_with_the_process(void)
+{
+	struct ftagent_resources res;
+	int status, ok;
+	pid_t pid;
+
+	if (ev_exclude(0, "ftdeg-excl"))
+		return 0;
+	pid = fork();
+	if (pid == 0) {
+		prctl(PR_SET_NAME, "ftdeg-excl");
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || ev_resources(&res))
+		return 0;
+	ok = res.excluded_tgids == 0;
+	if (!ok)
+		fprintf(stderr, "# %u tgids still excluded\n",
+			res.excluded_tgids);
+	ftagent_resources_free(&res);
+	return ev_reset_filters() == 0 && ok;
+}
+
 TEST_RELOADS(a_whole_kernel_lacks_nothing)
 {
 	struct lifecycle_counts c;
@@ -227,6 +255,7 @@ TEST_RELOADS(a_whole_kernel_lacks_nothing)
 	EXPECT_EQ(0, set_rule(FTAGENT_OP_CONNECT, &err)) TH_LOG("%s", err.msg);
 	EXPECT_EQ(0, set_rule(-1, &err));
 	EXPECT_TRUE(preads_counted(100));
+	EXPECT_TRUE(exclusion_ends_with_the_process());
 }
 
 /* What goes when an internal is missing, and how to see that it went. */
@@ -333,6 +362,8 @@ TEST_F_TIMEOUT(missing, only_its_feature_goes, 300)
 		EXPECT_EQ(FTAGENT_HOOKS_KPROBE, hook_set());
 		break;
 	case CHECK_RECORD:
+		if (variant->arg == FTAGENT_REC_EXIT)
+			EXPECT_TRUE(exclusion_ends_with_the_process());
 		ASSERT_EQ(0, lifecycle(&c));
 		EXPECT_EQ(variant->arg == FTAGENT_REC_FORK ? 0 : 1, c.fork);
 		EXPECT_EQ(variant->arg == FTAGENT_REC_EXEC ? 0 : 1, c.exec);
