@@ -188,14 +188,22 @@ static int preads_counted(int n)
 	if (fd < 0 || write(fd, &c, 1) != 1)
 		return 0;
 	unlink(path);
-	if (ft_collect(&fc))
+	if (ft_collect(&fc)) {
+		fprintf(stderr, "# preads: no generation before\n");
 		return 0;
+	}
 	ft_counters_free(&fc);
-	for (i = 0; i < n; i++)
-		if (pread(fd, &c, 1, 0) != 1)
+	for (i = 0; i < n; i++) {
+		if (pread(fd, &c, 1, 0) != 1) {
+			fprintf(stderr, "# preads: pread %d: %s\n", i,
+				strerror(errno));
 			return 0;
-	if (ft_collect(&fc))
+		}
+	}
+	if (ft_collect(&fc)) {
+		fprintf(stderr, "# preads: no generation after\n");
 		return 0;
+	}
 	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, fd);
 	ok = t.in_calls == (uint64_t)n && t.in_bytes == (uint64_t)n;
 	if (!ok)

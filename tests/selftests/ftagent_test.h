@@ -69,25 +69,37 @@ static inline void ft_take_generation(const struct ftagent_generation *gen,
  * netlink sockets stay open for the life of the process, so collecting
  * adds no new keys of its own after the first call.
  */
+static struct ftnl ft_ctl_nl, ft_stats_nl;
+static int ft_nl_opened;
+
+/* After the module went: the families are new, so are the sockets. */
+static inline void ft_collect_forget(void)
+{
+	if (ft_nl_opened) {
+		ftnl_close(&ft_ctl_nl);
+		ftnl_close(&ft_stats_nl);
+	}
+	ft_nl_opened = 0;
+}
+
 static inline int ft_collect_tgid(struct ft_counters *fc, pid_t tgid)
 {
-	static struct ftnl ctl, stats;
-	static int opened;
+	struct ftnl *ctl = &ft_ctl_nl, *stats = &ft_stats_nl;
 	struct ftnl_error err;
 	int rc;
 
 	memset(fc, 0, sizeof(*fc));
 	fc->tgid = tgid;
-	if (!opened) {
-		if (ftnl_open(&ctl, FTAGENT_GENL_CTL_NAME, &err) < 0)
+	if (!ft_nl_opened) {
+		if (ftnl_open(ctl, FTAGENT_GENL_CTL_NAME, &err) < 0)
 			return -err.err;
-		if (ftnl_open(&stats, FTAGENT_GENL_STATS_NAME, &err) < 0) {
-			ftnl_close(&ctl);
+		if (ftnl_open(stats, FTAGENT_GENL_STATS_NAME, &err) < 0) {
+			ftnl_close(ctl);
 			return -err.err;
 		}
-		opened = 1;
+		ft_nl_opened = 1;
 	}
-	rc = ftagent_collect(&ctl, &stats, ft_take_generation, fc, &err);
+	rc = ftagent_collect(ctl, stats, ft_take_generation, fc, &err);
 	if (rc < 0)
 		fprintf(stderr, "# collect: %s (%d)\n", err.msg, err.err);
 	return rc < 0 ? -err.err : 0;
@@ -190,6 +202,7 @@ static inline int ft_unload_module(void)
 	 */
 	while (!umount2(FTAGENT_FS_MOUNTPOINT, 0))
 		;
+	ft_collect_forget();
 	return syscall(SYS_delete_module, "ftagent", O_NONBLOCK) ? -errno : 0;
 }
 
