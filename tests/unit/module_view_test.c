@@ -83,10 +83,50 @@ static void round_trip(void **state)
 	json_object_put(j);
 }
 
+/* ABI 0.5's degraded features, missing names and direct calls too. */
+static void degraded_round_trip(void **state)
+{
+	struct ftagent_cpu_stats cpus[1] = {0};
+	struct ftagent_resources r = {0}, back;
+	struct ftagent_status st = {0}, st2;
+	struct json_object *j, *copy;
+
+	(void)state;
+	st.abi_minor = 5;
+	strcpy(st.module_version, "0.4.0");
+	st.present = FTAGENT_STATUS_HAVE_DEGRADED | FTAGENT_STATUS_HAVE_DIRECT;
+	st.degraded = (1u << FTAGENT_FEATURE_CLOSE_RECORDS) |
+		      (1u << FTAGENT_FEATURE_GATE_SEND);
+	st.n_missing = 2;
+	strcpy(st.missing[0], "sock_close");
+	strcpy(st.missing[1], "security_socket_sendmsg");
+	st.direct_calls = 1;
+	r.cpus = cpus;
+	r.n_cpus = 1;
+	j = ftagent_module_view_json(&st, &r);
+	copy = json_tokener_parse(json_object_to_json_string(j));
+	assert_non_null(copy);
+	assert_int_equal(0, ftagent_module_view_parse(copy, &st2, &back));
+	assert_true(st2.present & FTAGENT_STATUS_HAVE_DEGRADED);
+	assert_true(st2.present & FTAGENT_STATUS_HAVE_DIRECT);
+	assert_int_equal(st.degraded, st2.degraded);
+	assert_int_equal(2, st2.n_missing);
+	assert_string_equal("sock_close", st2.missing[0]);
+	assert_string_equal("security_socket_sendmsg", st2.missing[1]);
+	assert_int_equal(1, st2.direct_calls);
+	ftagent_resources_free(&back);
+	/* A degraded mask without the names is refused. */
+	json_object_object_del(copy, "missing");
+	assert_int_equal(-1, ftagent_module_view_parse(copy, &st2, &back));
+	json_object_put(copy);
+	json_object_put(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip),
+		cmocka_unit_test(degraded_round_trip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

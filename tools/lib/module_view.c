@@ -46,6 +46,18 @@ struct json_object *ftagent_module_view_json(const struct ftagent_status *st,
 	put(o, "n_subbufs", r->n_subbufs);
 	put(o, "excluded_tgids", r->excluded_tgids);
 	put(o, "exclude_missed", r->exclude_missed);
+	/* ABI 0.5: what this kernel lacks, and how the ftrace set hooks. */
+	if (st->present & FTAGENT_STATUS_HAVE_DEGRADED) {
+		struct json_object *missing = json_object_new_array();
+
+		put(o, "degraded", st->degraded);
+		for (i = 0; i < st->n_missing && i < FTAGENT_MISSING_MAX; i++)
+			json_object_array_add(missing, json_object_new_string(
+							       st->missing[i]));
+		json_object_object_add(o, "missing", missing);
+	}
+	if (st->present & FTAGENT_STATUS_HAVE_DIRECT)
+		put(o, "direct_calls", st->direct_calls);
 	for (i = 0; i < r->n_cpus; i++) {
 		const struct ftagent_cpu_stats *c = &r->cpus[i];
 		struct json_object *j = json_object_new_object();
@@ -132,6 +144,37 @@ static int get_string(struct json_object *o, const char *k, char *out,
 	return 0;
 }
 
+/* The 0.5 fields, each optional (a daemon or module of 0.4 has none). */
+static int parse_degraded(struct json_object *j, struct ftagent_status *st)
+{
+	struct json_object *missing, *name;
+	uint64_t v;
+	size_t i;
+
+	if (!get(j, "direct_calls", &v)) {
+		st->direct_calls = v != 0;
+		st->present |= FTAGENT_STATUS_HAVE_DIRECT;
+	}
+	if (get(j, "degraded", &v))
+		return 0;
+	if (v > UINT32_MAX ||
+	    !json_object_object_get_ex(j, "missing", &missing) ||
+	    !json_object_is_type(missing, json_type_array))
+		return -1;
+	st->degraded = (uint32_t)v;
+	st->present |= FTAGENT_STATUS_HAVE_DEGRADED;
+	st->n_missing = json_object_array_length(missing);
+	for (i = 0; i < st->n_missing && i < FTAGENT_MISSING_MAX; i++) {
+		name = json_object_array_get_idx(missing, i);
+		if (!json_object_is_type(name, json_type_string) ||
+		    json_object_get_string_len(name) >=
+			    FTAGENT_MISSING_NAME_MAX)
+			return -1;
+		strcpy(st->missing[i], json_object_get_string(name));
+	}
+	return 0;
+}
+
 int ftagent_module_view_parse(struct json_object *j, struct ftagent_status *st,
 			      struct ftagent_resources *r)
 {
@@ -164,6 +207,8 @@ int ftagent_module_view_parse(struct json_object *j, struct ftagent_status *st,
 	st->state = r->state;
 	st->present = FTAGENT_STATUS_HAVE_ABI | FTAGENT_STATUS_HAVE_VERSION |
 		      FTAGENT_STATUS_HAVE_STATE;
+	if (parse_degraded(j, st))
+		return -1;
 	n = json_object_array_length(cpus);
 	r->cpus = calloc(n ? n : 1, sizeof(*r->cpus));
 	n = json_object_array_length(hooks);
