@@ -300,13 +300,11 @@ TEST_F(budget, a_bad_budget_rejects_the_set_and_the_old_one_stays)
 	budget(&bad, "odd", FTAGENT_METRIC_OPENS, 10, 1000)->alert_at = 10;
 	ASSERT_EQ(-1, set_budgets(&bad, &err));
 	EXPECT_EQ(EINVAL, err.err);
-	EXPECT_STREQ("ALERT_AT is above 0 and below LIMIT",
-		     err.msg);
+	EXPECT_STREQ("ALERT_AT is above 0 and below LIMIT", err.msg);
 	bad.b[1].alert_at = 0;
 	bad.b[1].window_ms = 0;
 	ASSERT_EQ(-1, set_budgets(&bad, &err));
-	EXPECT_STREQ("WINDOW_MS is required, 1 ms to 7 days",
-		     err.msg);
+	EXPECT_STREQ("WINDOW_MS is required, 1 ms to 7 days", err.msg);
 	bad.b[1].window_ms = 1000;
 	bad.b[1].limit = 0;
 	ASSERT_EQ(-1, set_budgets(&bad, &err));

@@ -120,8 +120,8 @@ TEST_F(filters, a_request_changes_only_what_it_names)
 #define MSG_COMM_MANY "at most 64 exclude_processes"
 #define MSG_PATH      "a path prefix is 1 to 1024 bytes, no NUL inside"
 #define MSG_PATH_MANY "at most 64 exclude_paths"
-#define MSG_PATH_NEST                                                     \
-	"exclude_paths together exceed one netlink nest "                  \
+#define MSG_PATH_NEST                                                          \
+	"exclude_paths together exceed one netlink nest "                      \
 	"(FTAGENT_EXCLUDE_PATHS_NEST_MAX)"
 
 struct bad {

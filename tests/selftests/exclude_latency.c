@@ -21,11 +21,11 @@
 #include "kselftest_harness.h"
 #include "events_test.h"
 
-#define IDLE	500
-#define STORMS	4
-#define FORKS	1000
-#define SWAPS	10
-#define NAME	"ftlatency"
+#define IDLE   500
+#define STORMS 4
+#define FORKS  1000
+#define SWAPS  10
+#define NAME   "ftlatency"
 
 static unsigned long param(const char *name)
 {
@@ -33,8 +33,7 @@ static unsigned long param(const char *name)
 	unsigned long v = ~0ul;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "/sys/module/ftagent/parameters/%s",
-		 name);
+	snprintf(path, sizeof(path), "/sys/module/ftagent/parameters/%s", name);
 	f = fopen(path, "r");
 	if (!f)
 		return ~0ul;
@@ -61,7 +60,8 @@ static void storm(void)
 	_exit(0);
 }
 
-FIXTURE(storm) {
+FIXTURE(storm)
+{
 	int unused;
 };
 
@@ -115,7 +115,8 @@ TEST_F_TIMEOUT(storm, no_interrupts_off_under_a_rename_and_fork_storm, 900)
 	ASSERT_EQ(0, ftagent_filters_defaults(&f));
 	ev_set_filters(&f, &err);
 	ftagent_filters_free(&f);
-	TH_LOG("exclusion lock held at most %lu ns, with interrupts off at most %lu ns",
+	TH_LOG("exclusion lock held at most %lu ns, with interrupts off at "
+	       "most %lu ns",
 	       param("debug_excl_held_max_ns"),
 	       param("debug_excl_irqsoff_max_ns"));
 	EXPECT_NE(~0ul, param("debug_excl_held_max_ns"));

@@ -15,7 +15,7 @@
 #include "gate_test.h"
 #include "../../tools/lib/budgets.h"
 
-#define STATIC_BINARY "/bin/busybox"	/* reads no file to run `true` */
+#define STATIC_BINARY "/bin/busybox" /* reads no file to run `true` */
 
 static int set_budgets(struct ftagent_budget_set *s, struct ftnl_error *err)
 {
@@ -24,13 +24,14 @@ static int set_budgets(struct ftagent_budget_set *s, struct ftnl_error *err)
 	return ftagent_set_budgets(ctl(), s, &gen, err);
 }
 
-FIXTURE(kernel_work) {
+FIXTURE(kernel_work)
+{
 	int unused;
 };
 
 FIXTURE_SETUP(kernel_work)
 {
-	struct ftagent_budget_set s = { 0 };
+	struct ftagent_budget_set s = {0};
 	struct ftagent_budget_spec *b = ftagent_budget_set_add(&s);
 	struct ftnl_error err;
 
@@ -47,7 +48,7 @@ FIXTURE_SETUP(kernel_work)
 
 FIXTURE_TEARDOWN(kernel_work)
 {
-	struct ftagent_budget_set s = { 0 };
+	struct ftagent_budget_set s = {0};
 	struct ftnl_error err;
 
 	set_budgets(&s, &err);

@@ -287,8 +287,7 @@ TEST_F(gate, a_bad_rule_rejects_the_set_and_the_old_one_stays)
 	bad.rules[1].ops = 1u << FTAGENT_OP_OPEN;
 	strcpy(bad.rules[1].path_prefix, "etc/");
 	ASSERT_EQ(-1, set_policy(&bad, &err));
-	EXPECT_STREQ("PATH_PREFIX must be an absolute path",
-		     err.msg);
+	EXPECT_STREQ("PATH_PREFIX must be an absolute path", err.msg);
 	bad.rules[1].name[0] = '\0';
 	ASSERT_EQ(-1, set_policy(&bad, &err));
 	EXPECT_STREQ("NAME is required", err.msg);
