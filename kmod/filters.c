@@ -286,20 +286,27 @@ static void ftagent_excl_remove_shadow(u32 tgid)
 
 /*
  * The last thread of an excluded process leaves the set in acct_process(),
- * but closes its files after that (exit_files()), and those closes must
- * not be reported. It is kept here, by task pointer, which cannot be
- * reused, until its task_struct is freed (sched_process_free).
+ * but files are closed after that (exit_files()), and those closes must
+ * not be reported. They are not always the last thread's: another thread
+ * that is still on its way out (past exit_mm(), which lets pthread_join()
+ * return, but before its own exit_files()) may drop the last reference
+ * to the file table and close them. So the process is kept here by its
+ * signal_struct, which every thread shares, until the group leader's
+ * task_struct is freed (sched_process_free): the leader is released only
+ * after every other thread, and the signal_struct lives at least as long
+ * as it, so the pointer cannot be reused while it is here.
  */
 #define FTAGENT_DYING_SLOTS	64
 
-static struct task_struct *ftagent_dying[FTAGENT_DYING_SLOTS];
+static struct signal_struct *ftagent_dying[FTAGENT_DYING_SLOTS];
 
 bool ftagent_exiting_excluded(struct task_struct *t)
 {
+	struct signal_struct *sig = t->signal;
 	int i;
 
 	for (i = 0; i < FTAGENT_DYING_SLOTS; i++)
-		if (READ_ONCE(ftagent_dying[i]) == t)
+		if (READ_ONCE(ftagent_dying[i]) == sig)
 			return true;
 	return false;
 }
@@ -308,10 +315,10 @@ void ftagent_exclude_free(struct task_struct *t)
 {
 	int i;
 
-	if (!(t->flags & PF_EXITING))
+	if (!(t->flags & PF_EXITING) || !thread_group_leader(t))
 		return;
 	for (i = 0; i < FTAGENT_DYING_SLOTS; i++)
-		if (READ_ONCE(ftagent_dying[i]) == t)
+		if (READ_ONCE(ftagent_dying[i]) == t->signal)
 			WRITE_ONCE(ftagent_dying[i], NULL);
 }
 
@@ -324,7 +331,7 @@ void ftagent_exclude_exit(struct task_struct *t, bool excluded)
 	if (!static_branch_unlikely(&ftagent_exclusions_on))
 		return;
 	for (i = 0; excluded && i < FTAGENT_DYING_SLOTS; i++)
-		if (!cmpxchg(&ftagent_dying[i], NULL, t))
+		if (!cmpxchg(&ftagent_dying[i], NULL, t->signal))
 			break;
 	if (excluded && i == FTAGENT_DYING_SLOTS)
 		ftagent_excl_missed++;	/* its closes at exit will show */
