@@ -49,6 +49,16 @@ int ftd_module_connect(struct ftd_module *m, char *why, size_t why_len)
 			 ftnl_format_error(&err, msg, sizeof(msg)));
 		return FTAGENTD_EXIT_FAILED;
 	}
+	/*
+	 * ftagentd stays out of what it reports (its relay reads and journal
+	 * writes would feed the counters it drains): by its control socket,
+	 * which only it holds, for as long as it is open; not by a name.
+	 */
+	if (ftagent_exclude_self(&m->ctl, &err) < 0) {
+		snprintf(why, why_len, "exclude self: %s",
+			 ftnl_format_error(&err, msg, sizeof(msg)));
+		return FTAGENTD_EXIT_FAILED;
+	}
 	/* SO_RCVBUFFORCE needs CAP_NET_ADMIN, which we have; else best effort. */
 	if (setsockopt(mnl_socket_get_fd(m->stats.sock), SOL_SOCKET,
 		       SO_RCVBUFFORCE, &size, sizeof(size)) < 0)
@@ -79,16 +89,6 @@ static int add_names(struct ftagent_filter_list *l,
 	return 0;
 }
 
-static int has_name(const struct ftagentd_list *l, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < l->n; i++)
-		if (!strcmp(l->item[i], name))
-			return 1;
-	return 0;
-}
-
 static int push_filters(struct ftd_module *m, const struct ftagentd_config *cfg,
 			struct ftnl_error *err)
 {
@@ -108,15 +108,9 @@ static int push_filters(struct ftd_module *m, const struct ftagentd_config *cfg,
 				   (uint8_t)cfg->file.track_read);
 	ftagent_filters_set_toggle(&f, FTAGENT_FILTER_FILE_TRACK_SENDFILE,
 				   (uint8_t)cfg->file.track_sendfile);
+	/* ftagentd itself is out by EXCLUDE_SELF (ftd_module_connect). */
 	if (add_names(&f.exclude_processes, &cfg->filters.exclude_processes) ||
 	    add_names(&f.exclude_paths, &cfg->filters.exclude_paths))
-		goto out;
-	/*
-	 * ftagentd itself always stays out: its journal writes and relay
-	 * reads would otherwise feed the counters it drains, a loop.
-	 */
-	if (!has_name(&cfg->filters.exclude_processes, "ftagentd") &&
-	    ftagent_filter_list_add(&f.exclude_processes, "ftagentd", 8) < 0)
 		goto out;
 	rc = ftagent_set_filters(&m->ctl, &f, err);
 out:

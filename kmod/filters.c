@@ -5,19 +5,50 @@
  * The toggles are one word the hooks read. The filter set (names and
  * prefixes) is replaced whole under RCU. Excluded processes are kept as
  * a set of thread-group ids, because the hot path can afford a hash
- * probe but not a walk of names and ancestors: a process joins the set
- * when one of its threads takes an excluded name (exec and prctl both
- * go through the task_rename tracepoint) or when an excluded process
- * forks it, and leaves it when it exits. Membership is sticky until
- * exit, so a child that execs something else stays excluded.
+ * probe but not a walk of names and ancestors. A process is excluded:
+ *  - when one of its threads takes an excluded name (exec and prctl both
+ *    go through the task_rename tracepoint), a name being the operator's
+ *    choice, which any process can take (docs/security.md);
+ *  - while it is registered by EXCLUDE_SELF: a CAP_SYS_ADMIN caller asks
+ *    for its own process, for as long as the netlink socket that asked
+ *    stays open. The registration is a reference to the process's struct
+ *    pid (never reused, unlike a number) and the socket's (net, portid);
+ *    the NETLINK_URELEASE notifier (genl_ctl.c), which 6.1 and 6.12 both
+ *    call from the socket's release, ends it. This is the daemon's own
+ *    exclusion: nothing another process can copy or take over;
+ *  - when an excluded process forks it.
+ * It leaves the set when it exits. Membership is sticky until exit, so a
+ * child that execs something else stays excluded.
  *
  * The set is an open-addressing table of tgids with tombstones, written
- * under a spinlock and read locklessly. The lock is taken only in process
- * context (the fork, rename and exit points, SET_FILTERS), never from an
- * interrupt, so it never disables interrupts: a compaction (bounded, 4096
- * slots) or a rebuild (over every task) keeps preemption off only. When tombstones pile up, the live
- * entries are copied into the spare table, which is published with RCU;
- * the old one becomes the spare after a grace period.
+ * under a spinlock and read locklessly under RCU (sched). The lock is
+ * taken only in process context (the fork, rename and exit points, and
+ * the changes below), never from an interrupt, and never for work that
+ * grows with the number of tasks: one insertion or removal, or a
+ * compaction (a fixed 4096 slots) when tombstones pile up, which copies
+ * the live entries into the spare table, publishes it with RCU and takes
+ * the old one as the spare after a grace period.
+ *
+ * A change of names or registrations re-derives the set (a rebuild), in
+ * process context, under the config lock, and outside the spinlock: a
+ * fresh table (the shadow) is filled by a walk of every process in pid
+ * order (find_ge_pid() under rcu_read_lock, one process at a time, with
+ * cond_resched() between), each judged by itself and its ancestors (a
+ * process is in if a thread of it or of an ancestor has a listed name,
+ * or it or an ancestor is registered). While the walk runs, every change
+ * the fork, rename and exit points make under the lock goes to the shadow
+ * as well as to the table in force, and a fork judges its child the same
+ * way the walk does (cost: the child's ancestry, not the task count), so
+ * a process born, renamed or gone during the walk is not missed or kept.
+ * Then the shadow is published with RCU and the old table freed after a
+ * grace period.
+ *
+ * Renames race the rebuild: the task_rename tracepoint fires, under the
+ * task's task_lock, before the new name is written. The walk reads each
+ * thread's name under its task_lock, and the rename point decides under
+ * the spinlock against the names published (also under the spinlock)
+ * when a rebuild is running, so either the walk sees the new name or the
+ * rename point sees the new names and the shadow.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,8 +56,11 @@
 #include <linux/moduleparam.h>
 #include <linux/sched/clock.h>
 #include <linux/in.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/rculist.h>
 #include <linux/sched/signal.h>
+#include <linux/sched/task.h>
 #include <linux/slab.h>
 #include <linux/socket.h>
 #include <linux/spinlock.h>
@@ -50,8 +84,24 @@ struct ftagent_excl_table __rcu *ftagent_excl;
 static struct ftagent_excl_table *ftagent_excl_spare;
 static bool ftagent_excl_spare_ready;	/* no reader can still see it */
 static struct rcu_head ftagent_excl_rcu;
+/* The table a rebuild fills (no reader sees it); under the lock. */
+static struct ftagent_excl_table *ftagent_excl_shadow;
 static DEFINE_SPINLOCK(ftagent_excl_lock);
 static u64 ftagent_excl_missed;
+
+/*
+ * EXCLUDE_SELF registrations. Written under the config lock and the
+ * spinlock; @pid read under RCU (compared, never dereferenced), and put
+ * a grace period after it is cleared.
+ */
+#define FTAGENT_SELF_MAX	FTAGENT_EXCLUDE_SELF_MAX
+
+static struct ftagent_self {
+	struct pid *pid;	/* the registered process (its tgid) */
+	const struct net *net;	/* the socket that asked: net, portid */
+	u32 portid;
+} ftagent_selves[FTAGENT_SELF_MAX];
+static unsigned int ftagent_n_selves;
 
 /*
  * Debug figures, read-only module parameters: the longest time the lock
@@ -160,8 +210,8 @@ static struct ftagent_excl_table *ftagent_excl_compact(void)
 	return s;
 }
 
-/* Caller holds the lock. */
-static void ftagent_excl_add_locked(u32 tgid)
+/* Caller holds the lock: add @tgid to the table in force. */
+static void ftagent_excl_add_cur(u32 tgid)
 {
 	struct ftagent_excl_table *t;
 
@@ -182,33 +232,81 @@ missed:
 	ftagent_excl_missed++;
 }
 
-static void ftagent_excl_add(u32 tgid)
+/* Caller holds the lock: add @tgid to the shadow, if a rebuild runs. */
+static void ftagent_excl_add_shadow(u32 tgid)
 {
-	u64 t0;
+	struct ftagent_excl_table *s = ftagent_excl_shadow;
 
-	spin_lock(&ftagent_excl_lock);
-	t0 = local_clock();
-	ftagent_excl_add_locked(tgid);
-	ftagent_excl_note(t0);
-	spin_unlock(&ftagent_excl_lock);
+	if (!s || ftagent_excl_find(s, tgid))
+		return;
+	/* The shadow holds no tombstones (see remove): live == used. */
+	if (s->live < FTAGENT_EXCL_LIVE_MAX)
+		ftagent_excl_place(s, tgid);
+	else
+		ftagent_excl_missed++;
+}
+
+/*
+ * Caller holds the lock: remove @tgid from the shadow. No reader sees
+ * the shadow, so entries are moved back instead of leaving tombstones
+ * (deletion in linear probing), and a long rebuild under a fork-and-exit
+ * storm cannot fill it.
+ */
+static void ftagent_excl_remove_shadow(u32 tgid)
+{
+	struct ftagent_excl_table *s = ftagent_excl_shadow;
+	u32 i, j, k, n;
+
+	if (!s || !tgid)
+		return;
+	i = ftagent_excl_hash(tgid);
+	for (n = 0; s->slot[i] != tgid; n++) {
+		if (!s->slot[i] || n == FTAGENT_EXCL_SLOTS)
+			return;
+		i = (i + 1) & (FTAGENT_EXCL_SLOTS - 1);
+	}
+	s->live--;
+	s->used--;
+	for (j = i;;) {
+		s->slot[i] = 0;
+		for (;;) {
+			j = (j + 1) & (FTAGENT_EXCL_SLOTS - 1);
+			if (!s->slot[j])
+				return;
+			k = ftagent_excl_hash(s->slot[j]);
+			/* Stays if its home is cyclically within (i, j]. */
+			if (i <= j ? (i < k && k <= j) : (i < k || k <= j))
+				continue;
+			break;
+		}
+		s->slot[i] = s->slot[j];
+		i = j;
+	}
 }
 
 /*
  * The last thread of an excluded process leaves the set in acct_process(),
- * but closes its files after that (exit_files()), and those closes must
- * not be reported. It is kept here, by task pointer, which cannot be
- * reused, until its task_struct is freed (sched_process_free).
+ * but files are closed after that (exit_files()), and those closes must
+ * not be reported. They are not always the last thread's: another thread
+ * that is still on its way out (past exit_mm(), which lets pthread_join()
+ * return, but before its own exit_files()) may drop the last reference
+ * to the file table and close them. So the process is kept here by its
+ * signal_struct, which every thread shares, until the group leader's
+ * task_struct is freed (sched_process_free): the leader is released only
+ * after every other thread, and the signal_struct lives at least as long
+ * as it, so the pointer cannot be reused while it is here.
  */
 #define FTAGENT_DYING_SLOTS	64
 
-static struct task_struct *ftagent_dying[FTAGENT_DYING_SLOTS];
+static struct signal_struct *ftagent_dying[FTAGENT_DYING_SLOTS];
 
 bool ftagent_exiting_excluded(struct task_struct *t)
 {
+	struct signal_struct *sig = t->signal;
 	int i;
 
 	for (i = 0; i < FTAGENT_DYING_SLOTS; i++)
-		if (READ_ONCE(ftagent_dying[i]) == t)
+		if (READ_ONCE(ftagent_dying[i]) == sig)
 			return true;
 	return false;
 }
@@ -217,10 +315,10 @@ void ftagent_exclude_free(struct task_struct *t)
 {
 	int i;
 
-	if (!(t->flags & PF_EXITING))
+	if (!(t->flags & PF_EXITING) || !thread_group_leader(t))
 		return;
 	for (i = 0; i < FTAGENT_DYING_SLOTS; i++)
-		if (READ_ONCE(ftagent_dying[i]) == t)
+		if (READ_ONCE(ftagent_dying[i]) == t->signal)
 			WRITE_ONCE(ftagent_dying[i], NULL);
 }
 
@@ -233,7 +331,7 @@ void ftagent_exclude_exit(struct task_struct *t, bool excluded)
 	if (!static_branch_unlikely(&ftagent_exclusions_on))
 		return;
 	for (i = 0; excluded && i < FTAGENT_DYING_SLOTS; i++)
-		if (!cmpxchg(&ftagent_dying[i], NULL, t))
+		if (!cmpxchg(&ftagent_dying[i], NULL, t->signal))
 			break;
 	if (excluded && i == FTAGENT_DYING_SLOTS)
 		ftagent_excl_missed++;	/* its closes at exit will show */
@@ -263,6 +361,7 @@ static void ftagent_excl_remove(u32 tgid)
 		}
 		i = (i + 1) & (FTAGENT_EXCL_SLOTS - 1);
 	}
+	ftagent_excl_remove_shadow(tgid);
 	ftagent_excl_note(t0);
 	spin_unlock(&ftagent_excl_lock);
 }
@@ -292,19 +391,108 @@ static bool ftagent_comm_listed(const struct ftagent_filters *f,
 	return false;
 }
 
+/* Under RCU: whether @pid is registered by EXCLUDE_SELF. */
+static bool ftagent_self_registered(const struct pid *pid)
+{
+	unsigned int i;
+
+	for (i = 0; i < FTAGENT_SELF_MAX; i++)
+		if (READ_ONCE(ftagent_selves[i].pid) == pid)
+			return true;
+	return false;
+}
+
+/* Whether a thread of @p has a listed name, read under its task_lock. */
+static bool ftagent_threads_listed(const struct ftagent_filters *f,
+				   struct task_struct *p)
+{
+	struct task_struct *t;
+	bool listed = false;
+
+	if (!f->n_comms)
+		return false;
+	for_each_thread(p, t) {
+		task_lock(t);
+		listed = ftagent_comm_listed(f, t->comm);
+		task_unlock(t);
+		if (listed)
+			break;
+	}
+	return listed;
+}
+
+/*
+ * Caller holds rcu_read_lock: whether @p is excluded under @f and the
+ * registrations, judged by itself and its ancestors (cost: its ancestry,
+ * not the number of tasks). The idle task (pid 0) ends every chain.
+ */
+static bool ftagent_excl_judge(const struct ftagent_filters *f,
+			       struct task_struct *p)
+{
+	struct task_struct *a;
+
+	for (a = p; a->pid; a = rcu_dereference(a->real_parent)) {
+		if (ftagent_self_registered(task_tgid(a)) ||
+		    ftagent_threads_listed(f, a))
+			return true;
+	}
+	return false;
+}
+
+/* Caller holds the lock: whether @p is still to leave at its exit. */
+static bool ftagent_excl_alive(struct task_struct *p)
+{
+	/*
+	 * The exit point (acct_process) comes after signal->live drops to
+	 * 0 and takes the lock: if it is not 0 here, that removal follows.
+	 */
+	return !(p->flags & PF_EXITING) && atomic_read(&p->signal->live);
+}
+
 void ftagent_exclude_fork(struct task_struct *parent,
 			  struct task_struct *child)
 {
+	const struct ftagent_filters *f;
+	struct ftagent_excl_table *cur;
+	bool judged = false;
+	u64 t0;
+
 	if (!static_branch_unlikely(&ftagent_exclusions_on))
 		return;
-	if (ftagent_tgid_excluded_slow(parent->tgid))
-		ftagent_excl_add(child->tgid);
+	/*
+	 * Pairs with the barrier after the shadow is set: either the walk
+	 * finds the child (in the pid table before this point) or this
+	 * point sees the shadow.
+	 */
+	smp_mb();
+	if (READ_ONCE(ftagent_excl_shadow)) {
+		/* A rebuild runs: the child as the walk would see it. */
+		rcu_read_lock();
+		f = rcu_dereference(ftagent_filters_cur);
+		judged = f && ftagent_excl_judge(f, child);
+		rcu_read_unlock();
+	} else if (!ftagent_tgid_excluded_slow(parent->tgid)) {
+		return;
+	}
+	spin_lock(&ftagent_excl_lock);
+	t0 = local_clock();
+	cur = rcu_dereference_protected(ftagent_excl,
+					lockdep_is_held(&ftagent_excl_lock));
+	if (judged || ftagent_excl_find(cur, parent->tgid))
+		ftagent_excl_add_cur(child->tgid);
+	if (judged || (ftagent_excl_shadow &&
+		       ftagent_excl_find(ftagent_excl_shadow, parent->tgid)))
+		ftagent_excl_add_shadow(child->tgid);
+	ftagent_excl_note(t0);
+	spin_unlock(&ftagent_excl_lock);
 }
 
+/* Under the task's task_lock, before @comm is written (__set_task_comm). */
 void ftagent_exclude_rename(struct task_struct *task, const char *comm)
 {
 	const struct ftagent_filters *f;
 	bool listed;
+	u64 t0;
 
 	if (!static_branch_unlikely(&ftagent_exclusions_on))
 		return;
@@ -312,8 +500,19 @@ void ftagent_exclude_rename(struct task_struct *task, const char *comm)
 	f = rcu_dereference_sched(ftagent_filters_cur);
 	listed = f && ftagent_comm_listed(f, comm);
 	rcu_read_unlock_sched_notrace();
-	if (listed)
-		ftagent_excl_add(task->tgid);
+	if (!listed && !READ_ONCE(ftagent_excl_shadow))
+		return;
+	/* Decide against the names in force under the lock (see the top). */
+	spin_lock(&ftagent_excl_lock);
+	t0 = local_clock();
+	f = rcu_dereference_protected(ftagent_filters_cur,
+				      lockdep_is_held(&ftagent_excl_lock));
+	if (f && ftagent_comm_listed(f, comm)) {
+		ftagent_excl_add_cur(task->tgid);
+		ftagent_excl_add_shadow(task->tgid);
+	}
+	ftagent_excl_note(t0);
+	spin_unlock(&ftagent_excl_lock);
 }
 
 bool ftagent_path_excluded(const char *path, size_t len)
@@ -332,41 +531,75 @@ bool ftagent_path_excluded(const char *path, size_t len)
 }
 
 /*
- * Derive the excluded set from scratch for @f into the spare table:
- * a process is in if a thread's name is listed or its parent is in.
- * for_each_process() goes in fork order, so parents come first (a
- * reparented orphan may be visited before its new parent, and is then
- * judged by its own name only). Caller holds the lock.
+ * Re-derive the excluded set (see the top): caller holds the config lock,
+ * may sleep. Nothing it does under the spinlock depends on the number of
+ * tasks. -ENOMEM leaves the set in force as it was.
  */
-static void ftagent_excl_rebuild(const struct ftagent_filters *f)
+static int ftagent_excl_rebuild(void)
 {
-	struct ftagent_excl_table *s = ftagent_excl_spare;
-	struct task_struct *p, *t;
-	bool in;
+	const struct ftagent_filters *f;
+	struct ftagent_excl_table *s, *old;
+	struct task_struct *p;
+	struct pid *pid;
+	bool want, in;
+	int nr = 1;
+	u64 t0;
 
-	memset(s, 0, FTAGENT_EXCL_BYTES);
-	rcu_read_lock();
-	for_each_process(p) {
+	f = rcu_dereference_protected(ftagent_filters_cur, true);
+	want = f->n_comms || ftagent_n_selves;
+	s = kvzalloc(FTAGENT_EXCL_BYTES, GFP_KERNEL);
+	if (!s)
+		return -ENOMEM;
+	if (want && !static_key_enabled(&ftagent_exclusions_on)) {
 		/*
-		 * A process past its exit point would never leave the set,
-		 * and its tgid would exclude whoever gets it next.
+		 * While the key was off no exit left the table: empty it,
+		 * once every point that saw the key on is done.
 		 */
-		if ((p->flags & PF_EXITING) || p->exit_state ||
-		    !atomic_read(&p->signal->live))
-			continue;
-		in = ftagent_excl_find(s, rcu_dereference(p->real_parent)->tgid);
-		for_each_thread(p, t)
-			if (!in)
-				in = ftagent_comm_listed(f, t->comm);
-		if (!in)
-			continue;
-		if (s->live < FTAGENT_EXCL_LIVE_MAX)
-			ftagent_excl_place(s, p->tgid);
-		else
-			ftagent_excl_missed++;
+		synchronize_rcu();
+		old = rcu_dereference_protected(ftagent_excl, true);
+		memset(old, 0, FTAGENT_EXCL_BYTES);
+		static_branch_enable(&ftagent_exclusions_on);
 	}
-	rcu_read_unlock();
-	ftagent_excl_publish(s);
+	spin_lock(&ftagent_excl_lock);
+	WRITE_ONCE(ftagent_excl_shadow, s);
+	spin_unlock(&ftagent_excl_lock);
+	smp_mb();	/* pairs with the one in ftagent_exclude_fork() */
+
+	while (want) {
+		rcu_read_lock();
+		pid = find_ge_pid(nr, &init_pid_ns);
+		if (!pid) {
+			rcu_read_unlock();
+			break;
+		}
+		nr = pid_nr(pid) + 1;
+		p = pid_task(pid, PIDTYPE_TGID);
+		in = p && ftagent_excl_judge(f, p);
+		if (in) {
+			spin_lock(&ftagent_excl_lock);
+			t0 = local_clock();
+			/* Gone already: its number would exclude the next. */
+			if (ftagent_excl_alive(p))
+				ftagent_excl_add_shadow(p->tgid);
+			ftagent_excl_note(t0);
+			spin_unlock(&ftagent_excl_lock);
+		}
+		rcu_read_unlock();
+		cond_resched();
+	}
+
+	spin_lock(&ftagent_excl_lock);
+	t0 = local_clock();
+	old = rcu_replace_pointer(ftagent_excl, s,
+				  lockdep_is_held(&ftagent_excl_lock));
+	WRITE_ONCE(ftagent_excl_shadow, NULL);
+	ftagent_excl_note(t0);
+	spin_unlock(&ftagent_excl_lock);
+	if (!want)
+		static_branch_disable(&ftagent_exclusions_on);
+	synchronize_rcu();	/* readers of @old, and every hook that saw the key */
+	kvfree(old);
+	return 0;
 }
 
 void ftagent_filters_free(struct ftagent_filters *f)
@@ -381,32 +614,93 @@ static void ftagent_filters_free_rcu(struct rcu_head *head)
 	ftagent_filters_free(container_of(head, struct ftagent_filters, rcu));
 }
 
-void ftagent_filters_replace(struct ftagent_filters *next)
+int ftagent_filters_replace(struct ftagent_filters *next)
 {
 	struct ftagent_filters *old;
-	u64 t0;
+	int err;
 
-	if (next->n_comms)
-		static_branch_enable(&ftagent_exclusions_on);
-	for (;;) {
-		/* The spare table must be out of every reader's sight. */
-		rcu_barrier();
-		spin_lock(&ftagent_excl_lock);
-		t0 = local_clock();
-		if (ftagent_excl_spare_ready)
-			break;
-		/* A compaction raced with us: wait for its grace period. */
-		spin_unlock(&ftagent_excl_lock);
-	}
-	old = rcu_replace_pointer(ftagent_filters_cur, next, true);
-	ftagent_excl_rebuild(next);
+	/* Under the spinlock: the rename point decides against these. */
+	spin_lock(&ftagent_excl_lock);
+	old = rcu_replace_pointer(ftagent_filters_cur, next,
+				  lockdep_is_held(&ftagent_excl_lock));
 	WRITE_ONCE(ftagent_filter_flags, next->flags);
-	ftagent_excl_note(t0);
 	spin_unlock(&ftagent_excl_lock);
-	if (!next->n_comms)
-		static_branch_disable(&ftagent_exclusions_on);
+	err = ftagent_excl_rebuild();
+	if (err) {
+		/* Back to the filters whose set is in force. */
+		spin_lock(&ftagent_excl_lock);
+		rcu_replace_pointer(ftagent_filters_cur, old,
+				    lockdep_is_held(&ftagent_excl_lock));
+		WRITE_ONCE(ftagent_filter_flags, old ? old->flags : 0);
+		spin_unlock(&ftagent_excl_lock);
+		synchronize_rcu();
+		ftagent_filters_free(next);
+		return err;
+	}
 	if (old)
 		call_rcu(&old->rcu, ftagent_filters_free_rcu);
+	return 0;
+}
+
+int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
+				 u32 portid)
+{
+	struct ftagent_self *e = NULL;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < FTAGENT_SELF_MAX; i++) {
+		if (ftagent_selves[i].pid && ftagent_selves[i].net == net &&
+		    ftagent_selves[i].portid == portid)
+			return ftagent_selves[i].pid == pid ? 0 : -EBUSY;
+		if (!ftagent_selves[i].pid && !e)
+			e = &ftagent_selves[i];
+	}
+	if (!e)
+		return -ENOSPC;
+	spin_lock(&ftagent_excl_lock);
+	e->net = net;
+	e->portid = portid;
+	WRITE_ONCE(e->pid, get_pid(pid));
+	WRITE_ONCE(ftagent_n_selves, ftagent_n_selves + 1);
+	spin_unlock(&ftagent_excl_lock);
+	err = ftagent_excl_rebuild();
+	if (err)
+		ftagent_filters_socket_released(net, portid);
+	return err;
+}
+
+void ftagent_filters_socket_released(const struct net *net, u32 portid)
+{
+	struct pid *pid = NULL;
+	unsigned int i;
+
+	for (i = 0; i < FTAGENT_SELF_MAX && !pid; i++) {
+		if (!ftagent_selves[i].pid || ftagent_selves[i].net != net ||
+		    ftagent_selves[i].portid != portid)
+			continue;
+		spin_lock(&ftagent_excl_lock);
+		pid = ftagent_selves[i].pid;
+		WRITE_ONCE(ftagent_selves[i].pid, NULL);
+		WRITE_ONCE(ftagent_n_selves, ftagent_n_selves - 1);
+		spin_unlock(&ftagent_excl_lock);
+	}
+	if (!pid)
+		return;
+	if (ftagent_excl_rebuild()) {
+		/* No memory for a rebuild: the process at least leaves. */
+		rcu_read_lock();
+		if (pid_task(pid, PIDTYPE_TGID))
+			ftagent_excl_remove(pid_nr(pid));
+		rcu_read_unlock();
+	}
+	synchronize_rcu();	/* no judge compares against @pid any more */
+	put_pid(pid);
+}
+
+bool ftagent_filters_any_self(void)
+{
+	return READ_ONCE(ftagent_n_selves);
 }
 
 /* Caller holds the config lock, under which alone the filters change. */
@@ -457,6 +751,7 @@ u64 ftagent_exclude_missed(void)
 
 size_t ftagent_filters_memory(void)
 {
+	/* A rebuild holds a third table while it runs. */
 	return 2 * FTAGENT_EXCL_BYTES +
 	       sizeof(struct ftagent_filters);
 }
@@ -475,14 +770,15 @@ int ftagent_filters_init(void)
 		kfree(f);
 		return -ENOMEM;
 	}
-	/* Default: everything tracked, the daemon's own work left alone. */
+	/*
+	 * Default: everything tracked, no process excluded. The daemon
+	 * excludes itself with EXCLUDE_SELF, not by a name anyone can take.
+	 */
 	f->flags = FTAGENT_TRACK_ALL;
-	f->n_comms = 1;
-	strscpy(f->comms[0], "ftagentd", sizeof(f->comms[0]));
 	RCU_INIT_POINTER(ftagent_excl, a);
 	ftagent_excl_spare = b;
 	ftagent_excl_spare_ready = true;
-	ftagent_filters_replace(f);
+	RCU_INIT_POINTER(ftagent_filters_cur, f);
 	return 0;
 }
 
@@ -493,6 +789,12 @@ void ftagent_filters_exit(void)
 
 	for (i = 0; i < FTAGENT_DYING_SLOTS; i++)
 		WRITE_ONCE(ftagent_dying[i], NULL);
+	/* The release notifier is gone (genl_ctl.c): nobody else puts. */
+	for (i = 0; i < FTAGENT_SELF_MAX; i++) {
+		put_pid(ftagent_selves[i].pid);
+		ftagent_selves[i].pid = NULL;
+	}
+	ftagent_n_selves = 0;
 	static_branch_disable(&ftagent_exclusions_on);
 	rcu_barrier();	/* the spare's and the old filters' callbacks */
 	kvfree(rcu_dereference_protected(ftagent_excl, true));

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Kernel-side filters: what is tracked (network and file toggles), which
- * processes are left alone (by command name, inherited by children) and
- * which paths produce no open events.
+ * processes are left alone (by command name or by EXCLUDE_SELF, inherited
+ * by children) and which paths produce no open events.
  */
 #ifndef _FTAGENT_FILTERS_H
 #define _FTAGENT_FILTERS_H
@@ -11,6 +11,7 @@
 #include <linux/jump_label.h>
 #include <linux/socket.h>
 #include <linux/netlink.h>
+#include <linux/pid.h>
 #include <linux/sched.h>
 #include <linux/types.h>
 #include <linux/ftagent.h>
@@ -90,7 +91,10 @@ static __always_inline bool ftagent_sock_tracked(u32 flags,
 /* Whether open events for @path are left out. Preemption off. */
 bool ftagent_path_excluded(const char *path, size_t len);
 
-/* Lifecycle: keep the excluded processes current. Preemption off. */
+/*
+ * Lifecycle: keep the excluded processes current. Preemption off;
+ * rename under the task's task_lock (the task_rename tracepoint).
+ */
 void ftagent_exclude_fork(struct task_struct *parent,
 			  struct task_struct *child);
 void ftagent_exclude_rename(struct task_struct *task, const char *comm);
@@ -100,8 +104,21 @@ void ftagent_exclude_free(struct task_struct *t);
 /*
  * Replace the filters with @next (caller holds the config lock, may
  * sleep); takes ownership of @next. Re-derives the excluded processes.
+ * -ENOMEM: nothing changed.
  */
-void ftagent_filters_replace(struct ftagent_filters *next);
+int ftagent_filters_replace(struct ftagent_filters *next);
+/*
+ * EXCLUDE_SELF (caller holds the config lock, may sleep): exclude the
+ * process @pid (a tgid) and its descendants until the netlink socket
+ * (@net, @portid) is released. 0 if already so; -EBUSY if that socket
+ * registered another process; -ENOSPC when FTAGENT_SELF_MAX are held.
+ */
+int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
+				 u32 portid);
+/* The socket (@net, @portid) is released (caller holds the config lock). */
+void ftagent_filters_socket_released(const struct net *net, u32 portid);
+/* Lockless hint: whether any registration is held. */
+bool ftagent_filters_any_self(void);
 /* A copy of the filters in force (caller frees with ftagent_filters_free). */
 struct ftagent_filters *ftagent_filters_copy(void);
 void ftagent_filters_free(struct ftagent_filters *f);

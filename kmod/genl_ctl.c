@@ -308,11 +308,61 @@ static int ftagent_ctl_set_filters(struct sk_buff *skb, struct genl_info *info)
 		ftagent_filters_free(f);
 		goto out;
 	}
-	ftagent_filters_replace(f);
+	err = ftagent_filters_replace(f);
+	if (err)
+		NL_SET_ERR_MSG(info->extack, "no memory to rebuild the exclusions");
 out:
 	ftagent_config_unlock();
 	return err;
 }
+
+/*
+ * EXCLUDE_SELF: the caller's process, for as long as the socket that
+ * asked stays open (filters.c; the release is seen by the notifier below).
+ * A doit runs in the sending task, so current is the caller.
+ */
+static int ftagent_ctl_exclude_self(struct sk_buff *skb,
+				    struct genl_info *info)
+{
+	int err;
+
+	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
+	ftagent_config_lock();
+	err = ftagent_filters_exclude_self(task_tgid(current),
+					   genl_info_net(info),
+					   info->snd_portid);
+	ftagent_config_unlock();
+	if (err == -EBUSY)
+		NL_SET_ERR_MSG(info->extack,
+			       "this socket holds another process's exclusion");
+	else if (err == -ENOSPC)
+		NL_SET_ERR_MSG(info->extack,
+			       "FTAGENT_EXCLUDE_SELF_MAX sockets hold an exclusion");
+	else if (err)
+		NL_SET_ERR_MSG(info->extack, "no memory to rebuild the exclusions");
+	return err;
+}
+
+/* A netlink socket is released: the exclusion it holds, if any, ends. */
+static int ftagent_ctl_netlink_event(struct notifier_block *nb,
+				     unsigned long event, void *ptr)
+{
+	struct netlink_notify *n = ptr;
+
+	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
+	    !ftagent_filters_any_self())
+		return NOTIFY_DONE;
+	ftagent_config_lock();
+	ftagent_filters_socket_released(n->net, n->portid);
+	ftagent_config_unlock();
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block ftagent_ctl_netlink_nb = {
+	.notifier_call = ftagent_ctl_netlink_event,
+};
 
 static int ftagent_put_filters(struct sk_buff *msg,
 			       const struct ftagent_filters *f)
@@ -760,6 +810,13 @@ static const struct genl_ops ftagent_ctl_ops[] = {
 		.maxattr = FTAGENT_CTL_A_MAX,
 		.flags = GENL_ADMIN_PERM,
 	},
+	{
+		.cmd = FTAGENT_CTL_CMD_EXCLUDE_SELF,
+		.doit = ftagent_ctl_exclude_self,
+		.policy = ftagent_ctl_no_attrs_policy,
+		.maxattr = FTAGENT_CTL_A_MAX,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
 
 static const struct genl_multicast_group ftagent_ctl_mcgrps[] = {
@@ -868,14 +925,21 @@ out:
 
 int __init ftagent_genl_ctl_register(void)
 {
-	int err = genl_register_family(&ftagent_ctl_family);
+	int err;
 
-	if (!err) {
-		mutex_lock(&ftagent_alerts_lock);
-		ftagent_alerts_on = true;
-		mutex_unlock(&ftagent_alerts_lock);
+	/* Before the family: no EXCLUDE_SELF without its end in sight. */
+	err = netlink_register_notifier(&ftagent_ctl_netlink_nb);
+	if (err)
+		return err;
+	err = genl_register_family(&ftagent_ctl_family);
+	if (err) {
+		netlink_unregister_notifier(&ftagent_ctl_netlink_nb);
+		return err;
 	}
-	return err;
+	mutex_lock(&ftagent_alerts_lock);
+	ftagent_alerts_on = true;
+	mutex_unlock(&ftagent_alerts_lock);
+	return 0;
 }
 
 void ftagent_genl_ctl_unregister(void)
@@ -884,4 +948,6 @@ void ftagent_genl_ctl_unregister(void)
 	ftagent_alerts_on = false;
 	mutex_unlock(&ftagent_alerts_lock);
 	genl_unregister_family(&ftagent_ctl_family);
+	/* Waits for a running release; ftagent_filters_exit() puts the rest. */
+	netlink_unregister_notifier(&ftagent_ctl_netlink_nb);
 }

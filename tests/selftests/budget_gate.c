@@ -194,10 +194,12 @@ TEST_F(budget, an_excluded_name_does_not_escape_a_budget)
 	budget(&s, "excluded-too", FTAGENT_METRIC_BYTES_SENT, limit, 60000);
 	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
 	ASSERT_EQ(0, sink_open(&k));
-	/* "ftagentd" is always in the module's exclude list by default. */
-	ASSERT_EQ(0, prctl(PR_SET_NAME, "ftagentd"));
+	/* An excluded name: no counters, no events, but the budget holds. */
+	ASSERT_EQ(0, ev_exclude(0, "ftgate_excl"));
+	ASSERT_EQ(0, prctl(PR_SET_NAME, "ftgate_excl"));
 	sent = send_until_refused(k.fds[1], &e);
 	prctl(PR_SET_NAME, "budget_gate");
+	EXPECT_EQ(0, ev_reset_filters());
 	EXPECT_EQ(EDQUOT, e);
 	EXPECT_GE(sent, limit);
 	EXPECT_LT(sent, limit + 4096);

@@ -41,8 +41,8 @@ static void defaults_without_a_file_section(void **state)
 	assert_int_equal(16384, c.limits.transfers);
 	assert_int_equal(1, c.network.tcp);
 	assert_int_equal(1, c.file.track_sendfile);
-	assert_int_equal(1, c.filters.exclude_processes.n);
-	assert_string_equal("ftagentd", c.filters.exclude_processes.item[0]);
+	/* No name by default: any process can take one (docs/security.md). */
+	assert_int_equal(0, c.filters.exclude_processes.n);
 	assert_string_equal("", c.metrics.listen);
 	ftagentd_config_free(&c);
 }

@@ -91,10 +91,10 @@ void ftagentd_config_defaults(struct ftagentd_config *cfg)
 	cfg->network.tcp = cfg->network.udp = 1;
 	cfg->network.ipv4 = cfg->network.ipv6 = 1;
 	cfg->file.track_read = cfg->file.track_sendfile = 1;
-	/* The daemon's own name: see docs/events.md on what names are. */
-	cfg->filters.exclude_processes.item[0] = strdup("ftagentd");
-	cfg->filters.exclude_processes.n =
-		cfg->filters.exclude_processes.item[0] != NULL;
+	/*
+	 * No names by default: any process can take a name. The daemon
+	 * excludes itself by its control socket (EXCLUDE_SELF).
+	 */
 }
 
 static void list_free(struct ftagentd_list *l)

@@ -105,7 +105,16 @@ int ftagent_filters_defaults(struct ftagent_filters *f)
 		ftagent_filters_set_toggle(f, t, 1);
 	ftagent_filter_list_clear(&f->exclude_paths);
 	ftagent_filter_list_clear(&f->exclude_processes);
-	return ftagent_filter_list_add(&f->exclude_processes, "ftagentd", 8);
+	return 0;
+}
+
+int ftagent_exclude_self(struct ftnl *ctl, struct ftnl_error *err)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *req;
+
+	req = ftnl_put_request(ctl, buf, FTAGENT_CTL_CMD_EXCLUDE_SELF, 0);
+	return ftnl_transact(ctl, req, NULL, NULL, err);
 }
 
 static int list_equal(const struct ftagent_filter_list *a,

@@ -45,8 +45,14 @@ struct ftagent_filters {
 /* Nothing set. */
 void ftagent_filters_init(struct ftagent_filters *f);
 void ftagent_filters_free(struct ftagent_filters *f);
-/* The module's defaults at load: every toggle 1, ["ftagentd"], []. */
+/* The module's defaults at load: every toggle 1, no names, no paths. */
 int ftagent_filters_defaults(struct ftagent_filters *f);
+/*
+ * EXCLUDE_SELF on @ctl: the calling process and its descendants give no
+ * counters and no events for as long as @ctl stays open. Needs
+ * CAP_SYS_ADMIN. 0, or -1 with @err.
+ */
+int ftagent_exclude_self(struct ftnl *ctl, struct ftnl_error *err);
 
 void ftagent_filters_set_toggle(struct ftagent_filters *f,
 				enum ftagent_filter_toggle t, uint8_t value);

@@ -285,6 +285,18 @@ enum ftagent_ctl_cmd {
 	 */
 	FTAGENT_CTL_CMD_GET_BUDGETS,
 
+	/*
+	 * EXCLUDE_SELF (do, since 0.5): no attributes. The caller's own
+	 * process (its thread group) and its descendants give no counters
+	 * and no events for as long as the netlink socket that sent this
+	 * stays open; its release ends the exclusion. Meant for the daemon,
+	 * whose own reads of the event files and netlink traffic are not
+	 * worth reporting. Repeating it on the same socket is a no-op; EBUSY
+	 * if another process registered that socket, ENOSPC when
+	 * FTAGENT_EXCLUDE_SELF_MAX sockets hold one. Budgets still apply.
+	 */
+	FTAGENT_CTL_CMD_EXCLUDE_SELF,
+
 	__FTAGENT_CTL_CMD_MAX
 };
 
@@ -551,6 +563,8 @@ enum ftagent_budget_attr {
 #define FTAGENT_EXCLUDE_PROCESSES_MAX	64
 #define FTAGENT_EXCLUDE_PATHS_MAX	64
 #define FTAGENT_EXCLUDE_PATH_LEN_MAX	1024	/* bytes, without the NUL */
+/* EXCLUDE_SELF: sockets that may hold a registration at once. */
+#define FTAGENT_EXCLUDE_SELF_MAX	8
 /*
  * A nest is one netlink attribute, at most 65535 bytes with its headers:
  * 64 prefixes of 1024 bytes do not fit; the list as a whole must. So the
