@@ -259,7 +259,7 @@ def markdown(res):
             if t is None:
                 cells.append("—")
                 continue
-            want = t["want"]
+            want = want or t["want"]
             cells.append("%s %s" % (t["measured"], "met" if t["met"]
                                     else "**missed**"))
         o.append("| %s | %s | %s |" % (n, want, " | ".join(cells)))
