@@ -85,7 +85,7 @@ check("a difference whose sign flips between rounds is below the noise",
       c["sysdig"]["below_noise"], c["sysdig"])
 check("the A/A condition itself is within its own floor",
       c["none_aa"]["below_noise"], c["none_aa"])
-md = bench_report.markdown(res)
+md = bench_report.markdown(bench_report.aggregate_kernels(records))
 check("the report shows the noise verdict with per-round differences",
       "≈0 (noise: +1/-1/+2)" in md, md)
 check("the report flags a missed call",
@@ -102,6 +102,53 @@ t = {x["target"]: x for x in bench_report.aggregate(records)["targets"]}
 tgt = t.get("getppid unchanged (standard, ftrace)")
 check("getppid at x1.009 misses the x1.005 target", tgt and not tgt["met"],
       tgt)
+
+# Two kernels: one guest each, records tagged with the kernel; the
+# report has a column per kernel, each against its own bare kernel.
+K1, K2 = "6.1.0-57-amd64", "6.12.117+deb12-amd64"
+two = []
+for k, base, std in ((K1, 5000, 5355), (K2, 5480, 5850)):
+    rs = [{"phase": "guest", "cmdline": "c", "cpus": 1}]
+    for rnd in range(2):
+        rs += [rec("pread_4k", "none", rnd, base),
+               rec("pread_4k", "none_aa", rnd, base),
+               rec("pread_4k", "standard", rnd, std, "ftagent")]
+        if k == K1:
+            rs.append(rec("pread_4k", "sysdig", rnd, base + 1700, "peer"))
+    two += [dict(r, kernel=k) for r in rs]
+run = {"peers_unavailable": {K2: {"sysdig": "falcosecurity-scap-dkms X "
+                                  "does not build scap.ko for " + K2 +
+                                  ":\n`main.c: error: boom`"}}}
+mk = bench_report.aggregate_kernels(two, run)
+check("one aggregate per kernel, in the order the kernels ran",
+      mk["kernels"] == [K1, K2], mk["kernels"])
+check("each kernel's cost is against its own bare kernel",
+      mk["by_kernel"][K1]["percall"]["pread_4k"]["standard"]["added"] == 355
+      and mk["by_kernel"][K2]["percall"]["pread_4k"]["standard"]["added"]
+      == 370, mk["by_kernel"])
+md = bench_report.markdown(mk)
+check("the report has a column per kernel",
+      "| workload | condition | %s | %s |" % (K1, K2) in md, md)
+check("a workload row carries both kernels' figures",
+      "| pread_4k | ftagent standard | +355 (×1.071) | +370 (×1.068) |"
+      in md, md)
+check("a peer that cannot run on one kernel is 'not run' there",
+      "| pread_4k | sysdig (scap.ko) | +1700 (×1.340) | not run |" in md, md)
+check("the report says why the peer did not run",
+      "sysdig (scap.ko) not run on %s**: falcosecurity-scap-dkms X" % K2
+      in md and "boom" in md, md)
+check("targets have a column per kernel",
+      "| pread_4k added instructions (standard, ftrace) | <= +150 | "
+      "+355 **missed** | +370 **missed** |" in md, md)
+# A result saved before the per-kernel runs: no record is tagged.
+untagged = [{q: v for q, v in r.items() if q != "kernel"}
+            for r in two if r["kernel"] == K1]
+untagged[0]["kernel"] = K1
+one = bench_report.aggregate_kernels(untagged)
+check("an untagged single-kernel result groups under its guest's kernel",
+      one["kernels"] == [K1], one["kernels"])
+check("kernel series names the result files",
+      [bench_report.kernel_series(k) for k in (K1, K2)] == ["6.1", "6.12"])
 
 mem = bench_report.computed_memory(2, 16384, 4 << 20)
 check("computed memory at 2 CPUs matches docs/memory.md (8 MiB tables)",

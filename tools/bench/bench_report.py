@@ -106,6 +106,26 @@ def aggregate(records):
     return res
 
 
+def kernel_series(k):
+    """6.12.117+deb12-amd64 -> 6.12"""
+    return ".".join(k.split("-")[0].split("+")[0].split(".")[:2])
+
+
+def aggregate_kernels(records, run=None):
+    """Records of one guest run per kernel (each tagged "kernel"; an
+    untagged record, as in a single-kernel result, belongs to the kernel
+    of the "guest" record before it): one aggregate() per kernel, in the
+    order the kernels were run."""
+    groups, kernel = {}, None
+    for r in records:
+        if r["phase"] == "guest":
+            kernel = r.get("kernel", kernel)
+        groups.setdefault(r.get("kernel", kernel), []).append(r)
+    kernels = [k for k in groups if k is not None]
+    by = {k: aggregate(groups[k]) for k in kernels}
+    return {"kernels": kernels, "by_kernel": by, "run": run or {}}
+
+
 def res_p(byround, q):
     return median([x[q] for x in byround.values()])
 
@@ -192,147 +212,235 @@ def fmt_cell(c):
     return "%+.0f (×%.3f)" % (c["added"], c["ratio"])
 
 
+def peer_note(run, k, c):
+    """Why condition @c did not run on kernel @k, if it is known."""
+    why = run.get("peers_unavailable", {}).get(k, {}).get(c)
+    return "not run: " + why.split("\n")[0] if why else None
+
+
 def markdown(res):
+    """The report: one column per kernel for every figure."""
+    ks, by, run = res["kernels"], res["by_kernel"], res.get("run", {})
+    ser = {k: kernel_series(k) for k in ks}
     o = []
-    g, run = res["guest"], res.get("run", {})
-    conds = [c for c in CONDITIONS
-             if any(c in v for v in res["percall"].values())]
     o.append("# ftagent overhead — benchmark report\n")
-    o.append("Run %s, commit `%s`, module %s, guest kernel %s. "
-             "Instruction-count guest: figures are instructions per "
+    mv = run.get("module_version", {})
+    if not isinstance(mv, dict):
+        mv = {k: mv for k in ks}
+    o.append("Run %s, commit `%s`, guest kernels %s. Instruction-count "
+             "guest, one boot per kernel: figures are instructions per "
              "operation and ratios to the bare kernel of the same boot; "
-             "absolute times under TCG mean nothing.\n" %
+             "absolute times under TCG mean nothing. Kernels are not "
+             "compared with each other through the baselines alone: each "
+             "column is against its own bare kernel.%s\n" %
              (run.get("date", "?"), run.get("commit", "?"),
-              run.get("module_version", "?"), g.get("kernel", "?")))
+              ", ".join("%s (module %s)" % (k, mv.get(k, "?"))
+                        for k in ks),
+              " **Quick run** (%d rounds at %d%% of the samples)." %
+              (run.get("rounds", 0), run.get("scale_percent", 0))
+              if run.get("quick") else ""))
+    for k, why in run.get("guest_failures", {}).items():
+        o.append("- **%s: the guest run failed**: %s\n" % (k, why))
+    hdr = " | ".join(ks)
+
     o.append("## Targets\n")
-    o.append("| target | wanted | measured | |\n|---|---|---|---|")
-    for t in res["targets"]:
-        o.append("| %s | %s | %s | %s |" % (t["target"], t["want"],
-                                            t["measured"],
-                                            "met" if t["met"] else
-                                            "**missed**"))
+    o.append("| target | wanted | %s |" % hdr)
+    o.append("|---" * (len(ks) + 2) + "|")
+    names = []
+    for k in ks:
+        for t in by[k]["targets"]:
+            if t["target"] not in names:
+                names.append(t["target"])
+    for n in names:
+        cells, want = [], ""
+        for k in ks:
+            t = next((x for x in by[k]["targets"] if x["target"] == n),
+                     None)
+            if t is None:
+                cells.append("—")
+                continue
+            want = want or t["want"]
+            cells.append("%s %s" % (t["measured"], "met" if t["met"]
+                                    else "**missed**"))
+        o.append("| %s | %s | %s |" % (n, want, " | ".join(cells)))
+
+    conds = [c for c in CONDITIONS
+             if any(c in v for k in ks for v in by[k]["percall"].values())
+             or any(peer_note(run, k, c) for k in ks)]
+    workloads = []
+    for k in ks:
+        for w in by[k]["percall"]:
+            if w not in workloads:
+                workloads.append(w)
+    workloads.sort(key=lambda w: WORKLOADS.index(w)
+                   if w in WORKLOADS else 99)
     o.append("\n## Added instructions per operation (median p50, "
-             "×ratio to no agent)\n")
-    o.append("| workload | no agent | " +
-             " | ".join(LABELS[c] for c in conds) + " |")
-    o.append("|---" * (len(conds) + 2) + "|")
-    for w, cs in res["percall"].items():
-        base = cs.get("none")
-        o.append("| %s | %s | %s |" % (
-            w, "%.0f" % base["p50"] if base else "—",
-            " | ".join(fmt_cell(cs.get(c)) for c in conds)))
+             "×ratio to no agent), one column per kernel\n")
+    o.append("| workload | condition | %s |" % hdr)
+    o.append("|---" * (len(ks) + 2) + "|")
+    for w in workloads:
+        cells = []
+        for k in ks:
+            b = by[k]["percall"].get(w, {}).get("none")
+            cells.append("%.0f" % b["p50"] if b else "—")
+        o.append("| %s | no agent (p50) | %s |" % (w, " | ".join(cells)))
+        for c in conds:
+            cells = []
+            for k in ks:
+                x = by[k]["percall"].get(w, {}).get(c)
+                cells.append(fmt_cell(x) if x else
+                             (peer_note(run, k, c) and "not run" or "—"))
+            o.append("| %s | %s | %s |" % (w, LABELS[c], " | ".join(cells)))
     o.append("\n\"≈0 (noise: …)\": the rounds disagree on the sign or the "
              "difference is within the A/A noise floor; the per-round "
-             "differences are shown instead of a figure.\n")
-    o.append("## Tails: p95 and p99 per operation\n")
-    o.append("| workload | condition | p50 | p95 | p99 | added p99 |")
-    o.append("|---|---|---|---|---|---|")
-    for w, cs in res["percall"].items():
+             "differences are shown instead of a figure. \"not run\": "
+             "see Peers.\n")
+
+    o.append("## Tails: p50 / p95 / p99 per operation (added p99)\n")
+    o.append("| workload | condition | %s |" % hdr)
+    o.append("|---" * (len(ks) + 2) + "|")
+    for w in workloads:
         for c in ["none"] + conds:
-            x = cs.get(c)
-            if x:
+            cells, any_ = [], False
+            for k in ks:
+                x = by[k]["percall"].get(w, {}).get(c)
+                if not x:
+                    cells.append("—")
+                    continue
+                any_ = True
                 if "added_p99" not in x:
                     added = ""
                 elif x["p99_below_noise"]:
-                    added = "≈0 (A/A floor ±%.0f)" % \
-                        res["noise_floor_p99"][w]
+                    added = " (≈0, A/A floor ±%.0f)" % \
+                        by[k]["noise_floor_p99"][w]
                 else:
-                    added = "%+.0f" % x["added_p99"]
-                o.append("| %s | %s | %.0f | %.0f | %.0f | %s |" % (
-                    w, LABELS[c], x["p50"], x["p95"], x["p99"], added))
-    o.append("\n## Noise floor (A/A: the largest per-round difference "
-             "between two bare-kernel runs)\n")
-    o.append("| workload | p50 floor | p99 floor |\n|---|---|---|")
-    for w, f in res["noise_floor"].items():
-        o.append("| %s | %.1f | %.1f |" % (
-            w, f, res.get("noise_floor_p99", {}).get(w, 0)))
-    o.append("\n## Did every hook fire?\n")
-    bad = [c for c in res["checks"] if not c["ok"]]
-    o.append("%d checks of calls made against calls the agent counted; "
-             "%d failed.\n" % (len(res["checks"]), len(bad)))
-    for c in bad:
-        o.append("- %s round %d: %s made %d, seen %d" % (
-            c["condition"], c["round"], c["call"], c["made"], c["seen"]))
-    for f in res.get("failures", []):
-        o.append("- **run failed**: %s%s: %s" % (
-            f["condition"], " round %d" % f["round"] if f["round"] >= 0
-            else "", f["error"]))
-    drops = {c: {k: v for k, v in d.items() if v}
-             for c, d in res["drops_percall"].items()}
-    o.append("Losses reported during the per-call runs: " +
-             (", ".join("%s %s" % (c, d) for c, d in drops.items() if d)
-              or "none") + ".\n")
-    if res["storm"]:
-        o.append("## Event storm (exec, connect and open at full speed)\n")
-        o.append("| agent | seconds | exec | connect | open | events "
-                 "| lost or dropped |")
-        o.append("|---|---|---|---|---|---|---|")
-        base = next((s["ops"] for s in res["storm"]
-                     if s["condition"] == "none"), {})
+                    added = " (%+.0f)" % x["added_p99"]
+                cells.append("%.0f / %.0f / %.0f%s" % (
+                    x["p50"], x["p95"], x["p99"], added))
+            if any_:
+                o.append("| %s | %s | %s |" % (w, LABELS[c],
+                                               " | ".join(cells)))
 
-        def rel(ops, k):
-            if k not in ops:
-                return "?"
-            if base.get(k) and ops is not base:
-                return "%d (×%.2f)" % (ops[k], ops[k] / base[k])
-            return str(ops[k])
-        for s in res["storm"]:
-            ops = s["ops"]
-            if s["kind"] == "ftagent":
-                ev = s["events"]["delivered"]
-                lost = sum(s["lost"].values())
-                if "daemon_received" in s:
-                    got = sum(s["daemon_received"].values())
-                    lost += sum(s["daemon_dropped"].values())
-                    rate = "%d delivered, %d drained by ftagentd " \
-                        "(%.0f/s)" % (ev, got, got / s["seconds"])
-                else:
-                    rate = "%d (%.0f/s)" % (ev, ev / s["seconds"])
-            elif s["kind"] == "peer":
-                p = s["peer"]
-                ev = p.get("events", "?")
-                lost = ", ".join("%s=%s" % (k, v) for k, v in p.items()
-                                 if k.startswith("drops") or
-                                 k.startswith("lost")) or "?"
-                rate = str(ev)
-            else:
-                rate, lost = "—", "—"
-            o.append("| %s | %.1f | %s | %s | %s | %s | %s |" % (
-                LABELS.get(s["condition"], s["condition"]), s["seconds"],
-                rel(ops, "exec"), rel(ops, "connect"), rel(ops, "open"),
-                rate, lost))
-        o.append("\nOperations completed in the same guest time; ×: "
-                 "relative to no agent.\n")
+    o.append("\n## Noise floor (A/A: the largest per-round difference "
+             "between two bare-kernel runs), p50 / p99\n")
+    o.append("| workload | %s |" % hdr)
+    o.append("|---" * (len(ks) + 1) + "|")
+    for w in workloads:
+        o.append("| %s | %s |" % (w, " | ".join(
+            "%.1f / %.1f" % (by[k]["noise_floor"][w],
+                             by[k].get("noise_floor_p99", {}).get(w, 0))
+            if w in by[k]["noise_floor"] else "—" for k in ks)))
+
+    o.append("\n## Did every hook fire?\n")
+    for k in ks:
+        r = by[k]
+        bad = [c for c in r["checks"] if not c["ok"]]
+        o.append("%s: %d checks of calls made against calls the agent "
+                 "counted; %d failed." % (k, len(r["checks"]), len(bad)))
+        for c in bad:
+            o.append("- %s: %s round %d: %s made %d, seen %d" % (
+                ser[k], c["condition"], c["round"], c["call"], c["made"],
+                c["seen"]))
+        for f in r.get("failures", []):
+            o.append("- **run failed** on %s: %s%s: %s" % (
+                ser[k], f["condition"], " round %d" % f["round"]
+                if f["round"] >= 0 else "", f["error"]))
+        drops = {c: {n: v for n, v in d.items() if v}
+                 for c, d in r["drops_percall"].items()}
+        o.append("Losses reported during the per-call runs on %s: %s.\n" % (
+            ser[k], ", ".join("%s %s" % (c, d) for c, d in drops.items()
+                              if d) or "none"))
+
+    if any(by[k]["storm"] for k in ks):
+        o.append("## Event storm (exec, connect and open at full speed)\n")
+        o.append("Operations completed in the same guest time (×: "
+                 "relative to no agent on the same kernel), events and "
+                 "losses.\n")
+        o.append("| agent | | %s |" % hdr)
+        o.append("|---" * (len(ks) + 2) + "|")
+        agents = []
+        for k in ks:
+            for s in by[k]["storm"]:
+                if s["condition"] not in agents:
+                    agents.append(s["condition"])
+        for a in agents:
+            rows = {m: [] for m in ("seconds", "exec", "connect", "open",
+                                    "events", "lost or dropped")}
+            for k in ks:
+                s = next((x for x in by[k]["storm"]
+                          if x["condition"] == a), None)
+                if s is None:
+                    note = peer_note(run, k, a)
+                    for m in rows:
+                        rows[m].append("not run" if note else "—")
+                    continue
+                base = next((x["ops"] for x in by[k]["storm"]
+                             if x["condition"] == "none"), {})
+                ops = s["ops"]
+                rows["seconds"].append("%.1f" % s["seconds"])
+                for m in ("exec", "connect", "open"):
+                    if m not in ops:
+                        rows[m].append("?")
+                    elif base.get(m) and ops is not base:
+                        rows[m].append("%d (×%.2f)" % (ops[m],
+                                                       ops[m] / base[m]))
+                    else:
+                        rows[m].append(str(ops[m]))
+                ev, lost = storm_events(s)
+                rows["events"].append(ev)
+                rows["lost or dropped"].append(lost)
+            for m, cells in rows.items():
+                o.append("| %s | %s | %s |" % (
+                    LABELS.get(a, a) if m == "seconds" else "", m,
+                    " | ".join(cells)))
         o.append("")
-    d = res["daemon"]
-    if d:
+
+    if any(by[k]["daemon"] for k in ks):
         o.append("## ftagentd's own cost\n")
-        o.append("- idle CPU: %.4f%% of one core (%.4f s on CPU over a "
-                 "%.0f s window, from /proc/PID/schedstat), %.2f "
-                 "wakeups/s" % (100 * d["idle_cpu_share"], d["idle_cpu_s"],
-                                d["idle_window_s"],
-                                d["idle_wakeups_per_s"]))
-        o.append("- RSS: %.1f MiB" % (d["rss_bytes"] / 1048576))
-        o.append("- `ftctl stats`, exec included: median %.1f ms over %d "
-                 "runs (guest time: read as millions of instructions)" %
-                 (d["stats_latency_ms_median"], len(d["stats_latency_ms"])))
-        if d.get("api_stats_latency_ms_median") is not None:
-            o.append("- one API `stats` request (no exec): median %.2f ms" %
-                     d["api_stats_latency_ms_median"])
+        o.append("| figure | %s |" % hdr)
+        o.append("|---" * (len(ks) + 1) + "|")
+        ds = [by[k]["daemon"] for k in ks]
+
+        def row(name, f):
+            o.append("| %s | %s |" % (name, " | ".join(
+                f(d) if d else "—" for d in ds)))
+        row("idle CPU, share of one core (on-CPU time from "
+            "/proc/PID/task/*/schedstat)", lambda d: "%.4f%% (%.4f s in "
+            "%.0f s)" % (100 * d["idle_cpu_share"], d["idle_cpu_s"],
+                         d["idle_window_s"]))
+        row("wakeups at idle", lambda d: "%.2f/s" % d["idle_wakeups_per_s"])
+        row("RSS", lambda d: "%.1f MiB" % (d["rss_bytes"] / 1048576))
+        row("`ftctl stats`, exec included (median, guest ms)",
+            lambda d: "%.1f ms over %d runs" % (
+                d["stats_latency_ms_median"], len(d["stats_latency_ms"])))
+        row("one API `stats` request (median, guest ms)",
+            lambda d: "%.2f ms" % d["api_stats_latency_ms_median"]
+            if d.get("api_stats_latency_ms_median") is not None else "—")
         o.append("")
-    m = res["memory"]
-    if m:
+
+    ms = [by[k]["memory"] for k in ks]
+    if any(ms):
         o.append("## Kernel memory at default sizes\n")
-        o.append("Measured on this %d-CPU guest, loaded with defaults: "
-                 "free memory fell by %.1f MiB (/proc/meminfo, page cache "
-                 "dropped first; %s); the module's own figure is %.1f "
-                 "MiB; its text and data %d KiB. Computed from the "
-                 "documented sizes (docs/memory.md) for larger machines:\n"
-                 % (m["cpus"], -m["meminfo_delta"]["MemFree"] / 1048576,
-                    ", ".join("%s %+d kB" % (k, v // 1024)
-                              for k, v in m["meminfo_delta"].items()
-                              if k != "MemFree"),
-                    m["module_reports"] / 1048576, m["module_text"] // 1024))
+        o.append("Measured in each 1-CPU guest, loaded with defaults "
+                 "(/proc/meminfo, page cache dropped first):\n")
+        o.append("| figure | %s |" % hdr)
+        o.append("|---" * (len(ks) + 1) + "|")
+
+        def mrow(name, f):
+            o.append("| %s | %s |" % (name, " | ".join(
+                f(m) if m else "—" for m in ms)))
+        mrow("free memory fell by", lambda m: "%.1f MiB" % (
+            -m["meminfo_delta"]["MemFree"] / 1048576))
+        for key in ("Slab", "SUnreclaim", "VmallocUsed", "Percpu"):
+            mrow(key, lambda m, key=key: "%+d kB" % (
+                m["meminfo_delta"].get(key, 0) // 1024))
+        mrow("the module's own figure", lambda m: "%.1f MiB" % (
+            m["module_reports"] / 1048576))
+        mrow("module text and data", lambda m: "%d KiB" % (
+            m["module_text"] // 1024))
+        m = next(x for x in ms if x)
+        o.append("\nComputed from the documented sizes (docs/memory.md), "
+                 "the same on every kernel:\n")
         o.append("| CPUs | keys per CPU table | counter tables | event "
                  "channel | total |\n|---|---|---|---|---|")
         for c in m["computed"]:
@@ -340,6 +448,7 @@ def markdown(res):
                 c["cpus"], c["table_capacity"], c["counters"] / 1048576,
                 c["event_channel"] / 1048576, c["total"] / 1048576))
         o.append("")
+
     o.append("## Peers\n")
     o.append("auditd (one `always,exit` rule on the 27 calls, auditd "
              "logging them), bpftrace (an fexit program per call summing "
@@ -347,12 +456,40 @@ def markdown(res):
              "(a Lua chisel counting the same calls in user space, as "
              "Falco's rules would): see tools/bench/peers/README.md. "
              "LTTng is not compared: Debian 12's lttng-modules-dkms "
-             "2.13.9 does not build on this kernel (`conflicting types "
+             "2.13.9 does not build on 6.1 (`conflicting types "
              "for 'trace_hrtimer_start'`).\n")
+    for k in ks:
+        for p, why in run.get("peers_unavailable", {}).get(k, {}).items():
+            o.append("- **%s not run on %s**: %s" % (
+                LABELS.get(p, p), k, why.replace("\n", "; ")))
+    o.append("")
     o.append("## Settings\n")
-    for k in ("qemu", "qemu_settings", "host_cpu", "host_kernel", "rounds",
-              "scale_percent", "storm_seconds", "idle_seconds", "peers"):
-        if k in run:
-            o.append("- %s: %s" % (k, run[k]))
-    o.append("- guest kernel command line: `%s`" % g.get("cmdline", "?"))
+    for key in ("qemu", "qemu_settings", "host_cpu", "host_kernel",
+                "rounds", "scale_percent", "storm_seconds", "idle_seconds",
+                "peers"):
+        if key in run:
+            o.append("- %s: %s" % (key, run[key]))
+    for k in ks:
+        o.append("- guest kernel command line (%s): `%s`" % (
+            k, by[k]["guest"].get("cmdline", "?")))
     return "\n".join(o) + "\n"
+
+
+def storm_events(s):
+    """(events, losses) cells of a storm record."""
+    if s["kind"] == "ftagent":
+        ev = s["events"]["delivered"]
+        lost = sum(s["lost"].values())
+        if "daemon_received" in s:
+            got = sum(s["daemon_received"].values())
+            lost += sum(s["daemon_dropped"].values())
+            return ("%d delivered, %d drained by ftagentd (%.0f/s)" %
+                    (ev, got, got / s["seconds"]), str(lost))
+        return "%d (%.0f/s)" % (ev, ev / s["seconds"]), str(lost)
+    if s["kind"] == "peer":
+        p = s["peer"]
+        lost = ", ".join("%s=%s" % (k, v) for k, v in p.items()
+                         if k.startswith("drops") or
+                         k.startswith("lost")) or "?"
+        return str(p.get("events", "?")), lost
+    return "—", "—"
