@@ -227,7 +227,8 @@ TEST_F(exclude, nothing_from_an_excluded_process_and_its_children)
 		EXPECT_EQ(0, fc[1].n);
 	} else if (variant->excluded) {
 		for (i = 0; (r = ev_next(&self->log, &i, 0, pids[0]));)
-			TH_LOG("record of type %u from %d", r->hdr->type, pids[0]);
+			TH_LOG("record of type %u from %d", r->hdr->type,
+			       pids[0]);
 		EXPECT_EQ(0, ev_count(&self->log, 0, pids[0]));
 		EXPECT_EQ(0, ev_count(&self->log, 0, pids[1]));
 		EXPECT_EQ(0, fc[0].n);
