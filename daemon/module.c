@@ -7,11 +7,14 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <syslog.h>
+#include <unistd.h>
 
 #include "../tools/lib/counters.h"
 #include "../tools/lib/budgets.h"
 #include "../tools/lib/filters.h"
 #include "../tools/lib/policy.h"
+#include "log.h"
 #include "module.h"
 
 /* Big enough for a dump burst of a large generation without ENOBUFS. */
@@ -21,7 +24,7 @@ int ftd_module_connect(struct ftd_module *m, char *why, size_t why_len)
 {
 	struct ftnl_error err;
 	char msg[384];
-	int size = STATS_RCVBUF;
+	int size = STATS_RCVBUF, rc, tries;
 
 	memset(m, 0, sizeof(*m));
 	if (ftagent_query_status(&m->status, &err) < 0) {
@@ -54,7 +57,17 @@ int ftd_module_connect(struct ftd_module *m, char *why, size_t why_len)
 	 * writes would feed the counters it drains): by its control socket,
 	 * which only it holds, for as long as it is open; not by a name.
 	 */
-	if (ftagent_exclude_self(&m->ctl, &err) < 0) {
+	rc = ftagent_exclude_self(&m->ctl, &err);
+	/* A socket of ours with the same port id is still being released. */
+	for (tries = 0; rc < 0 && err.err == EAGAIN && tries < 50; tries++) {
+		usleep(20000);
+		rc = ftagent_exclude_self(&m->ctl, &err);
+	}
+	if (rc < 0 && err.err == EOPNOTSUPP) {
+		/* A module of ABI 0.4: runs, and says what it goes without. */
+		ftd_log(LOG_WARNING, "module without EXCLUDE_SELF: ftagentd's "
+				     "own I/O is counted");
+	} else if (rc < 0) {
 		snprintf(why, why_len, "exclude self: %s",
 			 ftnl_format_error(&err, msg, sizeof(msg)));
 		return FTAGENTD_EXIT_FAILED;

@@ -51,12 +51,12 @@ void ftagent_account_set_mode(unsigned int mode)
  * AF_UNIX, AF_PACKET or AF_NETLINK sockets, which a close on another CPU
  * frees without waiting for RCU. So read them holding a reference on the
  * file, as lifecycle.c does with fget(): while it is held, sock_close()
- * cannot run. Only if the descriptor still names @seen, the file whose
- * inode the key already holds: if it was closed (and perhaps reused)
+ * cannot run. Only if the descriptor still names @seen, the inode the
+ * key already holds: if it was closed (and perhaps reused)
  * meanwhile, they stay 0 rather than mix two sockets in one key.
  */
 static noinline notrace void ftagent_sock_family(unsigned long fd,
-						 const struct file *seen,
+						 const struct inode *seen,
 						 struct ftagent_key *key)
 {
 	struct fdtable *fdt = files_fdtable(current->files);
@@ -70,7 +70,13 @@ static noinline notrace void ftagent_sock_family(unsigned long fd,
 	file = ftagent_get_file_rcu(&fdt->fd[fd]);
 	if (!file)
 		return;
-	sock = file == seen ? sock_from_file(file) : NULL;
+	/*
+	 * The same inode: on 6.7 and later struct file is SLAB_TYPESAFE_BY_RCU
+	 * and may be reused at once for a new socket, so the file's address
+	 * proves nothing; socket inodes are freed after a grace period, and
+	 * hooks run with preemption off, so the inode's does.
+	 */
+	sock = file_inode(file) == seen ? sock_from_file(file) : NULL;
 	sk = sock ? READ_ONCE(sock->sk) : NULL;
 	if (sk) {
 		key->family = READ_ONCE(sk->sk_family);
@@ -110,7 +116,7 @@ static __always_inline bool ftagent_key_for_fd(unsigned long fd,
 	if (S_ISSOCK(mode)) {
 		key->kind = FTAGENT_OBJ_SOCKET;
 		key->dev = 0;
-		ftagent_sock_family(fd, file, key);
+		ftagent_sock_family(fd, inode, key);
 	} else {
 		key->kind = S_ISREG(mode) ? FTAGENT_OBJ_FILE :
 			    S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE :

@@ -100,6 +100,13 @@ static struct ftagent_self {
 	struct pid *pid;	/* the registered process (its tgid) */
 	const struct net *net;	/* the socket that asked: net, portid */
 	u32 portid;
+	/*
+	 * That socket itself, never dereferenced: a socket is freed only
+	 * after its release notifier ran, so while the entry exists no other
+	 * socket has this address. A new socket that got the same portid
+	 * while the old one is still being released is told to retry.
+	 */
+	const void *sk;
 } ftagent_selves[FTAGENT_SELF_MAX];
 static unsigned int ftagent_n_selves;
 
@@ -330,6 +337,9 @@ void ftagent_exclude_exit(struct task_struct *t, bool excluded)
 
 	if (!static_branch_unlikely(&ftagent_exclusions_on))
 		return;
+	/* One slot per process, whichever of its threads comes last. */
+	if (excluded && ftagent_exiting_excluded(t))
+		excluded = false;
 	for (i = 0; excluded && i < FTAGENT_DYING_SLOTS; i++)
 		if (!cmpxchg(&ftagent_dying[i], NULL, t->signal))
 			break;
@@ -396,6 +406,9 @@ static bool ftagent_self_registered(const struct pid *pid)
 {
 	unsigned int i;
 
+	/* A released task has no tgid pid: never an empty slot's match. */
+	if (!pid)
+		return false;
 	for (i = 0; i < FTAGENT_SELF_MAX; i++)
 		if (READ_ONCE(ftagent_selves[i].pid) == pid)
 			return true;
@@ -439,14 +452,43 @@ static bool ftagent_excl_judge(const struct ftagent_filters *f,
 	return false;
 }
 
+/*
+ * The rebuild's judge (pid order, under RCU): a process whose parent has
+ * a lower number was judged already, so it inherits that result from the
+ * table being built instead of walking its ancestry again; only the rest
+ * (reparented or after a pid wrap) walk. So a rebuild costs about one
+ * look per thread, however deep the process tree.
+ */
+static bool ftagent_excl_judge_walked(const struct ftagent_filters *f,
+				      struct task_struct *p,
+				      struct ftagent_excl_table *s)
+{
+	struct task_struct *parent = rcu_dereference(p->real_parent);
+	bool in;
+
+	if (ftagent_self_registered(task_tgid(p)) ||
+	    ftagent_threads_listed(f, p))
+		return true;
+	if (!parent->pid)
+		return false;
+	if (parent->tgid >= p->tgid)
+		return ftagent_excl_judge(f, parent);
+	spin_lock(&ftagent_excl_lock);
+	in = ftagent_excl_find(s, parent->tgid);
+	spin_unlock(&ftagent_excl_lock);
+	return in;
+}
+
 /* Caller holds the lock: whether @p is still to leave at its exit. */
 static bool ftagent_excl_alive(struct task_struct *p)
 {
 	/*
 	 * The exit point (acct_process) comes after signal->live drops to
 	 * 0 and takes the lock: if it is not 0 here, that removal follows.
+	 * (Not PF_EXITING: a leader that called pthread_exit() has it while
+	 * its other threads go on.)
 	 */
-	return !(p->flags & PF_EXITING) && atomic_read(&p->signal->live);
+	return atomic_read(&p->signal->live);
 }
 
 void ftagent_exclude_fork(struct task_struct *parent,
@@ -466,10 +508,15 @@ void ftagent_exclude_fork(struct task_struct *parent,
 	 */
 	smp_mb();
 	if (READ_ONCE(ftagent_excl_shadow)) {
-		/* A rebuild runs: the child as the walk would see it. */
+		/*
+		 * A rebuild runs: the child by its own name (its parent's, at
+		 * fork) and, below, by its parent's place in either table.
+		 * Never an ancestry walk here, with preemption off: its cost
+		 * would be the user's to choose.
+		 */
 		rcu_read_lock();
 		f = rcu_dereference(ftagent_filters_cur);
-		judged = f && ftagent_excl_judge(f, child);
+		judged = f && ftagent_comm_listed(f, child->comm);
 		rcu_read_unlock();
 	} else if (!ftagent_tgid_excluded_slow(parent->tgid)) {
 		return;
@@ -574,7 +621,7 @@ static int ftagent_excl_rebuild(void)
 		}
 		nr = pid_nr(pid) + 1;
 		p = pid_task(pid, PIDTYPE_TGID);
-		in = p && ftagent_excl_judge(f, p);
+		in = p && ftagent_excl_judge_walked(f, p, s);
 		if (in) {
 			spin_lock(&ftagent_excl_lock);
 			t0 = local_clock();
@@ -643,7 +690,7 @@ int ftagent_filters_replace(struct ftagent_filters *next)
 }
 
 int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
-				 u32 portid)
+				 u32 portid, const void *sk)
 {
 	struct ftagent_self *e = NULL;
 	unsigned int i;
@@ -651,8 +698,11 @@ int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
 
 	for (i = 0; i < FTAGENT_SELF_MAX; i++) {
 		if (ftagent_selves[i].pid && ftagent_selves[i].net == net &&
-		    ftagent_selves[i].portid == portid)
+		    ftagent_selves[i].portid == portid) {
+			if (ftagent_selves[i].sk != sk)
+				return -EAGAIN;	/* the old one is going */
 			return ftagent_selves[i].pid == pid ? 0 : -EBUSY;
+		}
 		if (!ftagent_selves[i].pid && !e)
 			e = &ftagent_selves[i];
 	}
@@ -661,6 +711,7 @@ int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
 	spin_lock(&ftagent_excl_lock);
 	e->net = net;
 	e->portid = portid;
+	e->sk = sk;
 	WRITE_ONCE(e->pid, get_pid(pid));
 	WRITE_ONCE(ftagent_n_selves, ftagent_n_selves + 1);
 	spin_unlock(&ftagent_excl_lock);
@@ -701,6 +752,24 @@ void ftagent_filters_socket_released(const struct net *net, u32 portid)
 bool ftagent_filters_any_self(void)
 {
 	return READ_ONCE(ftagent_n_selves);
+}
+
+/*
+ * Without a lock, for the release notifier, which sees every generic
+ * netlink socket close on the machine: whether this socket may hold an
+ * exclusion. Slots change under the config lock, which the notifier takes
+ * only when this says yes.
+ */
+bool ftagent_filters_may_hold(const struct net *net, u32 portid)
+{
+	unsigned int i;
+
+	for (i = 0; i < FTAGENT_SELF_MAX; i++)
+		if (READ_ONCE(ftagent_selves[i].pid) &&
+		    READ_ONCE(ftagent_selves[i].net) == net &&
+		    READ_ONCE(ftagent_selves[i].portid) == portid)
+			return true;
+	return false;
 }
 
 /* Caller holds the config lock, under which alone the filters change. */

@@ -114,9 +114,10 @@ int ftagent_filters_replace(struct ftagent_filters *next);
  * registered another process; -ENOSPC when FTAGENT_SELF_MAX are held.
  */
 int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
-				 u32 portid);
+				 u32 portid, const void *sk);
 /* The socket (@net, @portid) is released (caller holds the config lock). */
 void ftagent_filters_socket_released(const struct net *net, u32 portid);
+bool ftagent_filters_may_hold(const struct net *net, u32 portid);
 /* Lockless hint: whether any registration is held. */
 bool ftagent_filters_any_self(void);
 /* A copy of the filters in force (caller frees with ftagent_filters_free). */

@@ -123,7 +123,10 @@ static int ftagent_ctl_flush(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	err = ftagent_counters_flush(&idle_seq);
-	if (err == -EBUSY) {
+	if (err == -EAGAIN)
+		NL_SET_ERR_MSG(info->extack,
+			       "a closed socket with this port id is still being released; try again");
+	else if (err == -EBUSY) {
 		NL_SET_ERR_MSG(info->extack,
 			       "the idle generation is not acknowledged yet");
 		return err;
@@ -332,7 +335,8 @@ static int ftagent_ctl_exclude_self(struct sk_buff *skb,
 	ftagent_config_lock();
 	err = ftagent_filters_exclude_self(task_tgid(current),
 					   genl_info_net(info),
-					   info->snd_portid);
+					   info->snd_portid,
+					   NETLINK_CB(skb).sk);
 	ftagent_config_unlock();
 	if (err == -EBUSY)
 		NL_SET_ERR_MSG(info->extack,
@@ -352,7 +356,7 @@ static int ftagent_ctl_netlink_event(struct notifier_block *nb,
 	struct netlink_notify *n = ptr;
 
 	if (event != NETLINK_URELEASE || n->protocol != NETLINK_GENERIC ||
-	    !ftagent_filters_any_self())
+	    !ftagent_filters_may_hold(n->net, n->portid))
 		return NOTIFY_DONE;
 	ftagent_config_lock();
 	ftagent_filters_socket_released(n->net, n->portid);

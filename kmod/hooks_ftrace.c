@@ -378,11 +378,16 @@ static int ftagent_register(struct ftrace_ops *ops,
  * failed): its ops and callbacks may still be called, so they and the
  * module stay for good.
  */
+static bool ftagent_ftrace_stuck;
+
 static void ftagent_stuck(const char *what, int err)
 {
-	WARN(1, KBUILD_MODNAME ": cannot detach the %s hooks (%d): keeping the module loaded\n",
+	WARN(1, KBUILD_MODNAME ": ftrace cannot detach the %s hooks (%d): they stay, with what they use; reboot before unloading\n",
 	     what, err);
-	__module_get(THIS_MODULE);
+	/* Holds off an unload that has not begun; one that has, can't be. */
+	if (!ftagent_ftrace_stuck)
+		__module_get(THIS_MODULE);
+	ftagent_ftrace_stuck = true;
 }
 
 static void ftagent_unregister(struct ftrace_ops *ops,
@@ -465,6 +470,8 @@ static int ftagent_ftrace_start(void)
 	unsigned int i;
 	int err;
 
+	if (ftagent_ftrace_stuck)
+		return -EBUSY;	/* the set that would not go is still there */
 	ftagent_pending = kvcalloc(FTAGENT_PENDING_SLOTS, sizeof(long),
 				   GFP_KERNEL);
 	if (!ftagent_pending)
@@ -535,6 +542,12 @@ static void ftagent_ftrace_detach(struct ftagent_hook **hooks, unsigned int n)
 static void ftagent_ftrace_stop(void)
 {
 	ftagent_unregister(&ftagent_settle_ops, &ftagent_settle_direct_set);
+	/*
+	 * A set ftrace would not detach may still call the callbacks: leave
+	 * them the table and the exit probe they use, for good.
+	 */
+	if (ftagent_ftrace_stuck)
+		return;
 	ftagent_reset_filter(&ftagent_entry_ops);
 	ftagent_reset_filter(&ftagent_settle_ops);
 	ftagent_entry_direct_set.n = 0;
@@ -550,6 +563,8 @@ static void ftagent_ftrace_stop(void)
 /* Module exit: the ops are never used again. */
 static void ftagent_ftrace_release(void)
 {
+	if (ftagent_ftrace_stuck)
+		return;
 	ftrace_free_filter(&ftagent_entry_ops);
 	ftrace_free_filter(&ftagent_settle_ops);
 }
