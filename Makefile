@@ -250,7 +250,7 @@ lint-shell:
 	shellcheck -x tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
 		tools/guest/init tools/demo/guest-demo tests/run-check \
 		tools/test-kernels tools/build-module tests/dkms/roundtrip \
-		tests/compat/check-features \
+		tests/compat/check-features tests/selftests/repeat-lockdown \
 		tests/selftests/guest-run tools/check-abi tools/check-versions \
 		tests/host/ftagentd_cli.sh tools/bench/peers/install \
 		tools/bench/peers/audit tools/bench/peers/bpftrace \
