@@ -396,6 +396,18 @@ static void apply_policy_now(struct loop *l)
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = TAG_CGROUPS};
 	char missing[sizeof(l->d.policy_missing)], why[640];
 
+	/*
+	 * Watch first, then resolve: a cgroup made after this watch wakes
+	 * us, one made before it is found by the resolution below. The
+	 * other order loses a cgroup made between the two.
+	 */
+	if (ftd_cgroup_watch_set(&l->cgw, &l->d.cfg.policy) < 0)
+		ftd_log(LOG_WARNING, "policy: watching cgroups: %s",
+			strerror(errno));
+	if (l->cgw.fd >= 0 &&
+	    epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->cgw.fd, &ev) < 0)
+		ftd_log(LOG_WARNING, "policy: epoll: %s", strerror(errno));
+
 	if (ftd_module_apply_policy(&l->mod, &l->d.cfg, missing,
 				    sizeof(missing), why, sizeof(why)) < 0) {
 		ftd_log(LOG_ERR, "policy: %s", why);
@@ -412,12 +424,6 @@ static void apply_policy_now(struct loop *l)
 		snprintf(l->d.policy_missing, sizeof(l->d.policy_missing), "%s",
 			 missing);
 	}
-	if (ftd_cgroup_watch_set(&l->cgw, &l->d.cfg.policy) < 0)
-		ftd_log(LOG_WARNING, "policy: watching cgroups: %s",
-			strerror(errno));
-	if (l->cgw.fd >= 0 &&
-	    epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->cgw.fd, &ev) < 0)
-		ftd_log(LOG_WARNING, "policy: epoll: %s", strerror(errno));
 }
 
 /* SIGHUP: a bad file changes nothing and says why. */
