@@ -87,7 +87,7 @@ all: module userspace tests
 
 module:
 	@test -n "$(KVER)" -a -d "$(KDIR)" || { echo "no kernel headers: run 'make deps' or set KDIR" >&2; exit 1; }
-	@tools/build-module $(KDIR) $(call moddir,$(KVER))
+	+@tools/build-module $(KDIR) $(call moddir,$(KVER))
 
 # The module for every test kernel and flavour (`make check` builds these).
 modules-all:
