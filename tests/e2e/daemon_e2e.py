@@ -14,6 +14,7 @@ usage: daemon_e2e.py BUILD_DIR
 import errno
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -462,6 +463,22 @@ def test_stats_sections(d):
         assert section in text, section + " missing:\n" + text
     width = max(len(line) for line in text.splitlines())
     assert width <= 80, "a line of %d columns" % width
+    # Labels say what they measure (issue 17). The drain's reads, not a
+    # queue "in use"; hooks proven firing are attached too, so "attached"
+    # counts both; the config file read is named.
+    assert "in use" not in text and "Event queue" not in text, text
+    assert re.search(r"^Event reads: +buffer [0-9.]+ [KMG]?i?B; last read "
+                     r"[0-9.]+ [KMG]?i?B, largest ", text, re.M), text
+    assert re.search(r"^Hooks: +(\d+) attached \((\d+) seen firing\), "
+                     r"\d+ failed$", text, re.M), text
+    assert not re.search(r"\d+ verified, \d+ attached", text), text
+    assert re.search(r"^Config: +%s, \d+ reloads" % re.escape(CONF), text,
+                     re.M), text
+    # One size format on the screen: "12.0 MiB", never "12.0M" or "MB".
+    for bad in re.findall(r"\b\d+(?:\.\d+)? ?(?:[KMGT]B?|[kmgt]i?B)\b",
+                          text):
+        raise AssertionError("size %r not in the screen's format:\n%s"
+                             % (bad, text))
 
 
 def test_policy_from_the_config_file(d):

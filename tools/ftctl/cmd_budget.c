@@ -21,21 +21,86 @@ static const char *amount(uint32_t metric, uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-static void print_text(const struct ftagent_budget_set *s)
+/* "60s", "5m00s": a window as the config file would say it. */
+static const char *window_text(uint32_t ms, char *buf, size_t len)
 {
-	char used[16], limit[16], left[16];
+	if (ms % 1000)
+		snprintf(buf, len, "%ums", ms);
+	else
+		ftctl_duration(ms / 1000, buf, len);
+	return buf;
+}
+
+/* Whom a budget charges, as the config file names it. */
+static const char *who_text(const struct ftagent_budget_spec *b, char *buf,
+			    size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+#define ADD(...) \
+	(n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	if (b->set & FTAGENT_RULE_SET_UID)
+		ADD(" uid=%u", b->uid);
+	if (b->set & FTAGENT_RULE_SET_COMM)
+		ADD(" comm=%s", b->comm);
+	if (b->set & FTAGENT_RULE_SET_CGROUP)
+		ADD(" cgroup=%" PRIu64, b->cgroup_id);
+	if (b->set & FTAGENT_RULE_SET_EXE)
+		ADD(" exe=%s", b->exe_prefix);
+	if (b->set & FTAGENT_RULE_SET_SUBTREE)
+		ADD(" subtree=%u", b->subtree);
+#undef ADD
+	return buf[0] ? buf + 1 : "everyone";
+}
+
+static const char *mode_text(const struct ftagent_budget_spec *b)
+{
+	if (!b->enforce)
+		return "alert only";
+	return b->kill ? "enforce, kill" : "enforce";
+}
+
+/*
+ * With @in_force, the module's view: usage in the current window, the
+ * time left in it, calls refused and alerts raised. Without, a file's
+ * budgets before they are loaded: what each one limits and how.
+ */
+void ftctl_print_budgets(const struct ftagent_budget_set *s, int in_force)
+{
+	char used[24], limit[24], left[24], alert[24];
 	size_t i;
 
 	if (!s->n) {
 		printf("no budgets\n");
 		return;
 	}
-	printf("%-20s %-14s %8s %8s %8s %6s %6s\n", "BUDGET", "METRIC", "USED",
-	       "LIMIT", "RESET IN", "DENIED", "ALERTS");
+	if (in_force)
+		printf("%-20s %-14s %8s %8s %8s %6s %6s\n", "BUDGET", "METRIC",
+		       "USED", "LIMIT", "RESET IN", "DENIED", "ALERTS");
+	else
+		printf("%-20s %-14s %8s %8s %8s %-13s %s\n", "BUDGET",
+		       "METRIC", "LIMIT", "WINDOW", "ALERT AT", "MODE", "WHO");
 	for (i = 0; i < s->n; i++) {
 		const struct ftagent_budget_spec *b = &s->b[i];
-		char name[FTAGENT_RULE_NAME_MAX + 1];
+		char name[FTAGENT_RULE_NAME_MAX + 1], who[512], shown[512];
 
+		ftctl_printable(b->name, name, sizeof(name));
+		amount(b->metric, b->limit, limit, sizeof(limit));
+		if (!in_force) {
+			if (b->alert_at)
+				amount(b->metric, b->alert_at, alert,
+				       sizeof(alert));
+			else
+				snprintf(alert, sizeof(alert), "-");
+			printf("%-20.20s %-14s %8s %8s %8s %-13s %s\n", name,
+			       ftagent_metric_name(b->metric), limit,
+			       window_text(b->window_ms, left, sizeof(left)),
+			       alert, mode_text(b),
+			       ftctl_printable(who_text(b, who, sizeof(who)),
+					       shown, sizeof(shown)));
+			continue;
+		}
 		if (b->window_left_ms)
 			ftctl_duration((b->window_left_ms + 999) / 1000, left,
 				       sizeof(left));
@@ -43,15 +108,15 @@ static void print_text(const struct ftagent_budget_set *s)
 			snprintf(left, sizeof(left), "-");
 		printf("%-20.20s %-14s %8s %8s %8s %6" PRIu64 " %6" PRIu64
 		       "%s\n",
-		       ftctl_printable(b->name, name, sizeof(name)),
-		       ftagent_metric_name(b->metric),
-		       amount(b->metric, b->used, used, sizeof(used)),
-		       amount(b->metric, b->limit, limit, sizeof(limit)), left,
-		       b->denied, b->alerts, b->enforce ? "" : " (alert only)");
+		       name, ftagent_metric_name(b->metric),
+		       amount(b->metric, b->used, used, sizeof(used)), limit,
+		       left, b->denied, b->alerts,
+		       b->enforce ? "" : " (alert only)");
 	}
 }
 
-static void print_json(const struct ftagent_budget_set *s)
+struct json_object *ftctl_budgets_json(const struct ftagent_budget_set *s,
+				       int in_force)
 {
 	struct json_object *arr = json_object_new_array();
 	size_t i;
@@ -59,34 +124,50 @@ static void print_json(const struct ftagent_budget_set *s)
 	for (i = 0; i < s->n; i++) {
 		const struct ftagent_budget_spec *b = &s->b[i];
 		struct json_object *o = json_object_new_object();
+		char who[512];
 
 		json_object_object_add(o, "name",
 				       json_object_new_string(b->name));
 		json_object_object_add(
 			o, "metric",
 			json_object_new_string(ftagent_metric_name(b->metric)));
-		json_object_object_add(o, "used",
-				       json_object_new_int64((int64_t)b->used));
+		if (in_force)
+			json_object_object_add(
+				o, "used",
+				json_object_new_int64((int64_t)b->used));
 		json_object_object_add(
 			o, "limit", json_object_new_int64((int64_t)b->limit));
 		json_object_object_add(o, "window_ms",
 				       json_object_new_int64(b->window_ms));
-		json_object_object_add(
-			o, "window_left_ms",
-			json_object_new_int64(b->window_left_ms));
+		if (in_force)
+			json_object_object_add(
+				o, "window_left_ms",
+				json_object_new_int64(b->window_left_ms));
 		json_object_object_add(
 			o, "alert_at",
 			json_object_new_int64((int64_t)b->alert_at));
+		json_object_object_add(
+			o, "who",
+			json_object_new_string(who_text(b, who, sizeof(who))));
 		json_object_object_add(o, "enforce",
 				       json_object_new_boolean(b->enforce));
 		json_object_object_add(o, "kill",
 				       json_object_new_boolean(b->kill));
-		json_object_object_add(
-			o, "denied", json_object_new_int64((int64_t)b->denied));
-		json_object_object_add(
-			o, "alerts", json_object_new_int64((int64_t)b->alerts));
+		if (in_force) {
+			json_object_object_add(
+				o, "denied",
+				json_object_new_int64((int64_t)b->denied));
+			json_object_object_add(
+				o, "alerts",
+				json_object_new_int64((int64_t)b->alerts));
+		}
 		json_object_array_add(arr, o);
 	}
+	return arr;
+}
+
+static void print_json(struct json_object *arr)
+{
 	puts(json_object_to_json_string_ext(arr, JSON_C_TO_STRING_PRETTY));
 	json_object_put(arr);
 }
@@ -107,9 +188,9 @@ int ftctl_cmd_budget(const struct ftctl_opts *opts, int argc, char **argv)
 	if (ftagent_get_budgets(&ctl, &s, &err) < 0)
 		rc = ftctl_report_query_error("budget show", &err);
 	else if (opts->json)
-		print_json(&s);
+		print_json(ftctl_budgets_json(&s, 1));
 	else
-		print_text(&s);
+		ftctl_print_budgets(&s, 1);
 	ftagent_budget_set_free(&s);
 	ftnl_close(&ctl);
 	return rc;

@@ -164,7 +164,9 @@ static struct json_object *rule_json(const struct ftagent_rule_spec *r,
 	return o;
 }
 
-static void print_json(const struct ftagent_policy_spec *p, int with_hits)
+/* @budgets: a file's budgets, listed after its rules (policy check). */
+static void print_json(const struct ftagent_policy_spec *p, int with_hits,
+		       const struct ftagent_budget_set *budgets)
 {
 	struct json_object *o = json_object_new_object();
 	struct json_object *rules = json_object_new_array();
@@ -187,6 +189,9 @@ static void print_json(const struct ftagent_policy_spec *p, int with_hits)
 		json_object_array_add(rules,
 				      rule_json(&p->rules[i], i, with_hits));
 	json_object_object_add(o, "rules", rules);
+	if (budgets)
+		json_object_object_add(o, "budgets",
+				       ftctl_budgets_json(budgets, 0));
 	puts(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PRETTY));
 	json_object_put(o);
 }
@@ -204,7 +209,7 @@ static int show(const struct ftctl_opts *opts)
 	if (ftagent_get_policy(&ctl, &p, &err) < 0)
 		rc = ftctl_report_query_error("policy show", &err);
 	else if (opts->json)
-		print_json(&p, 1);
+		print_json(&p, 1, NULL);
 	else
 		print_text(&p, 1);
 	ftagent_policy_spec_free(&p);
@@ -264,10 +269,12 @@ static int check_or_load(const struct ftctl_opts *opts, const char *file,
 		return FTCTL_FAILED;
 	}
 	if (!load) {
-		if (opts->json)
-			print_json(&cfg.policy.spec, 0);
-		else
+		if (opts->json) {
+			print_json(&cfg.policy.spec, 0, &cfg.policy.budgets);
+		} else {
 			print_text(&cfg.policy.spec, 0);
+			ftctl_print_budgets(&cfg.policy.budgets, 0);
+		}
 		ftagentd_config_free(&cfg);
 		return FTCTL_OK;
 	}

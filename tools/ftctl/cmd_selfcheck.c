@@ -13,12 +13,14 @@
 #include "../lib/selfcheck.h"
 #include "../lib/status.h"
 #include "ftctl.h"
+#include "human.h"
 
 int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv)
 {
 	struct ftagent_resources res;
 	struct ftagent_status st;
 	unsigned int states[__FTAGENT_HOOK_STATE_MAX], silent, failed;
+	char name[256];
 	size_t i;
 	int rc;
 
@@ -36,7 +38,9 @@ int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv)
 	failed = states[FTAGENT_HOOK_FAILED];
 	for (i = 0; !opts->json && i < res.n_hooks; i++)
 		if (res.hook[i].state != FTAGENT_HOOK_DETACHED)
-			printf("%-24s %s\n", res.hook[i].name,
+			printf("%-24s %s\n",
+			       ftctl_printable(res.hook[i].name, name,
+					       sizeof(name)),
 			       ftagent_hook_state_name(res.hook[i].state));
 	if (opts->json)
 		printf("{ \"verified\": %s, \"silent\": %u, \"failed\": %u }\n",

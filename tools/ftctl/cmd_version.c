@@ -8,12 +8,14 @@
 
 #include "../lib/status.h"
 #include "ftctl.h"
+#include "human.h"
 
 int ftctl_cmd_version(const struct ftctl_opts *opts, int argc, char **argv)
 {
 	struct ftagent_status st;
 	struct ftnl_error err;
 	int compatible;
+	char shown[256];
 
 	(void)argv;
 	if (argc) {
@@ -45,7 +47,10 @@ int ftctl_cmd_version(const struct ftctl_opts *opts, int argc, char **argv)
 		json_object_put(o);
 	} else {
 		printf("client ABI:      %s\n", FTAGENT_ABI_STRING);
-		printf("module version:  %s\n", st.module_version);
+		/* The module's string: shown as text, never as controls. */
+		printf("module version:  %s\n",
+		       ftctl_printable(st.module_version, shown,
+				       sizeof(shown)));
 		printf("module ABI:      %u.%u (%s)\n", st.abi_major,
 		       st.abi_minor,
 		       compatible ? "compatible" : "INCOMPATIBLE");

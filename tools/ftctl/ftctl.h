@@ -30,6 +30,17 @@ int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_top(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_policy(const struct ftctl_opts *opts, int argc, char **argv);
 int ftctl_cmd_budget(const struct ftctl_opts *opts, int argc, char **argv);
+
+struct ftagent_budget_set;
+struct json_object;
+/*
+ * Budgets as text or JSON (cmd_budget.c): with @in_force the module's
+ * usage, window left, refusals and alerts; without, a file's budgets as
+ * `ftctl policy check` lists them.
+ */
+void ftctl_print_budgets(const struct ftagent_budget_set *s, int in_force);
+struct json_object *ftctl_budgets_json(const struct ftagent_budget_set *s,
+				       int in_force);
 int ftctl_cmd_events(const struct ftctl_opts *opts, int argc, char **argv);
 
 struct ftagent_status;
