@@ -171,20 +171,10 @@ check-long: userspace tests
 	@tests/run-check --build $(BUILD) --long
 
 # Daemons and modules one ABI minor apart (tests/abi/minor-compat): the
-# previous minor (0.3) is built from git, at the last commit before the
-# policy gate brought 0.4. Not part of `make check` (it needs the history).
-ABI_OLD_REF ?= d010198^
-ABI_OLD := $(BUILD)/abi-old
+# previous minor (0.3) is built from git history, at the last commit
+# before the policy gate brought 0.4. `make check` runs it too.
 check-abi-compat: all
-	rm -rf $(ABI_OLD) && mkdir -p $(ABI_OLD)
-	git archive $(ABI_OLD_REF) | tar -x -C $(ABI_OLD)
-	$(MAKE) -C $(KDIR) M=$(CURDIR)/$(ABI_OLD) modules
-	$(MAKE) module
-	$(MAKE) -C $(ABI_OLD) BUILD=build build/ftagentd build/ftctl
-	FTG_TCG_OPTS=thread=single tools/guest/run-guest --kver $(KVER) \
-		--timeout 600 -- $(CURDIR)/tests/abi/minor-compat \
-		$(CURDIR)/$(MODULE) $(CURDIR)/$(BUILD) \
-		$(CURDIR)/$(ABI_OLD)/kmod/ftagent.ko $(CURDIR)/$(ABI_OLD)/build
+	FTG_TCG_OPTS=thread=single tests/abi/run-compat $(BUILD) $(KVER)
 
 # The README's main command: the module and a workload in a guest.
 demo:
@@ -254,7 +244,8 @@ lint-shell:
 		tests/selftests/guest-run tools/check-abi tools/check-versions \
 		tests/host/ftagentd_cli.sh tools/bench/peers/install \
 		tools/bench/peers/audit tools/bench/peers/bpftrace \
-		tools/bench/peers/sysdig
+		tools/bench/peers/sysdig tests/abi/run-compat tests/abi/minor-compat \
+		tests/host/layout.sh tests/host/bench_tools.sh
 
 # A real server: build and install through DKMS so kernel updates rebuild it.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)
