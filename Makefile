@@ -48,7 +48,8 @@ DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	qemu-system-x86 busybox-static iproute2 e2fsprogs python3 \
 	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev libinih-dev \
 	libmicrohttpd-dev libsystemd-dev prometheus \
-	dkms sparse clang-format shellcheck
+	dkms sparse clang-format shellcheck \
+	python3-yaml python3-jsonschema python3-pyroute2
 
 LIB_SRCS := $(wildcard tools/lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -242,7 +243,8 @@ lint-shell:
 		tools/test-kernels tools/build-module tests/dkms/roundtrip \
 		tests/compat/check-features tests/selftests/repeat-lockdown \
 		tests/selftests/guest-run tools/check-abi tools/check-versions \
-		tests/host/ftagentd_cli.sh tools/bench/peers/install \
+		tests/host/ftagentd_cli.sh tests/host/spec_check.sh \
+		tools/bench/peers/install \
 		tools/bench/peers/audit tools/bench/peers/bpftrace \
 		tools/bench/peers/sysdig tests/abi/run-compat tests/abi/minor-compat \
 		tests/host/layout.sh tests/host/bench_tools.sh
