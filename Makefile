@@ -106,7 +106,7 @@ $(FTBENCH): tools/bench/ftbench.c
 	$(CC) $(CFLAGS) -static -o $@ $<
 tests: $(UNIT_BINS) $(SELFTEST_BINS)
 
-$(BUILD)/%.o: %.c $(wildcard tools/lib/*.h) uapi/linux/ftagent.h
+$(BUILD)/%.o: %.c $(wildcard tools/lib/*.h tools/ftctl/*.h) uapi/linux/ftagent.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 

@@ -21,17 +21,19 @@ static const char *amount(uint32_t metric, uint64_t v, char *buf, size_t len)
 	return buf;
 }
 
-static void print_text(const struct ftagent_budget_set *s)
+static void print_text(const struct ftagent_budget_set *s, int header)
 {
 	char used[16], limit[16], left[16];
 	size_t i;
 
 	if (!s->n) {
-		printf("no budgets\n");
+		if (header) /* a script asked for rows: there are none */
+			printf("no budgets\n");
 		return;
 	}
-	printf("%-20s %-14s %8s %8s %8s %6s %6s\n", "BUDGET", "METRIC", "USED",
-	       "LIMIT", "RESET IN", "DENIED", "ALERTS");
+	if (header)
+		printf("%-20s %-14s %8s %8s %8s %6s %6s\n", "BUDGET", "METRIC",
+		       "USED", "LIMIT", "RESET IN", "DENIED", "ALERTS");
 	for (i = 0; i < s->n; i++) {
 		const struct ftagent_budget_spec *b = &s->b[i];
 		char name[FTAGENT_RULE_NAME_MAX + 1];
@@ -91,17 +93,23 @@ static void print_json(const struct ftagent_budget_set *s)
 	json_object_put(arr);
 }
 
-int ftctl_cmd_budget(const struct ftctl_opts *opts, int argc, char **argv)
+static const char *const budget_words[] = {"show", NULL};
+
+static int run(struct ftctl_opts *opts, int argc, char **argv)
 {
 	struct ftagent_budget_set s = {0};
 	struct ftnl_error err;
 	struct ftnl ctl;
-	int rc = FTCTL_OK;
+	int rc;
 
-	if (argc != 1 || strcmp(argv[0], "show")) {
-		fprintf(stderr, "ftctl: usage: ftctl budget show\n");
-		return FTCTL_USAGE;
-	}
+	rc = ftctl_parse_options(&ftctl_cmd_budget, opts, argc, argv, NULL,
+				 NULL);
+	if (rc < 0)
+		return ftctl_parse_exit(rc);
+	if (argc - rc != 1 || strcmp(argv[rc], "show"))
+		return ftctl_usage_error(&ftctl_cmd_budget,
+					 "the one subcommand is 'show'");
+	rc = FTCTL_OK;
 	if (ftnl_open(&ctl, FTAGENT_GENL_CTL_NAME, &err) < 0)
 		return ftctl_report_query_error("budget show", &err);
 	if (ftagent_get_budgets(&ctl, &s, &err) < 0)
@@ -109,8 +117,16 @@ int ftctl_cmd_budget(const struct ftctl_opts *opts, int argc, char **argv)
 	else if (opts->json)
 		print_json(&s);
 	else
-		print_text(&s);
+		print_text(&s, !opts->no_header);
 	ftagent_budget_set_free(&s);
 	ftnl_close(&ctl);
 	return rc;
 }
+
+const struct ftctl_command ftctl_cmd_budget = {
+	.name = "budget",
+	.summary = "show: each budget's usage, limit and refusals (root)",
+	.usage = "budget show",
+	.words = budget_words,
+	.run = run,
+};
