@@ -45,7 +45,7 @@ int ftctl_report_query_error(const char *what, const struct ftnl_error *err)
 	}
 	if (err->err == EPERM) {
 		fprintf(stderr,
-			"ftctl: %s: permission denied: needs CAP_NET_ADMIN "
+			"ftctl: %s: permission denied: needs CAP_SYS_ADMIN "
 			"(run as root)\n",
 			what);
 		return FTCTL_FAILED;
