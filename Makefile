@@ -49,7 +49,8 @@ DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev libinih-dev \
 	libmicrohttpd-dev libsystemd-dev prometheus \
 	dkms sparse clang-format shellcheck \
-	python3-yaml python3-jsonschema python3-pyroute2
+	python3-yaml python3-jsonschema python3-pyroute2 \
+	scdoc groff-base bash-completion
 
 LIB_SRCS := $(wildcard tools/lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -80,7 +81,7 @@ moddir = $(BUILD)/kmod/$(1)
 module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
-.PHONY: all module modules-all userspace tests deps check check-run check-long check-abi-compat demo demo-run lint bench bench-run \
+.PHONY: all module modules-all userspace man tests deps check check-run check-long check-abi-compat demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove install uninstall guest-shell
 
@@ -99,7 +100,20 @@ modules-all:
 
 FTBENCH := $(BUILD)/ftbench
 
-userspace: $(FTCTL) $(FTAGENTD) $(FTBENCH)
+# Man pages: docs/man/NAME.SECTION.scd is the one source, rendered by
+# scdoc into build/man/NAME.SECTION (tests/host/man_pages.sh renders
+# them again and checks them against the code).
+MAN_SRCS := $(wildcard docs/man/*.scd)
+MAN_PAGES := $(MAN_SRCS:docs/man/%.scd=$(BUILD)/man/%)
+COMPLETION := tools/ftctl/completion/ftctl.bash
+
+userspace: $(FTCTL) $(FTAGENTD) $(FTBENCH) man
+
+man: $(MAN_PAGES)
+
+$(BUILD)/man/%: docs/man/%.scd
+	@mkdir -p $(dir $@)
+	scdoc <$< >$@.tmp && mv $@.tmp $@
 
 # Static, so the guest can run it from tmpfs with no 9p access.
 $(FTBENCH): tools/bench/ftbench.c
@@ -107,7 +121,7 @@ $(FTBENCH): tools/bench/ftbench.c
 	$(CC) $(CFLAGS) -static -o $@ $<
 tests: $(UNIT_BINS) $(SELFTEST_BINS)
 
-$(BUILD)/%.o: %.c $(wildcard tools/lib/*.h) uapi/linux/ftagent.h
+$(BUILD)/%.o: %.c $(wildcard tools/lib/*.h tools/ftctl/*.h) uapi/linux/ftagent.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c -o $@ $<
 
@@ -244,7 +258,9 @@ lint-shell:
 		tests/compat/check-features tests/selftests/repeat-lockdown \
 		tests/selftests/guest-run tools/check-abi tools/check-versions \
 		tests/host/ftagentd_cli.sh tests/host/spec_check.sh \
-		tools/bench/peers/install \
+		tests/host/man_pages.sh \
+		tests/host/ftctl_cli.sh tests/host/ftctl_completion.sh \
+		$(COMPLETION) tools/bench/peers/install \
 		tools/bench/peers/audit tools/bench/peers/bpftrace \
 		tools/bench/peers/sysdig tests/abi/run-compat tests/abi/minor-compat \
 		tests/host/layout.sh tests/host/bench_tools.sh
@@ -261,7 +277,8 @@ dkms-install:
 	dkms build -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
 	dkms install -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
 
-# ftagentd, ftctl, the unit and the example config (packaging: DESTDIR).
+# ftagentd, ftctl, the unit, the example config, the man pages and
+# ftctl's bash completion (packaging: DESTDIR and PREFIX).
 PREFIX ?= /usr
 install: userspace
 	install -D -m 0755 $(FTAGENTD) $(DESTDIR)$(PREFIX)/sbin/ftagentd
@@ -276,6 +293,13 @@ install: userspace
 		daemon/ftagent.conf.example $(DESTDIR)/etc/ftagent/ftagent.conf
 	install -d $(DESTDIR)$(PREFIX)/share/doc/ftagent
 	install -m 0644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/ftagent/
+	for page in $(MAN_PAGES); do \
+		section=$${page##*.}; \
+		install -D -m 0644 $$page \
+			$(DESTDIR)$(PREFIX)/share/man/man$$section/$$(basename $$page) || exit 1; \
+	done
+	install -D -m 0644 $(COMPLETION) \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions/ftctl
 	@test -n "$(DESTDIR)" || getent group ftagent >/dev/null || \
 		groupadd --system ftagent
 
@@ -285,6 +309,10 @@ uninstall:
 		$(DESTDIR)/lib/systemd/system/sys-fs-ftagent.mount \
 		$(DESTDIR)/etc/modules-load.d/ftagent.conf
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/ftagent
+	for page in $(MAN_PAGES); do \
+		rm -f $(DESTDIR)$(PREFIX)/share/man/man$${page##*.}/$$(basename $$page); \
+	done
+	rm -f $(DESTDIR)$(PREFIX)/share/bash-completion/completions/ftctl
 
 dkms-remove:
 	dkms remove -m ftagent -v $(VERSION) --all

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../tools/lib/api_version.h"
 #include "../tools/lib/counters.h"
 #include "../tools/lib/records.h"
 #include "api.h"
@@ -392,10 +393,11 @@ static int cmd_events(struct ftagentd *d, struct json_object *req,
 {
 	struct ftd_event_query q = {0};
 	uint64_t limit = LIMIT_EVENTS_DEFAULT, pid = 0, until = 0;
+	struct ftd_eventlog_cursor cur = {0};
 	struct collect c;
 	const char *comm;
 	size_t len, n;
-	int rc;
+	int rc, after;
 
 	if (get_uint(req, "since_ns", 0, NS_MAX, &q.since_ns, e) < 0 ||
 	    get_uint(req, "until_ns", 1, NS_MAX, &until, e) < 0 ||
@@ -403,6 +405,10 @@ static int cmd_events(struct ftagentd *d, struct json_object *req,
 	    get_uint(req, "pid", 1, UINT32_MAX, &pid, e) < 0 ||
 	    get_uint(req, "limit", 1, FTD_API_LIMIT_MAX, &limit, e) < 0)
 		return -1;
+	rc = get_uint(req, "after", 0, UINT64_MAX - 1, &cur.after, e);
+	if (rc < 0)
+		return -1;
+	after = rc;
 	if (until && until < q.since_ns) {
 		set_err(e,
 			"key 'until_ns': %" PRIu64
@@ -424,27 +430,65 @@ static int cmd_events(struct ftagentd *d, struct json_object *req,
 		memcpy(q.comm, comm, len + 1);
 	q.until_ns = until;
 	q.pid = (uint32_t)pid;
-	/* One more than asked: whether older matches were left out. */
-	q.limit = (size_t)limit + 1;
 	c.arr = json_object_new_array();
 	if (!c.arr) {
 		set_err(e, "out of memory");
 		return -1;
 	}
+	if (after) {
+		/* Paging forward: the oldest matches after the cursor. */
+		q.limit = (size_t)limit;
+		ftd_eventlog_read_after(&d->col.log, &q, &cur, collect_event,
+					&c);
+		add(reply, "more", json_object_new_boolean(cur.more));
+		add_u64(reply, "cursor", cur.next);
+		add_u64(reply, "skipped", cur.skipped);
+		add(reply, "events", c.arr);
+		return 0;
+	}
+	/* One more than asked: whether older matches were left out. */
+	q.limit = (size_t)limit + 1;
 	n = ftd_eventlog_query(&d->col.log, &q, collect_event, &c);
 	if (n > limit)
 		json_object_array_del_idx(c.arr, 0, 1);
 	add(reply, "more", json_object_new_boolean(n > limit));
+	/* Where a reader that wants what comes next starts ("after"). */
+	add_u64(reply, "cursor", d->col.log.appended);
 	add(reply, "events", c.arr);
+	return 0;
+}
+
+/* ---- version ---- */
+
+static struct json_object *api_version_json(void)
+{
+	struct json_object *v = json_object_new_object();
+
+	if (v) {
+		add_u64(v, "major", FTAGENT_API_MAJOR);
+		add_u64(v, "minor", FTAGENT_API_MINOR);
+	}
+	return v;
+}
+
+/* api_version is in every reply; this adds what the daemon is. */
+static int cmd_version(struct ftagentd *d, struct json_object *req,
+		       struct json_object *reply, struct err *e)
+{
+	(void)d;
+	(void)req;
+	(void)e;
+	add(reply, "daemon_version", json_object_new_string(FTAGENTD_VERSION));
 	return 0;
 }
 
 /* ---- requests ---- */
 
 static const char *const stats_keys[] = {NULL};
+static const char *const version_keys[] = {NULL};
 static const char *const top_keys[] = {"limit", "sort", NULL};
 static const char *const events_keys[] = {
-	"since_ns", "until_ns", "types", "pid", "comm", "limit", NULL};
+	"since_ns", "until_ns", "types", "pid", "comm", "limit", "after", NULL};
 static const char *const table_keys[] = {"name", "limit", NULL};
 
 static const struct command {
@@ -457,6 +501,7 @@ static const struct command {
 	{"top", top_keys, cmd_top},
 	{"events", events_keys, cmd_events},
 	{"table", table_keys, cmd_table},
+	{"version", version_keys, cmd_version},
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -507,7 +552,7 @@ static struct json_object *dispatch(struct ftagentd *d, struct json_object *req,
 		return NULL;
 	if (!rc) {
 		set_err(e, "missing key 'cmd' (one of stats, top, events, "
-			   "table)");
+			   "table, version)");
 		return NULL;
 	}
 	for (i = 0; i < N_COMMANDS; i++)
@@ -517,7 +562,7 @@ static struct json_object *dispatch(struct ftagentd *d, struct json_object *req,
 	if (!c) {
 		set_err(e,
 			"key 'cmd': unknown command '%s' (one of stats, top, "
-			"events, table)",
+			"events, table, version)",
 			quote(cmd, len, q, sizeof(q)));
 		return NULL;
 	}
@@ -608,6 +653,14 @@ static struct json_object *parse(const char *line, size_t len, struct err *e)
 	return req;
 }
 
+/* Every reply, refusals too, says which API answered. */
+static struct json_object *versioned(struct json_object *reply)
+{
+	if (reply)
+		add(reply, "api_version", api_version_json());
+	return reply;
+}
+
 struct json_object *ftd_api_reply(struct ftagentd *d, const char *line,
 				  size_t len)
 {
@@ -623,8 +676,8 @@ struct json_object *ftd_api_reply(struct ftagentd *d, const char *line,
 		len--;
 	req = parse(line ? line : "", len, &e);
 	if (!req)
-		return fail(&e);
+		return versioned(fail(&e));
 	reply = dispatch(d, req, &e);
 	json_object_put(req);
-	return reply ? reply : fail(&e);
+	return versioned(reply ? reply : fail(&e));
 }

@@ -143,6 +143,39 @@ size_t ftd_eventlog_query(const struct ftd_eventlog *log,
 	return passed;
 }
 
+size_t ftd_eventlog_read_after(
+	const struct ftd_eventlog *log, const struct ftd_event_query *q,
+	struct ftd_eventlog_cursor *cur,
+	void (*fn)(const struct ftd_event *ev, void *arg), void *arg)
+{
+	uint64_t oldest =
+		log->appended - log->n + 1; /* position of ring[head] */
+	size_t i, passed = 0;
+
+	cur->more = 0;
+	cur->skipped = cur->after + 1 < oldest ? oldest - 1 - cur->after : 0;
+	/* A cursor past the newest entry: nothing new (the caller decides). */
+	cur->next = cur->after < log->appended ? cur->after : log->appended;
+	i = cur->after >= oldest ? (size_t)(cur->after - oldest + 1) : 0;
+	for (; i < log->n; i++) {
+		const struct ftd_event *ev =
+			log->ring[(log->head + i) % log->cap];
+
+		if (!matches(ev, q)) {
+			cur->next = oldest + i;
+			continue;
+		}
+		if (q->limit && passed == q->limit) {
+			cur->more = 1;
+			break;
+		}
+		fn(ev, arg);
+		passed++;
+		cur->next = oldest + i;
+	}
+	return passed;
+}
+
 const struct ftd_event *ftd_eventlog_newest(const struct ftd_eventlog *log)
 {
 	return log->n ? log->ring[(log->head + log->n - 1) % log->cap] : NULL;

@@ -64,4 +64,28 @@ size_t ftd_eventlog_query(const struct ftd_eventlog *log,
 			  void (*fn)(const struct ftd_event *ev, void *arg),
 			  void *arg);
 
+/*
+ * Entries have positions: the Nth entry ever appended is at N (from 1),
+ * so the newest is at log->appended, and a reader that remembers the
+ * last position it saw can ask for what came after it, whatever aged
+ * out meanwhile (ftctl events --follow).
+ */
+struct ftd_eventlog_cursor {
+	uint64_t after;	  /* in: entries at positions above this */
+	uint64_t next;	  /* out: the last position looked at */
+	uint64_t skipped; /* out: entries above @after that aged out unread */
+	int more;	  /* out: matches remain past @next (limit reached) */
+};
+
+/*
+ * Call @fn for each matching entry after @cur->after, oldest first, at
+ * most @q->limit of them (0: all). Unlike ftd_eventlog_query() the limit
+ * keeps the oldest matches, so a reader pages forward without a gap.
+ * Returns the number of matches passed.
+ */
+size_t ftd_eventlog_read_after(
+	const struct ftd_eventlog *log, const struct ftd_event_query *q,
+	struct ftd_eventlog_cursor *cur,
+	void (*fn)(const struct ftd_event *ev, void *arg), void *arg);
+
 #endif /* FTAGENTD_EVENTLOG_H */

@@ -93,7 +93,8 @@ static void usage(FILE *out)
 		"      --check-config validate the config file and exit\n"
 		"      --socket PATH  API socket (default %s)\n"
 		"      --state-dir DIR  snapshot and journal (default %s)\n"
-		"  -V, --version      print the version and exit\n",
+		"  -V, --version      print the version and exit\n"
+		"  -h, --help         this text\n",
 		FTAGENTD_CONFIG_PATH, FTAGENTD_SOCKET_PATH, FTAGENTD_STATE_DIR);
 }
 

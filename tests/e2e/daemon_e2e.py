@@ -591,6 +591,39 @@ def test_systemd_notifications(d):
     wait_for("RELOADING=1 then READY=1", reloaded)
 
 
+def test_events_follow_prints_new_execs(d):
+    """ftctl events --follow: processes started after it begins show up,
+    each once, as JSON lines, while it keeps running; the API says 1.1."""
+    eq("api_version", api({"cmd": "version"})["api_version"],
+       {"major": 1, "minor": 1})
+    out_path = os.path.join(WORK, "follow.out")
+    with open(out_path, "w") as out:
+        f = subprocess.Popen([FTCTL, "--json", "events", "--follow",
+                              "--interval", "0.2", "--type=exec",
+                              "--since", "1s"], stdout=out,
+                             stderr=subprocess.PIPE, text=True)
+    try:
+        time.sleep(1)
+        pids = []
+        for _ in range(3):
+            p = subprocess.Popen(["true"])
+            p.wait()
+            pids.append(p.pid)
+
+        def seen():
+            with open(out_path) as fh:
+                got = [json.loads(line)["pid"] for line in fh]
+            return got if all(pid in got for pid in pids) else None
+        got = wait_for("the execs in ftctl events --follow", seen)
+        for pid in pids:
+            eq("times pid %d printed" % pid, got.count(pid), 1)
+        assert f.poll() is None, "ftctl events --follow exited"
+    finally:
+        f.terminate()
+        err = f.communicate()[1]
+    assert "aged out" not in err, err
+
+
 def test_stats_without_the_daemon(d):
     d.stop()
     p = subprocess.run([FTCTL, "stats"], capture_output=True, text=True)
@@ -612,6 +645,7 @@ TESTS = [
     test_promtool_accepts_the_page,
     test_prometheus_scrapes_the_page,
     test_bad_reload_keeps_running_config,
+    test_events_follow_prints_new_execs,
     test_stats_without_the_daemon,
     test_systemd_notifications,
     test_policy_from_the_config_file,

@@ -22,6 +22,8 @@
 #include <cmocka.h>
 
 #include "../../daemon/api_reply.h"
+#include "../../tools/lib/api_client.h"
+#include "../../tools/lib/api_version.h"
 #include "../../tools/lib/counters.h"
 #include "../../tools/lib/records.h"
 
@@ -326,7 +328,9 @@ static void expect_error_len(struct ftagentd *d, const char *req, size_t len,
 	const char *msg;
 
 	assert_false(bool_at(o, "ok"));
-	assert_int_equal(json_object_object_length(o), 2);
+	/* ok, error and api_version: a refusal says which API refused. */
+	assert_int_equal(json_object_object_length(o), 3);
+	assert_int_equal(u64_at(o, "api_version.major"), FTAGENT_API_MAJOR);
 	msg = str_at(o, "error");
 	if (!strstr(msg, want))
 		fail_msg("'%.60s': error '%s' does not say '%s'", req, msg,
@@ -770,6 +774,134 @@ static void events_more_and_fields(void **state)
 	json_object_put(o);
 }
 
+/* "after": the entries past a cursor, oldest first, paged by limit. */
+static void events_after_a_cursor(void **state)
+{
+	struct ftagentd *d = *state;
+	struct json_object *o;
+
+	five_events(d);
+	/* A plain request tells where the log ends. */
+	o = ask(d, "{\"cmd\":\"events\",\"limit\":1}");
+	assert_int_equal(u64_at(o, "cursor"), 5);
+	json_object_put(o);
+	expect_times(d, "{\"cmd\":\"events\",\"after\":0}",
+		     "1000 2000 3000 4000 5000");
+	expect_times(d, "{\"cmd\":\"events\",\"after\":3}", "4000 5000");
+	expect_times(d, "{\"cmd\":\"events\",\"after\":5}", "");
+	/* The limit keeps the oldest: a follower pages without a gap. */
+	expect_times(d, "{\"cmd\":\"events\",\"after\":0,\"limit\":2}",
+		     "1000 2000");
+	o = ask(d, "{\"cmd\":\"events\",\"after\":0,\"limit\":2}");
+	assert_true(bool_at(o, "more"));
+	assert_int_equal(u64_at(o, "cursor"), 2);
+	assert_int_equal(u64_at(o, "skipped"), 0);
+	json_object_put(o);
+	/* Filters apply; the cursor passes entries that did not match. */
+	o = ask(d, "{\"cmd\":\"events\",\"after\":1,\"types\":[\"exit\"]}");
+	assert_int_equal(len_at(o, "events"), 1);
+	assert_int_equal(u64_at(o, "events.0.time_ns"), 5000);
+	assert_false(bool_at(o, "more"));
+	assert_int_equal(u64_at(o, "cursor"), 5);
+	json_object_put(o);
+	o = ask(d, "{\"cmd\":\"events\",\"after\":5,\"pid\":2}");
+	assert_int_equal(u64_at(o, "cursor"), 5);
+	json_object_put(o);
+	/* A cursor past the end (another log): the client starts over. */
+	o = ask(d, "{\"cmd\":\"events\",\"after\":99}");
+	assert_int_equal(len_at(o, "events"), 0);
+	assert_int_equal(u64_at(o, "cursor"), 5);
+	json_object_put(o);
+	expect_error(d, "{\"cmd\":\"events\",\"after\":-1}", "key 'after'");
+	expect_error(d, "{\"cmd\":\"events\",\"after\":\"3\"}", "key 'after'");
+}
+
+/* Entries that aged out past a cursor are counted, not hidden. */
+static void events_after_counts_what_aged_out(void **state)
+{
+	struct ftagentd *d = *state;
+	struct json_object *o;
+
+	five_events(d);
+	/* Room for the last two of the five: positions 4 and 5 remain. */
+	ftd_eventlog_set_limit(
+		&d->col.log,
+		ftd_event_cost(d->col.log.ring[3]->rec_size) +
+			ftd_event_cost(d->col.log.ring[4]->rec_size));
+	assert_int_equal(d->col.log.n, 2);
+	o = ask(d, "{\"cmd\":\"events\",\"after\":1}");
+	assert_int_equal(u64_at(o, "skipped"), 2);
+	assert_int_equal(len_at(o, "events"), 2);
+	assert_int_equal(u64_at(o, "events.0.time_ns"), 4000);
+	assert_int_equal(u64_at(o, "cursor"), 5);
+	json_object_put(o);
+	o = ask(d, "{\"cmd\":\"events\",\"after\":3}");
+	assert_int_equal(u64_at(o, "skipped"), 0);
+	assert_int_equal(len_at(o, "events"), 2);
+	json_object_put(o);
+}
+
+/* Every reply says its API version; "version" adds the daemon's. */
+static void every_reply_carries_the_api_version(void **state)
+{
+	static const char *const reqs[] = {
+		"{\"cmd\":\"stats\"}",
+		"{\"cmd\":\"top\"}",
+		"{\"cmd\":\"events\"}",
+		"{\"cmd\":\"table\",\"name\":\"files\"}",
+		"{\"cmd\":\"version\"}",
+		"{\"cmd\":\"nope\"}",
+		"not json",
+	};
+	struct ftagentd *d = *state;
+	struct json_object *o;
+	size_t i;
+
+	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		o = ask_len(d, reqs[i], strlen(reqs[i]));
+		assert_int_equal(u64_at(o, "api_version.major"),
+				 FTAGENT_API_MAJOR);
+		assert_int_equal(u64_at(o, "api_version.minor"),
+				 FTAGENT_API_MINOR);
+		/* What the client library checks, it finds. */
+		assert_int_equal(ftagent_api_reply_major(o), FTAGENT_API_MAJOR);
+		json_object_put(o);
+	}
+	o = ask(d, "{\"cmd\":\"version\"}");
+	assert_true(bool_at(o, "ok"));
+	assert_string_equal(str_at(o, "daemon_version"), FTAGENTD_VERSION);
+	json_object_put(o);
+	expect_error(d, "{\"cmd\":\"version\",\"x\":1}", "unknown key 'x'");
+}
+
+/* The client's reading of api_version: absent is 1.0, bad is refused. */
+static void the_client_reads_the_major(void **state)
+{
+	static const struct {
+		const char *reply;
+		int major;
+	} cases[] = {
+		{"{\"ok\":true}", 1},
+		{"{\"ok\":true,\"api_version\":{\"major\":1,\"minor\":9}}", 1},
+		{"{\"ok\":true,\"api_version\":{\"major\":2,\"minor\":0}}", 2},
+		{"{\"ok\":true,\"api_version\":\"1.1\"}", -1},
+		{"{\"ok\":true,\"api_version\":{\"major\":-1}}", -1},
+		{"{\"ok\":true,\"api_version\":{}}", -1},
+	};
+	struct json_object *o;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		o = json_tokener_parse(cases[i].reply);
+		assert_non_null(o);
+		if (ftagent_api_reply_major(o) != cases[i].major)
+			fail_msg("%s: major %d, want %d", cases[i].reply,
+				 ftagent_api_reply_major(o), cases[i].major);
+		json_object_put(o);
+	}
+}
+
 /* Records through the collector keep the command name it knew. */
 static void events_from_the_collector(void **state)
 {
@@ -1042,6 +1174,13 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(events_more_and_fields, setup,
 						teardown),
+		cmocka_unit_test_setup_teardown(events_after_a_cursor, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			events_after_counts_what_aged_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			every_reply_carries_the_api_version, setup, teardown),
+		cmocka_unit_test(the_client_reads_the_major),
 		cmocka_unit_test_setup_teardown(events_from_the_collector,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(

@@ -38,7 +38,7 @@ static const char *who_text(const struct ftagent_budget_spec *b, char *buf,
 	size_t n = 0;
 
 	buf[0] = '\0';
-#define ADD(...) \
+#define ADD(...)                                                               \
 	(n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
 	if (b->set & FTAGENT_RULE_SET_UID)
 		ADD(" uid=%u", b->uid);
@@ -66,21 +66,23 @@ static const char *mode_text(const struct ftagent_budget_spec *b)
  * time left in it, calls refused and alerts raised. Without, a file's
  * budgets before they are loaded: what each one limits and how.
  */
-void ftctl_print_budgets(const struct ftagent_budget_set *s, int in_force)
+void ftctl_print_budgets(const struct ftagent_budget_set *s, int in_force,
+			 int header)
 {
 	char used[24], limit[24], left[24], alert[24];
 	size_t i;
 
 	if (!s->n) {
-		printf("no budgets\n");
+		if (header) /* a script asked for rows: there are none */
+			printf("no budgets\n");
 		return;
 	}
-	if (in_force)
+	if (header && in_force)
 		printf("%-20s %-14s %8s %8s %8s %6s %6s\n", "BUDGET", "METRIC",
 		       "USED", "LIMIT", "RESET IN", "DENIED", "ALERTS");
-	else
-		printf("%-20s %-14s %8s %8s %8s %-13s %s\n", "BUDGET",
-		       "METRIC", "LIMIT", "WINDOW", "ALERT AT", "MODE", "WHO");
+	else if (header)
+		printf("%-20s %-14s %8s %8s %8s %-13s %s\n", "BUDGET", "METRIC",
+		       "LIMIT", "WINDOW", "ALERT AT", "MODE", "WHO");
 	for (i = 0; i < s->n; i++) {
 		const struct ftagent_budget_spec *b = &s->b[i];
 		char name[FTAGENT_RULE_NAME_MAX + 1], who[512], shown[512];
@@ -172,17 +174,23 @@ static void print_json(struct json_object *arr)
 	json_object_put(arr);
 }
 
-int ftctl_cmd_budget(const struct ftctl_opts *opts, int argc, char **argv)
+static const char *const budget_words[] = {"show", NULL};
+
+static int run(struct ftctl_opts *opts, int argc, char **argv)
 {
 	struct ftagent_budget_set s = {0};
 	struct ftnl_error err;
 	struct ftnl ctl;
-	int rc = FTCTL_OK;
+	int rc;
 
-	if (argc != 1 || strcmp(argv[0], "show")) {
-		fprintf(stderr, "ftctl: usage: ftctl budget show\n");
-		return FTCTL_USAGE;
-	}
+	rc = ftctl_parse_options(&ftctl_cmd_budget, opts, argc, argv, NULL,
+				 NULL);
+	if (rc < 0)
+		return ftctl_parse_exit(rc);
+	if (argc - rc != 1 || strcmp(argv[rc], "show"))
+		return ftctl_usage_error(&ftctl_cmd_budget,
+					 "the one subcommand is 'show'");
+	rc = FTCTL_OK;
 	if (ftnl_open(&ctl, FTAGENT_GENL_CTL_NAME, &err) < 0)
 		return ftctl_report_query_error("budget show", &err);
 	if (ftagent_get_budgets(&ctl, &s, &err) < 0)
@@ -190,8 +198,16 @@ int ftctl_cmd_budget(const struct ftctl_opts *opts, int argc, char **argv)
 	else if (opts->json)
 		print_json(ftctl_budgets_json(&s, 1));
 	else
-		ftctl_print_budgets(&s, 1);
+		ftctl_print_budgets(&s, 1, !opts->no_header);
 	ftagent_budget_set_free(&s);
 	ftnl_close(&ctl);
 	return rc;
 }
+
+const struct ftctl_command ftctl_cmd_budget = {
+	.name = "budget",
+	.summary = "show: each budget's usage, limit and refusals (root)",
+	.usage = "budget show",
+	.words = budget_words,
+	.run = run,
+};

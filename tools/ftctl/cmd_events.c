@@ -12,6 +12,7 @@
 #include <time.h>
 #include <json-c/json.h>
 
+#include "../lib/api_client.h"
 #include "../lib/records.h"
 #include "ftctl.h"
 #include "human.h"
@@ -127,12 +128,13 @@ static int parse_when(const char *s, uint64_t now, uint64_t *out)
 	return parse_seconds_ns(s, len, out);
 }
 
+/* NULL-terminated: the completion offers the same list. */
 static const char *const type_names[] = {
-	"fork",	 "exec", "exit",   "connect", "accept",
-	"close", "bind", "listen", "open",    "verdict",
+	"fork", "exec",	  "exit", "connect", "accept", "close",
+	"bind", "listen", "open", "verdict", NULL,
 };
 
-#define N_TYPES (sizeof(type_names) / sizeof(type_names[0]))
+#define N_TYPES (sizeof(type_names) / sizeof(type_names[0]) - 1)
 
 static int add_types(struct json_object *arr, const char *list)
 {
@@ -338,148 +340,298 @@ static void print_event(struct json_object *ev)
 	puts(line);
 }
 
-static void usage(void)
+enum {
+	OPT_SINCE = FTCTL_OPT_FIRST_LOCAL,
+	OPT_UNTIL,
+	OPT_TYPE,
+	OPT_PID,
+	OPT_COMM,
+	OPT_LIMIT,
+	OPT_INTERVAL,
+};
+
+static const struct option events_longopts[] = {
+	{"since", required_argument, NULL, OPT_SINCE},
+	{"until", required_argument, NULL, OPT_UNTIL},
+	{"type", required_argument, NULL, OPT_TYPE},
+	{"pid", required_argument, NULL, OPT_PID},
+	{"comm", required_argument, NULL, OPT_COMM},
+	{"limit", required_argument, NULL, OPT_LIMIT},
+	{"follow", no_argument, NULL, 'f'},
+	{"interval", required_argument, NULL, OPT_INTERVAL},
+	{NULL, 0, NULL, 0},
+};
+
+static const char *const *events_values(const char *name)
 {
-	fprintf(stderr,
-		"usage: ftctl [--json] events [--since DUR|TIME] "
-		"[--until DUR|TIME]\n"
-		"         [--type T[,T...]] [--pid N] [--comm NAME] "
-		"[--limit N]\n"
-		"  DUR: 30s, 5m, 2h, 1d ago; TIME: seconds since the epoch or\n"
-		"  YYYY-MM-DDTHH:MM:SS (local time; Z or +HH:MM for a zone)\n");
+	return strcmp(name, "type") ? NULL : type_names;
 }
 
-/* The value of option @name at argv[*i] ("--x V" or "--x=V"), or NULL. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name)
-{
-	size_t n = strlen(name);
+struct events_args {
+	struct json_object *req;
+	uint64_t now, since, until;
+	int follow;
+	double interval; /* --follow: seconds between asks */
+};
 
-	if (strncmp(argv[*i], name, n))
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n] || *i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
-
-static int build_request(struct json_object *req, int argc, char **argv,
-			 int *json)
+static int on_option(void *ctx, int opt, const char *val)
 {
-	uint64_t now = realtime_ns(), v, since = 0, until = 0;
+	struct events_args *a = ctx;
 	struct json_object *types;
-	const char *val;
-	int i;
+	uint64_t v;
+	char *end;
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			*json = 1;
-		} else if ((val = opt_value(argc, argv, &i, "--since"))) {
-			if (parse_when(val, now, &since) < 0)
-				goto bad_time;
-			json_object_object_add(req, "since_ns",
-					       json_object_new_uint64(since));
-		} else if ((val = opt_value(argc, argv, &i, "--until"))) {
-			if (parse_when(val, now, &until) < 0 || !until)
-				goto bad_time;
-			json_object_object_add(req, "until_ns",
-					       json_object_new_uint64(until));
-		} else if ((val = opt_value(argc, argv, &i, "--type"))) {
-			if (!json_object_object_get_ex(req, "types", &types)) {
-				types = json_object_new_array();
-				json_object_object_add(req, "types", types);
-			}
-			if (add_types(types, val) < 0)
-				return FTCTL_USAGE;
-		} else if ((val = opt_value(argc, argv, &i, "--pid"))) {
-			if (parse_count(val, 1, UINT32_MAX, &v) < 0) {
-				fprintf(stderr, "ftctl: events: --pid: not a "
-						"process id\n");
-				return FTCTL_USAGE;
-			}
-			json_object_object_add(req, "pid",
-					       json_object_new_uint64(v));
-		} else if ((val = opt_value(argc, argv, &i, "--comm"))) {
-			if (!val[0] || strlen(val) > 15) {
-				fprintf(stderr, "ftctl: events: --comm: a "
-						"command name has 1 to 15 "
-						"bytes\n");
-				return FTCTL_USAGE;
-			}
-			json_object_object_add(req, "comm",
-					       json_object_new_string(val));
-		} else if ((val = opt_value(argc, argv, &i, "--limit"))) {
-			if (parse_count(val, 1, 100000, &v) < 0) {
-				fprintf(stderr, "ftctl: events: --limit: a "
-						"count from 1 to 100000\n");
-				return FTCTL_USAGE;
-			}
-			json_object_object_add(req, "limit",
-					       json_object_new_uint64(v));
-		} else {
-			fprintf(stderr, "ftctl: events: unknown option '%s'\n",
-				argv[i]);
-			usage();
-			return FTCTL_USAGE;
+	switch (opt) {
+	case OPT_SINCE:
+		if (parse_when(val, a->now, &a->since) < 0)
+			goto bad_time;
+		json_object_object_add(a->req, "since_ns",
+				       json_object_new_uint64(a->since));
+		return 0;
+	case OPT_UNTIL:
+		if (parse_when(val, a->now, &a->until) < 0 || !a->until)
+			goto bad_time;
+		json_object_object_add(a->req, "until_ns",
+				       json_object_new_uint64(a->until));
+		return 0;
+	case OPT_TYPE:
+		if (!json_object_object_get_ex(a->req, "types", &types)) {
+			types = json_object_new_array();
+			json_object_object_add(a->req, "types", types);
 		}
+		return add_types(types, val);
+	case OPT_PID:
+		if (parse_count(val, 1, UINT32_MAX, &v) < 0) {
+			fprintf(stderr,
+				"ftctl: events: --pid: not a process id\n");
+			return -1;
+		}
+		json_object_object_add(a->req, "pid",
+				       json_object_new_uint64(v));
+		return 0;
+	case OPT_COMM:
+		if (!val[0] || strlen(val) > 15) {
+			fprintf(stderr, "ftctl: events: --comm: a command "
+					"name has 1 to 15 bytes\n");
+			return -1;
+		}
+		json_object_object_add(a->req, "comm",
+				       json_object_new_string(val));
+		return 0;
+	case OPT_LIMIT:
+		if (parse_count(val, 1, 100000, &v) < 0) {
+			fprintf(stderr, "ftctl: events: --limit: a count from "
+					"1 to 100000\n");
+			return -1;
+		}
+		json_object_object_add(a->req, "limit",
+				       json_object_new_uint64(v));
+		return 0;
+	case 'f': a->follow = 1; return 0;
+	case OPT_INTERVAL:
+		a->interval = strtod(val, &end);
+		if (end != val && !*end && a->interval >= 0.1 &&
+		    a->interval <= 3600)
+			return 0;
+		fprintf(stderr, "ftctl: events: --interval: seconds from 0.1 "
+				"to 3600\n");
+		return -1;
 	}
-	if (since && until && until < since) {
-		fprintf(stderr, "ftctl: events: --until is before --since\n");
-		return FTCTL_USAGE;
-	}
-	return FTCTL_OK;
+	return -1;
 bad_time:
 	fprintf(stderr,
 		"ftctl: events: '%s': not a duration (30s, 5m, 2h, 1d), "
 		"seconds since the epoch or YYYY-MM-DDTHH:MM:SS\n",
-		argv[i]);
-	return FTCTL_USAGE;
+		val);
+	return -1;
 }
 
-int ftctl_cmd_events(const struct ftctl_opts *opts, int argc, char **argv)
+/* Text: one line each; JSON while following: one object per line. */
+static void print_events(struct json_object *events, int json)
 {
-	struct json_object *req = json_object_new_object(), *reply = NULL;
-	struct json_object *events;
-	int json = opts->json, rc;
-	char err[512];
-	size_t i, n;
+	size_t i, n = events && json_object_get_type(events) == json_type_array
+			      ? json_object_array_length(events)
+			      : 0;
 
-	if (argc == 1 &&
-	    (!strcmp(argv[0], "-h") || !strcmp(argv[0], "--help"))) {
-		usage();
-		json_object_put(req);
-		return FTCTL_OK;
+	for (i = 0; i < n; i++) {
+		struct json_object *ev = json_object_array_get_idx(events, i);
+
+		if (json)
+			puts(json_object_to_json_string_ext(
+				ev, JSON_C_TO_STRING_PLAIN |
+					    JSON_C_TO_STRING_NOSLASHESCAPE));
+		else
+			print_event(ev);
 	}
-	json_object_object_add(req, "cmd", json_object_new_string("events"));
-	rc = build_request(req, argc, argv, &json);
-	if (rc != FTCTL_OK) {
-		json_object_put(req);
+}
+
+static void print_header(void)
+{
+	printf("%-14s %-7s %7s %-15s %s\n", "TIME", "TYPE", "PID", "COMMAND",
+	       "DETAILS");
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {.tv_sec = (time_t)s};
+
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * --follow: ask for what the log took after the last position seen
+ * (docs/api.md, "Following the log"), until interrupted. The daemon may
+ * restart meanwhile: positions survive that with its state directory;
+ * a log that started anew is read from its start. Nothing is printed
+ * twice, and what aged out unread is said on stderr, never hidden.
+ */
+static int follow(struct events_args *a, uint64_t cursor, int json)
+{
+	struct json_object *reply = NULL;
+	int rc, away = 0, more = 0;
+	uint64_t next;
+	char err[512];
+
+	json_object_object_add(a->req, "limit", json_object_new_uint64(1000));
+	for (;;) {
+		fflush(stdout);
+		if (!more)
+			sleep_s(a->interval);
+		json_object_object_add(a->req, "after",
+				       json_object_new_uint64(cursor));
+		rc = ftctl_daemon_call(a->req, &reply, err, sizeof(err));
+		if (rc && ftagent_api_not_running(rc)) {
+			if (!away)
+				fprintf(stderr,
+					"ftctl: events: ftagentd went away "
+					"(%s); waiting for it\n",
+					err);
+			away = 1;
+			more = 0;
+			continue;
+		}
+		if (rc)
+			return ftctl_report_daemon_error("events", rc, err);
+		if (away)
+			fprintf(stderr, "ftctl: events: ftagentd is back\n");
+		away = 0;
+		next = ftctl_ju64(reply, "cursor");
+		if (next < cursor) {
+			fprintf(stderr, "ftctl: events: ftagentd's log started "
+					"anew; reading it from its start\n");
+			cursor = 0;
+			more = 1;
+			json_object_put(reply);
+			continue;
+		}
+		if (ftctl_ju64(reply, "skipped"))
+			fprintf(stderr,
+				"ftctl: events: %" PRIu64
+				" log entries aged out before they were read\n",
+				ftctl_ju64(reply, "skipped"));
+		print_events(ftctl_jget(reply, "events"), json);
+		more = json_object_get_boolean(ftctl_jget(reply, "more"));
+		cursor = next;
+		json_object_put(reply);
+	}
+}
+
+#define CONTINUE (-1)
+
+/* What the options cannot say alone; CONTINUE when all is well. */
+static int check_args(const struct events_args *a, int argc, char **argv,
+		      int first)
+{
+	if (first != argc)
+		return ftctl_usage_error(&ftctl_cmd_events,
+					 "unexpected argument '%s'",
+					 argv[first]);
+	if (a->since && a->until && a->until < a->since)
+		return ftctl_usage_error(&ftctl_cmd_events,
+					 "--until is before --since");
+	if (a->follow && a->until)
+		return ftctl_usage_error(&ftctl_cmd_events,
+					 "--follow and --until exclude each "
+					 "other");
+	return CONTINUE;
+}
+
+static int run(struct ftctl_opts *opts, int argc, char **argv)
+{
+	struct events_args a = {.now = realtime_ns(), .interval = 1};
+	struct json_object *reply = NULL, *events;
+	int json, rc;
+	char err[512];
+	size_t n;
+
+	a.req = json_object_new_object();
+	json_object_object_add(a.req, "cmd", json_object_new_string("events"));
+	rc = ftctl_parse_options(&ftctl_cmd_events, opts, argc, argv, on_option,
+				 &a);
+	rc = rc < 0 ? ftctl_parse_exit(rc) : check_args(&a, argc, argv, rc);
+	if (rc != CONTINUE) {
+		json_object_put(a.req);
 		return rc;
 	}
-	rc = ftctl_daemon_call(req, &reply, err, sizeof(err));
-	json_object_put(req);
-	if (rc)
+	json = opts->json;
+	rc = ftctl_daemon_call(a.req, &reply, err, sizeof(err));
+	if (rc) {
+		json_object_put(a.req);
 		return ftctl_report_daemon_error("events", rc, err);
+	}
+	if (a.follow && !ftctl_jget(reply, "cursor")) {
+		fprintf(stderr, "ftctl: events: --follow needs ftagentd with "
+				"API 1.1 or later (its reply has no cursor)\n");
+		json_object_put(reply);
+		json_object_put(a.req);
+		return FTCTL_FAILED;
+	}
 	events = ftctl_jget(reply, "events");
 	n = events && json_object_get_type(events) == json_type_array
 		    ? json_object_array_length(events)
 		    : 0;
-	if (json && !n) {
+	if (json && !a.follow && !n) {
 		puts("[]");
-	} else if (json) {
+	} else if (json && !a.follow) {
 		puts(json_object_to_json_string_ext(
 			events, JSON_C_TO_STRING_PRETTY |
 					JSON_C_TO_STRING_NOSLASHESCAPE));
 	} else {
-		printf("%-14s %-7s %7s %-15s %s\n", "TIME", "TYPE", "PID",
-		       "COMMAND", "DETAILS");
-		for (i = 0; i < n; i++)
-			print_event(json_object_array_get_idx(events, i));
+		if (!json && !opts->no_header)
+			print_header();
+		print_events(events, json);
 	}
 	if (json_object_get_boolean(ftctl_jget(reply, "more")))
 		fprintf(stderr,
 			"ftctl: events: older events matched too: narrow the "
 			"filters or raise --limit\n");
-	json_object_put(reply);
-	return FTCTL_OK;
+	if (a.follow) {
+		uint64_t cursor = ftctl_ju64(reply, "cursor");
+
+		json_object_put(reply);
+		rc = follow(&a, cursor, json);
+	} else {
+		json_object_put(reply);
+		rc = FTCTL_OK;
+	}
+	json_object_put(a.req);
+	return rc;
 }
+
+const struct ftctl_command ftctl_cmd_events = {
+	.name = "events",
+	.summary = "recent events from ftagentd's log; --follow for new ones",
+	.usage = "events [--since DUR|TIME] [--until DUR|TIME]\n"
+		 "             [--type T[,T...]] [--pid N] [--comm NAME] "
+		 "[--limit N]\n"
+		 "             [--follow [--interval S]]\n"
+		 "  DUR: 30s, 5m, 2h, 1d ago; TIME: seconds since the epoch "
+		 "or\n"
+		 "  YYYY-MM-DDTHH:MM:SS (local time; Z or +HH:MM for a zone)",
+	.shortopts = "f",
+	.longopts = events_longopts,
+	.values = events_values,
+	.run = run,
+};

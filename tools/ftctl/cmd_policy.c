@@ -69,11 +69,9 @@ static void match_text(const struct ftagent_rule_spec *r, char *buf, size_t len)
 #undef ADD
 }
 
-static void print_text(const struct ftagent_policy_spec *p, int with_hits)
+/* "enforcing, default allow, 3 rules, generation 7" */
+static void print_summary(const struct ftagent_policy_spec *p, int with_hits)
 {
-	char ops[64], match[1024], name[FTAGENT_RULE_NAME_MAX + 1], m[1024];
-	size_t i;
-
 	printf("%s, default %s, %zu rule%s",
 	       p->enforce ? "enforcing" : "monitor mode (nothing refused)",
 	       ftagent_action_name(p->default_action), p->n,
@@ -81,10 +79,20 @@ static void print_text(const struct ftagent_policy_spec *p, int with_hits)
 	if (with_hits)
 		printf(", generation %" PRIu64, p->generation);
 	printf("\n");
-	if (!p->n)
-		return;
-	printf("%4s %-20s %-14s %-6s %s\n", "#", "RULE", "OPS", "ACTION",
-	       with_hits ? "HITS  MATCH" : "MATCH");
+}
+
+/* @header 0 (--no-header): the rows alone, for scripts. */
+static void print_text(const struct ftagent_policy_spec *p, int with_hits,
+		       int header)
+{
+	char ops[64], match[1024], name[FTAGENT_RULE_NAME_MAX + 1], m[1024];
+	size_t i;
+
+	if (header)
+		print_summary(p, with_hits);
+	if (header && p->n)
+		printf("%4s %-20s %-14s %-6s %s\n", "#", "RULE", "OPS",
+		       "ACTION", with_hits ? "HITS  MATCH" : "MATCH");
 	for (i = 0; i < p->n; i++) {
 		const struct ftagent_rule_spec *r = &p->rules[i];
 
@@ -211,7 +219,7 @@ static int show(const struct ftctl_opts *opts)
 	else if (opts->json)
 		print_json(&p, 1, NULL);
 	else
-		print_text(&p, 1);
+		print_text(&p, 1, !opts->no_header);
 	ftagent_policy_spec_free(&p);
 	ftnl_close(&ctl);
 	return rc;
@@ -272,8 +280,9 @@ static int check_or_load(const struct ftctl_opts *opts, const char *file,
 		if (opts->json) {
 			print_json(&cfg.policy.spec, 0, &cfg.policy.budgets);
 		} else {
-			print_text(&cfg.policy.spec, 0);
-			ftctl_print_budgets(&cfg.policy.budgets, 0);
+			print_text(&cfg.policy.spec, 0, !opts->no_header);
+			ftctl_print_budgets(&cfg.policy.budgets, 0,
+					    !opts->no_header);
 		}
 		ftagentd_config_free(&cfg);
 		return FTCTL_OK;
@@ -288,15 +297,34 @@ static int check_or_load(const struct ftctl_opts *opts, const char *file,
 	return rc;
 }
 
-int ftctl_cmd_policy(const struct ftctl_opts *opts, int argc, char **argv)
+static const char *const policy_words[] = {"show", "check", "load", NULL};
+static const char *const policy_file_words[] = {"check", "load", NULL};
+
+static int run(struct ftctl_opts *opts, int argc, char **argv)
 {
-	if (argc == 1 && !strcmp(argv[0], "show"))
+	int first = ftctl_parse_options(&ftctl_cmd_policy, opts, argc, argv,
+					NULL, NULL);
+	int n = argc - first;
+
+	if (first < 0)
+		return ftctl_parse_exit(first);
+	argv += first;
+	if (n == 1 && !strcmp(argv[0], "show"))
 		return show(opts);
-	if (argc == 2 && !strcmp(argv[0], "check"))
+	if (n == 2 && !strcmp(argv[0], "check"))
 		return check_or_load(opts, argv[1], 0);
-	if (argc == 2 && !strcmp(argv[0], "load"))
+	if (n == 2 && !strcmp(argv[0], "load"))
 		return check_or_load(opts, argv[1], 1);
-	fprintf(stderr, "ftctl: usage: ftctl policy show | check FILE | "
-			"load FILE\n");
-	return FTCTL_USAGE;
+	return ftctl_usage_error(&ftctl_cmd_policy,
+				 n ? "unknown subcommand or wrong arguments"
+				   : "which one: show, check or load?");
 }
+
+const struct ftctl_command ftctl_cmd_policy = {
+	.name = "policy",
+	.summary = "show the rules in force (root); check or load a file",
+	.usage = "policy show | check FILE | load FILE",
+	.words = policy_words,
+	.file_words = policy_file_words,
+	.run = run,
+};

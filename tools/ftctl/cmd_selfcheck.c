@@ -15,7 +15,7 @@
 #include "ftctl.h"
 #include "human.h"
 
-int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv)
+static int run(struct ftctl_opts *opts, int argc, char **argv)
 {
 	struct ftagent_resources res;
 	struct ftagent_status st;
@@ -24,11 +24,13 @@ int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv)
 	size_t i;
 	int rc;
 
-	(void)argv;
-	if (argc) {
-		fprintf(stderr, "ftctl: selfcheck takes no arguments\n");
-		return FTCTL_USAGE;
-	}
+	rc = ftctl_parse_options(&ftctl_cmd_selfcheck, opts, argc, argv, NULL,
+				 NULL);
+	if (rc < 0)
+		return ftctl_parse_exit(rc);
+	if (rc != argc)
+		return ftctl_usage_error(&ftctl_cmd_selfcheck,
+					 "takes no arguments");
 	ftagent_call_every_traced_syscall();
 	rc = ftctl_query_kernel(&st, &res);
 	if (rc != FTCTL_OK)
@@ -53,3 +55,10 @@ int ftctl_cmd_selfcheck(const struct ftctl_opts *opts, int argc, char **argv)
 	ftagent_resources_free(&res);
 	return silent || failed ? FTCTL_FAILED : FTCTL_OK;
 }
+
+const struct ftctl_command ftctl_cmd_selfcheck = {
+	.name = "selfcheck",
+	.summary = "prove that every hook fires (root)",
+	.usage = "selfcheck",
+	.run = run,
+};

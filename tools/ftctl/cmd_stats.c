@@ -545,8 +545,9 @@ static struct json_object *policy_json(const struct ftagent_policy_spec *p)
 	return o;
 }
 
-static int print_all(const struct ftctl_opts *opts, int json)
+static int print_all(const struct ftctl_opts *opts)
 {
+	int json = opts->json;
 	struct ftagent_policy_spec pol;
 	int have_pol;
 	struct json_object *reply = NULL, *root;
@@ -569,7 +570,6 @@ static int print_all(const struct ftctl_opts *opts, int json)
 		rc = ftctl_query_kernel(&k.st, &k.res);
 		have_pol = rc == FTCTL_OK && read_policy(&pol) == 0;
 	}
-	(void)opts;
 	if (json) {
 		if (drc && rc != FTCTL_OK)
 			return rc;
@@ -675,26 +675,40 @@ static int parse_seconds(const char *s, double *out)
 	return 0;
 }
 
-static int stats_resources(int json, int argc, char **argv)
-{
-	double interval = 1;
-	int watch = 0, i, rc, first = 1;
+enum { OPT_WATCH = FTCTL_OPT_FIRST_LOCAL };
 
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--watch")) {
-			watch = 1;
-			if (i + 1 < argc && argv[i + 1][0] != '-' &&
-			    parse_seconds(argv[i + 1], &interval) == 0)
-				i++;
-			else if (i + 1 < argc && argv[i + 1][0] != '-')
-				goto usage;
-		} else if (!strcmp(argv[i], "--json")) {
-			json = 1;
-		} else {
-			goto usage;
-		}
+static const struct option stats_longopts[] = {
+	{"watch", optional_argument, NULL, OPT_WATCH},
+	{NULL, 0, NULL, 0},
+};
+
+struct stats_args {
+	int watch;
+	double interval;
+};
+
+static int on_option(void *ctx, int opt, const char *arg)
+{
+	struct stats_args *a = ctx;
+
+	if (opt != OPT_WATCH)
+		return -1;
+	a->watch = 1;
+	if (arg && parse_seconds(arg, &a->interval) < 0) {
+		fprintf(stderr,
+			"ftctl: stats: --watch: '%s': seconds from 0.1 to "
+			"86400\n",
+			arg);
+		return -1;
 	}
-	if (!watch)
+	return 0;
+}
+
+static int stats_resources(int json, const struct stats_args *a)
+{
+	int rc, first = 1;
+
+	if (!a->watch)
 		return resources_once(json, 0);
 	for (;;) {
 		if (!first && !json && !isatty(STDOUT_FILENO))
@@ -703,28 +717,45 @@ static int stats_resources(int json, int argc, char **argv)
 		if (rc != FTCTL_OK)
 			return rc;
 		first = 0;
-		sleep_s(interval);
+		sleep_s(a->interval);
 	}
-usage:
-	fprintf(stderr, "ftctl: usage: ftctl [--json] stats resources "
-			"[--watch [SECONDS]] (SECONDS from 0.1 to 86400)\n");
-	return FTCTL_USAGE;
 }
 
-int ftctl_cmd_stats(const struct ftctl_opts *opts, int argc, char **argv)
+static const char *const stats_words[] = {"resources", NULL};
+
+/* stats [resources [--watch [SECONDS]]]: SECONDS also as "--watch=S". */
+static int run(struct ftctl_opts *opts, int argc, char **argv)
 {
-	int json = opts->json, i;
+	struct stats_args a = {.interval = 1};
+	int first = ftctl_parse_options(&ftctl_cmd_stats, opts, argc, argv,
+					on_option, &a);
+	int n = argc - first;
 
-	if (argc && !strcmp(argv[0], "resources"))
-		return stats_resources(json, argc - 1, argv + 1);
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json")) {
-			json = 1;
-			continue;
-		}
-		fprintf(stderr, "ftctl: usage: ftctl [--json] stats "
-				"[resources [--watch [SECONDS]]]\n");
-		return FTCTL_USAGE;
-	}
-	return print_all(opts, json);
+	if (first < 0)
+		return ftctl_parse_exit(first);
+	argv += first;
+	if (n && strcmp(argv[0], "resources"))
+		return ftctl_usage_error(&ftctl_cmd_stats,
+					 "unknown subcommand '%s'", argv[0]);
+	/* "--watch 2": getopt leaves the 2 among the operands. */
+	if (n == 2 && a.watch && parse_seconds(argv[1], &a.interval) == 0)
+		n--;
+	if (n > 1)
+		return ftctl_usage_error(&ftctl_cmd_stats,
+					 "unexpected argument '%s'", argv[1]);
+	if (a.watch && !n)
+		return ftctl_usage_error(&ftctl_cmd_stats,
+					 "--watch goes with 'resources'");
+	if (n)
+		return stats_resources(opts->json, &a);
+	return print_all(opts);
 }
+
+const struct ftctl_command ftctl_cmd_stats = {
+	.name = "stats",
+	.summary = "the daemon's and the module's figures; resources [--watch]",
+	.usage = "stats [resources [--watch [SECONDS]]]",
+	.words = stats_words,
+	.longopts = stats_longopts,
+	.run = run,
+};

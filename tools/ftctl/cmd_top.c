@@ -35,7 +35,8 @@
 
 enum sort_by { SORT_BYTES, SORT_NET, SORT_FILE, SORT_CALLS };
 
-static const char *const sort_names[] = {"bytes", "net", "file", "calls"};
+/* NULL-terminated: the completion offers the same list. */
+static const char *const sort_names[] = {"bytes", "net", "file", "calls", NULL};
 
 struct proc_row {
 	uint32_t tgid;
@@ -132,13 +133,19 @@ static void comm_of(uint32_t tgid, char *buf, size_t len)
 }
 
 /* The kernel's view, limited to @limit rows (0: all). */
-static void print_text(const struct top *t, size_t limit)
+static void print_header(void)
+{
+	printf("%7s %-15s %9s %9s %9s %9s %8s %6s\n", "PID", "COMMAND",
+	       "NET IN", "NET OUT", "FILE IN", "FILE OUT", "CALLS", "ERRS");
+}
+
+static void print_text(const struct top *t, size_t limit, int header)
 {
 	char comm[32], a[16], b[16], c[16], d[16];
 	size_t i;
 
-	printf("%7s %-15s %9s %9s %9s %9s %8s %6s\n", "PID", "COMMAND",
-	       "NET IN", "NET OUT", "FILE IN", "FILE OUT", "CALLS", "ERRS");
+	if (header)
+		print_header();
 	for (i = 0; i < t->n && (!limit || i < limit); i++) {
 		const struct proc_row *r = &t->rows[i];
 
@@ -185,7 +192,8 @@ static void print_json(const struct top *t, size_t limit)
 	json_object_put(arr);
 }
 
-static int top_from_kernel(int json, size_t limit, int sort, int consume)
+static int top_from_kernel(int json, int header, size_t limit, int sort,
+			   int consume)
 {
 	struct ftnl ctl, stats;
 	struct ftnl_error err;
@@ -216,7 +224,7 @@ static int top_from_kernel(int json, size_t limit, int sort, int consume)
 		if (json)
 			print_json(&t, limit);
 		else
-			print_text(&t, limit);
+			print_text(&t, limit, header);
 	}
 	free(t.rows);
 	ftnl_close(&stats);
@@ -227,7 +235,7 @@ static int top_from_kernel(int json, size_t limit, int sort, int consume)
 /* ---- from the daemon ---- */
 
 struct top_opts {
-	int json, once, sort, consume;
+	int json, header, once, sort, consume;
 	uint64_t limit; /* 0: the default */
 	uint64_t count; /* frames; 0: until interrupted */
 	double interval;
@@ -342,14 +350,14 @@ static int ask_top(uint64_t limit, int sort, struct json_object **reply)
 	return rc ? ftctl_report_daemon_error("top", rc, err) : 0;
 }
 
-static void print_once_text(struct json_object *reply)
+static void print_once_text(struct json_object *reply, int header)
 {
 	struct json_object *arr = ftctl_jget(reply, "processes");
 	char comm[32], a[16], b[16], c[16], d[16];
 	size_t i, n = arr ? json_object_array_length(arr) : 0;
 
-	printf("%7s %-15s %9s %9s %9s %9s %8s %6s\n", "PID", "COMMAND",
-	       "NET IN", "NET OUT", "FILE IN", "FILE OUT", "CALLS", "ERRS");
+	if (header)
+		print_header();
 	for (i = 0; i < n; i++) {
 		struct json_object *p = json_object_array_get_idx(arr, i);
 
@@ -395,7 +403,7 @@ static int top_once(const struct top_opts *o, struct json_object *reply)
 			JSON_C_TO_STRING_PRETTY |
 				JSON_C_TO_STRING_NOSLASHESCAPE));
 	else
-		print_once_text(reply);
+		print_once_text(reply, o->header);
 	return FTCTL_OK;
 }
 
@@ -470,16 +478,22 @@ static void print_frame_text(const struct top_opts *o, struct prow *rows,
 	strftime(when, sizeof(when), "%H:%M:%S", localtime_r(&now, &tm));
 	if (tty)
 		fputs("\033[H\033[2J", stdout);
-	printf("ftctl top - %s, %zu processes, per second over %.1fs, by %s\n",
-	       when, n, dt, sort_names[o->sort]);
-	printf("All: net in %s/s out %s/s, file in %s/s out %s/s, %s calls/s\n",
-	       ftctl_human_rate(sum[0], v[0], sizeof(v[0])),
-	       ftctl_human_rate(sum[1], v[1], sizeof(v[1])),
-	       ftctl_human_rate(sum[2], v[2], sizeof(v[2])),
-	       ftctl_human_rate(sum[3], v[3], sizeof(v[3])),
-	       ftctl_human_rate(sum[6], v[6], sizeof(v[6])));
-	printf("\n%7s %-15s %8s %8s %8s %8s %8s %8s\n", "PID", "COMMAND",
-	       "NET IN", "NET OUT", "FILE IN", "FILE OUT", "CALLS", "TOTAL");
+	/* --no-header: the rows alone (frames still end in a blank line). */
+	if (o->header) {
+		printf("ftctl top - %s, %zu processes, per second over %.1fs, "
+		       "by %s\n",
+		       when, n, dt, sort_names[o->sort]);
+		printf("All: net in %s/s out %s/s, file in %s/s out %s/s, %s "
+		       "calls/s\n",
+		       ftctl_human_rate(sum[0], v[0], sizeof(v[0])),
+		       ftctl_human_rate(sum[1], v[1], sizeof(v[1])),
+		       ftctl_human_rate(sum[2], v[2], sizeof(v[2])),
+		       ftctl_human_rate(sum[3], v[3], sizeof(v[3])),
+		       ftctl_human_rate(sum[6], v[6], sizeof(v[6])));
+		printf("\n%7s %-15s %8s %8s %8s %8s %8s %8s\n", "PID",
+		       "COMMAND", "NET IN", "NET OUT", "FILE IN", "FILE OUT",
+		       "CALLS", "TOTAL");
+	}
 	for (i = 0; i < n && i < max; i++) {
 		for (k = 0; k < 7; k++)
 			ftctl_human_rate(rows[i].rate[k], v[k], sizeof(v[k]));
@@ -581,90 +595,93 @@ static int top_live(const struct top_opts *o, struct json_object *first)
 	return rc;
 }
 
-static void usage(void)
+enum {
+	OPT_ONCE = FTCTL_OPT_FIRST_LOCAL,
+	OPT_CONSUME,
+	OPT_SORT,
+	OPT_LIMIT,
+};
+
+static const struct option top_longopts[] = {
+	{"once", no_argument, NULL, OPT_ONCE},
+	{"consume", no_argument, NULL, OPT_CONSUME},
+	{"count", required_argument, NULL, 'n'},
+	{"interval", required_argument, NULL, 'd'},
+	{"sort", required_argument, NULL, OPT_SORT},
+	{"limit", required_argument, NULL, OPT_LIMIT},
+	{NULL, 0, NULL, 0},
+};
+
+static const char *const *top_values(const char *name)
 {
-	fprintf(stderr,
-		"usage: ftctl [--json] top [--once [--consume] | -n COUNT] "
-		"[--interval S]\n"
-		"                          [--sort bytes|net|file|calls] "
-		"[--limit N]\n");
+	return strcmp(name, "sort") ? NULL : sort_names;
 }
 
-static int parse_opts(int argc, char **argv, struct top_opts *o)
+static int on_option(void *ctx, int opt, const char *v)
 {
+	struct top_opts *o = ctx;
 	char *end;
-	int i, s;
+	int s;
 
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-
-		if (!strcmp(a, "--once")) {
-			o->once = 1;
-		} else if (!strcmp(a, "--consume")) {
-			o->consume = 1;
-		} else if (!strcmp(a, "--json")) {
-			o->json = 1;
-		} else if (!strcmp(a, "-n") && v) {
-			errno = 0;
-			o->count = strtoull(v, &end, 10);
-			if (errno || *end || !o->count || v[0] == '-')
-				goto bad;
-			i++;
-		} else if ((!strcmp(a, "--interval") || !strcmp(a, "-d")) &&
-			   v) {
-			o->interval = strtod(v, &end);
-			if (*end ||
-			    !(o->interval >= 0.1 && o->interval <= 3600))
-				goto bad;
-			i++;
-		} else if (!strcmp(a, "--limit") && v) {
-			errno = 0;
-			o->limit = strtoull(v, &end, 10);
-			if (errno || *end || !o->limit || v[0] == '-' ||
-			    o->limit > FTD_TOP_ALL)
-				goto bad;
-			i++;
-		} else if (!strcmp(a, "--sort") && v) {
-			for (s = 0; s < 4; s++)
-				if (!strcmp(v, sort_names[s]))
-					break;
-			if (s == 4)
-				goto bad;
-			o->sort = s;
-			i++;
-		} else {
-			fprintf(stderr, "ftctl: top: unknown option '%s'\n", a);
-			usage();
-			return -1;
-		}
-		continue;
-	bad:
-		fprintf(stderr, "ftctl: top: %s: bad value '%s'\n", a, v);
-		usage();
-		return -1;
+	switch (opt) {
+	case OPT_ONCE: o->once = 1; return 0;
+	case OPT_CONSUME: o->consume = 1; return 0;
+	case 'n':
+		errno = 0;
+		o->count = strtoull(v, &end, 10);
+		if (errno || *end || !o->count || v[0] == '-')
+			break;
+		return 0;
+	case 'd':
+		o->interval = strtod(v, &end);
+		if (end == v || *end ||
+		    !(o->interval >= 0.1 && o->interval <= 3600))
+			break;
+		return 0;
+	case OPT_LIMIT:
+		errno = 0;
+		o->limit = strtoull(v, &end, 10);
+		if (errno || *end || !o->limit || v[0] == '-' ||
+		    o->limit > FTD_TOP_ALL)
+			break;
+		return 0;
+	case OPT_SORT:
+		for (s = 0; s < 4; s++)
+			if (!strcmp(v, sort_names[s]))
+				break;
+		if (s == 4)
+			break;
+		o->sort = s;
+		return 0;
+	default: return -1;
 	}
-	if (o->consume && !o->once) {
-		fprintf(stderr, "ftctl: top: --consume needs --once\n");
-		return -1;
-	}
-	if (o->once && o->count) {
-		fprintf(stderr, "ftctl: top: --once and -n exclude each "
-				"other\n");
-		return -1;
-	}
-	return 0;
+	fprintf(stderr, "ftctl: top: bad value '%s'\n", v);
+	return -1;
 }
 
-int ftctl_cmd_top(const struct ftctl_opts *opts, int argc, char **argv)
+static int run(struct ftctl_opts *opts, int argc, char **argv)
 {
-	struct top_opts o = {.json = opts->json, .interval = 1};
+	struct top_opts o = {.interval = 1};
 	struct json_object *reply = NULL, *req;
 	uint64_t limit;
 	char err[512];
 	int rc;
 
-	if (parse_opts(argc, argv, &o) < 0)
-		return FTCTL_USAGE;
+	rc = ftctl_parse_options(&ftctl_cmd_top, opts, argc, argv, on_option,
+				 &o);
+	if (rc < 0)
+		return ftctl_parse_exit(rc);
+	if (rc != argc)
+		return ftctl_usage_error(&ftctl_cmd_top,
+					 "unexpected argument '%s'", argv[rc]);
+	if (o.consume && !o.once)
+		return ftctl_usage_error(&ftctl_cmd_top,
+					 "--consume needs --once");
+	if (o.once && o.count)
+		return ftctl_usage_error(&ftctl_cmd_top,
+					 "--once and -n exclude each other");
+	o.json = opts->json;
+	o.header = !opts->no_header;
 	/* Text --once: 20 rows unless told; JSON and the live view: all. */
 	limit = o.limit ? o.limit : o.once && !o.json ? 20 : FTD_TOP_ALL;
 	if (!o.once)
@@ -678,7 +695,8 @@ int ftctl_cmd_top(const struct ftctl_opts *opts, int argc, char **argv)
 	json_object_put(req);
 	if (rc && ftagent_api_not_running(rc)) {
 		if (o.once)
-			return top_from_kernel(o.json, (size_t)o.limit, o.sort,
+			return top_from_kernel(o.json, o.header,
+					       (size_t)o.limit, o.sort,
 					       o.consume);
 		fprintf(stderr,
 			"ftctl: top: the live view needs ftagentd, which is "
@@ -703,3 +721,14 @@ int ftctl_cmd_top(const struct ftctl_opts *opts, int argc, char **argv)
 	}
 	return top_live(&o, reply);
 }
+
+const struct ftctl_command ftctl_cmd_top = {
+	.name = "top",
+	.summary = "bytes and calls per process, live or --once",
+	.usage = "top [--once [--consume] | -n COUNT] [--interval S]\n"
+		 "             [--sort bytes|net|file|calls] [--limit N]",
+	.shortopts = "n:d:",
+	.longopts = top_longopts,
+	.values = top_values,
+	.run = run,
+};

@@ -10,18 +10,20 @@
 #include "ftctl.h"
 #include "human.h"
 
-int ftctl_cmd_version(const struct ftctl_opts *opts, int argc, char **argv)
+static int run(struct ftctl_opts *opts, int argc, char **argv)
 {
 	struct ftagent_status st;
 	struct ftnl_error err;
-	int compatible;
+	int compatible, first;
 	char shown[256];
 
-	(void)argv;
-	if (argc) {
-		fprintf(stderr, "ftctl: version takes no arguments\n");
-		return FTCTL_USAGE;
-	}
+	first = ftctl_parse_options(&ftctl_cmd_version, opts, argc, argv, NULL,
+				    NULL);
+	if (first < 0)
+		return ftctl_parse_exit(first);
+	if (first != argc)
+		return ftctl_usage_error(&ftctl_cmd_version,
+					 "takes no arguments");
 	if (ftagent_query_version(&st, &err) < 0)
 		return ftctl_report_query_error("version", &err);
 	compatible = ftagent_abi_compatible(&st);
@@ -57,3 +59,10 @@ int ftctl_cmd_version(const struct ftctl_opts *opts, int argc, char **argv)
 	}
 	return compatible ? FTCTL_OK : FTCTL_ABI_MISMATCH;
 }
+
+const struct ftctl_command ftctl_cmd_version = {
+	.name = "version",
+	.summary = "this client's ABI, the module's version and ABI",
+	.usage = "version",
+	.run = run,
+};

@@ -16,11 +16,22 @@
 #include <sys/un.h>
 
 #include "api_client.h"
+#include "api_version.h"
+
+/* Set by a command-line option, which beats the environment. */
+static const char *socket_override;
+
+void ftagent_api_set_socket_path(const char *path)
+{
+	socket_override = path && path[0] ? path : NULL;
+}
 
 const char *ftagent_api_socket_path(void)
 {
 	const char *env = getenv(FTAGENT_API_SOCKET_ENV);
 
+	if (socket_override)
+		return socket_override;
 	return env && env[0] ? env : FTAGENT_API_SOCKET_PATH;
 }
 
@@ -199,9 +210,29 @@ static int recv_line(int fd, char **line, size_t *len, int64_t deadline,
 	}
 }
 
+/*
+ * The reply's API major (docs/api.md, "Versions"): 1 when it has none (a
+ * 1.0 daemon), -1 when api_version is there but malformed.
+ */
+int ftagent_api_reply_major(struct json_object *reply)
+{
+	struct json_object *v, *major;
+
+	if (!json_object_object_get_ex(reply, "api_version", &v))
+		return 1;
+	if (!json_object_object_get_ex(v, "major", &major) ||
+	    json_object_get_type(major) != json_type_int ||
+	    json_object_get_int64(major) < 0 ||
+	    json_object_get_int64(major) > 0xffff)
+		return -1;
+	return (int)json_object_get_int64(major);
+}
+
 static int parse_reply(const char *line, size_t len, struct json_object **reply,
 		       char *err, size_t size)
 {
+	int major;
+
 	struct json_tokener *tok = json_tokener_new();
 	struct json_object *o, *ok, *msg;
 	enum json_tokener_error jerr;
@@ -216,6 +247,19 @@ static int parse_reply(const char *line, size_t len, struct json_object **reply,
 		json_object_put(o);
 		return fail(err, size, -EPROTO,
 			    "the daemon's reply is not a JSON object");
+	}
+	/* Another major may mean what we asked was read otherwise. */
+	major = ftagent_api_reply_major(o);
+	if (major != FTAGENT_API_MAJOR) {
+		json_object_put(o);
+		if (major < 0)
+			return fail(err, size, -EPROTO,
+				    "the daemon's reply has a malformed "
+				    "api_version");
+		return fail(err, size, -EPROTO,
+			    "ftagentd speaks API %d.x, this client %d.%d: "
+			    "upgrade one of them",
+			    major, FTAGENT_API_MAJOR, FTAGENT_API_MINOR);
 	}
 	if (!json_object_object_get_ex(o, "ok", &ok) ||
 	    json_object_get_type(ok) != json_type_boolean) {

@@ -16,8 +16,13 @@
 /* The longest reply line accepted. */
 #define FTAGENT_API_REPLY_MAX (256u << 20)
 
-/* $FTAGENT_SOCKET if set and not empty, else FTAGENT_API_SOCKET_PATH. */
+/*
+ * The path given to ftagent_api_set_socket_path() (ftctl --socket), else
+ * $FTAGENT_SOCKET if set and not empty, else FTAGENT_API_SOCKET_PATH.
+ */
 const char *ftagent_api_socket_path(void);
+/* Name the socket for this process (@path is kept, not copied). */
+void ftagent_api_set_socket_path(const char *path);
 
 /*
  * Send @req on @sock_path (NULL: ftagent_api_socket_path()) and read one
@@ -29,13 +34,17 @@ const char *ftagent_api_socket_path(void);
  *   -EACCES                 the socket is not open to this user
  *   -ECONNRESET             closed without a reply (a refused peer)
  *   -ETIMEDOUT              no whole reply in time
- *   -EPROTO                 the reply was not one JSON object
+ *   -EPROTO                 the reply was not one JSON object, or
+ *                           came from another API major (api_version.h)
  *   -EREMOTEIO              the daemon refused: @err is its "error"
  *   others                  from socket(), connect(), send() or recv()
  */
 int ftagent_api_call(const char *sock_path, struct json_object *req,
 		     struct json_object **reply, int timeout_ms, char *err,
 		     size_t err_size);
+
+/* A reply's api_version.major: 1 when absent (1.0), -1 when malformed. */
+int ftagent_api_reply_major(struct json_object *reply);
 
 /* Whether @rc from ftagent_api_call() means the daemon is not running. */
 int ftagent_api_not_running(int rc);
