@@ -38,6 +38,8 @@ CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	  -DFTAGENTD_VERSION='"$(VERSION)"'
 LDLIBS_NL := -lmnl
 LDLIBS_JSON := -ljson-c
+# SHA-256 for the audit trail's hash chain (tools/lib/audit_chain.c).
+LDLIBS_CRYPTO := -lnettle
 
 # Debian packages the project needs, for `make deps`.
 DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
@@ -47,7 +49,7 @@ DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	linux-headers-6.12-rt-amd64 linux-headers-6.12-cloud-amd64 \
 	qemu-system-x86 busybox-static iproute2 e2fsprogs python3 \
 	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev libinih-dev \
-	libmicrohttpd-dev libsystemd-dev prometheus \
+	libmicrohttpd-dev libsystemd-dev nettle-dev prometheus \
 	dkms sparse clang-format shellcheck \
 	python3-yaml python3-jsonschema python3-pyroute2 \
 	scdoc groff-base bash-completion
@@ -141,20 +143,23 @@ $(DAEMON_LIB): $(DAEMON_LIB_SRCS:%.c=$(BUILD)/%.o)
 # ftctl policy check/load read the config file as ftagentd does, with the
 # parser both take from tools/lib (never from daemon/).
 $(FTCTL): $(FTCTL_SRCS:%.c=$(BUILD)/%.o) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_INI)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_INI) \
+		$(LDLIBS_CRYPTO)
 
 $(FTAGENTD): $(BUILD)/daemon/main.o $(DAEMON_LIB) $(LIB)
 	$(CC) $(CFLAGS) $(LDFLAGS_DAEMON) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) \
-		$(LDLIBS_DAEMON)
+		$(LDLIBS_DAEMON) $(LDLIBS_CRYPTO)
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(DAEMON_LIB) $(LIB) kmod/ftagent.h
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON) \
+		$(LDLIBS_CRYPTO)
 
 # ftctl's text helpers, tested on their own.
 $(BUILD)/tests/unit/printable_test: tests/unit/printable_test.c $(BUILD)/tools/ftctl/human.o $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) \
+		$(LDLIBS_CRYPTO)
 
 # The kselftest harness comes from Debian's linux-source-6.1, not from git.
 $(KSELFTEST_HDRS): $(KSRC_TARBALL)

@@ -447,6 +447,68 @@ static void lists_are_bounded_and_may_continue(void **state)
 	ftagentd_config_free(&c);
 }
 
+static void audit_and_output_types(void **state)
+{
+	struct ftagentd_config c;
+
+	(void)state;
+	assert_int_equal(0, parse("", &c));
+	/* Off unless asked; the documented defaults. */
+	assert_int_equal(0, c.audit.enabled);
+	assert_string_equal("/var/log/ftagent/audit", c.audit.dir);
+	assert_int_equal(64 << 20, c.audit.rotate_size);
+	assert_int_equal(64, c.audit.fsync_batch);
+	assert_int_equal(1000, c.audit.fsync_interval_ms);
+	assert_int_equal(FTAGENTD_ALL_EVENT_TYPES,
+			 c.agent.event_output_types);
+	assert_false(c.agent.event_output_types & (1u << FTAGENT_REC_GAP));
+	ftagentd_config_free(&c);
+	assert_int_equal(0, parse("[audit]\n"
+				  "enabled = yes\n"
+				  "dir = /srv/audit\n"
+				  "rotate_size = 1MB\n"
+				  "fsync_batch = 8\n"
+				  "fsync_interval = 50ms\n"
+				  "[agent]\n"
+				  "event_output_types = exec, verdict\n"
+				  "  connect\n",
+				  &c));
+	assert_int_equal(1, c.audit.enabled);
+	assert_string_equal("/srv/audit", c.audit.dir);
+	assert_int_equal(1 << 20, c.audit.rotate_size);
+	assert_int_equal(8, c.audit.fsync_batch);
+	assert_int_equal(50, c.audit.fsync_interval_ms);
+	assert_int_equal((1u << FTAGENT_REC_EXEC) | (1u << FTAGENT_REC_VERDICT) |
+				 (1u << FTAGENT_REC_CONNECT),
+			 c.agent.event_output_types);
+	ftagentd_config_free(&c);
+
+	assert_int_equal(-1, parse("[audit]\ndir = audit\n", &c));
+	assert_string_equal("test.conf:2: [audit] dir: must be an absolute "
+			    "directory path",
+			    err);
+	assert_int_equal(-1, parse("[audit]\nrotate_size = 1KB\n", &c));
+	assert_string_equal("test.conf:2: [audit] rotate_size: size out of "
+			    "range",
+			    err);
+	assert_int_equal(-1, parse("\n[audit]\nfsync_batch = 0\n", &c));
+	assert_string_equal("test.conf:3: [audit] fsync_batch: number out of "
+			    "range",
+			    err);
+	assert_int_equal(-1, parse("[audit]\nfsync_interval = 2m\n", &c));
+	assert_string_equal("test.conf:2: [audit] fsync_interval: duration "
+			    "out of range",
+			    err);
+	assert_int_equal(-1, parse("[audit]\nenabled = maybe\n", &c));
+	assert_non_null(strstr(err, "test.conf:2: [audit] enabled:"));
+	assert_int_equal(-1, parse("[audit]\npath = /x\n", &c));
+	assert_string_equal("test.conf:2: [audit] path: unknown key", err);
+	assert_int_equal(-1, parse("[agent]\nevent_output_types = gap\n", &c));
+	assert_non_null(
+		strstr(err, "test.conf:2: [agent] event_output_types: not an "
+			    "event type"));
+}
+
 static void units(void **state)
 {
 	const char *why;
@@ -516,6 +578,7 @@ int main(void)
 		cmocka_unit_test(policy_rules_in_file_order),
 		cmocka_unit_test(budgets_in_file_order),
 		cmocka_unit_test(cgroups_by_path_follow_the_directory),
+		cmocka_unit_test(audit_and_output_types),
 		cmocka_unit_test(units),
 		cmocka_unit_test(a_missing_file_is_named),
 		cmocka_unit_test(a_file_reports_its_lines),

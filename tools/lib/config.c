@@ -13,6 +13,7 @@
 #include <linux/ftagent.h>
 
 #include "config.h"
+#include "records.h"
 #include "units.h"
 
 enum kind {
@@ -26,6 +27,8 @@ enum kind {
 	PATHS,
 	LISTEN,
 	OUTPUT,
+	TYPES,
+	DIRPATH,
 };
 
 struct key {
@@ -52,6 +55,8 @@ static const struct key keys[] = {
 	{"agent", "event_log_size", SIZE, AT(agent.event_log_size), 64 * KIB,
 	 GIB, 0},
 	{"agent", "event_output", OUTPUT, AT(agent.event_output), 0, 0, 0},
+	{"agent", "event_output_types", TYPES, AT(agent.event_output_types), 0,
+	 0, 0},
 	{"limits", "processes", COUNT, AT(limits.processes), 16, 1 << 20, 0},
 	{"limits", "sockets", COUNT, AT(limits.sockets), 16, 1 << 22, 0},
 	{"limits", "flows", COUNT, AT(limits.flows), 16, 1 << 22, 0},
@@ -71,6 +76,12 @@ static const struct key keys[] = {
 	 0, 0, 0},
 	{"filters", "exclude_paths", PATHS, AT(filters.exclude_paths), 0, 0, 0},
 	{"metrics", "listen", LISTEN, AT(metrics.listen), 0, 0, 0},
+	{"audit", "enabled", BOOL, AT(audit.enabled), 0, 0, 0},
+	{"audit", "dir", DIRPATH, AT(audit.dir), 0, 0, 0},
+	{"audit", "rotate_size", SIZE, AT(audit.rotate_size), 64 * KIB, GIB, 0},
+	{"audit", "fsync_batch", COUNT, AT(audit.fsync_batch), 1, 1 << 20, 0},
+	{"audit", "fsync_interval", DURATION, AT(audit.fsync_interval_ms), 1,
+	 60000, 0},
 };
 
 void ftagentd_config_defaults(struct ftagentd_config *cfg)
@@ -91,6 +102,12 @@ void ftagentd_config_defaults(struct ftagentd_config *cfg)
 	cfg->network.tcp = cfg->network.udp = 1;
 	cfg->network.ipv4 = cfg->network.ipv6 = 1;
 	cfg->file.track_read = cfg->file.track_sendfile = 1;
+	cfg->agent.event_output_types = FTAGENTD_ALL_EVENT_TYPES;
+	snprintf(cfg->audit.dir, sizeof(cfg->audit.dir), "%s",
+		 FTAGENTD_AUDIT_DIR);
+	cfg->audit.rotate_size = 64 * MIB;
+	cfg->audit.fsync_batch = 64;
+	cfg->audit.fsync_interval_ms = 1000;
 	/*
 	 * No names by default: any process can take a name. The daemon
 	 * excludes itself by its control socket (EXCLUDE_SELF).
@@ -166,6 +183,31 @@ static int add_item(const char *item, size_t len, void *arg)
 	}
 	a->l->n++;
 	return 0;
+}
+
+/* An event type's name ("exec"), as records.h names them, into a bit. */
+struct type_add {
+	uint32_t *mask;
+	const char **why;
+};
+
+static int add_type(const char *item, size_t len, void *arg)
+{
+	struct type_add *a = arg;
+	unsigned int t;
+
+	for (t = 0; t < __FTAGENT_REC_MAX; t++) {
+		const char *name = ftagent_rec_type_name(t);
+
+		if (t != FTAGENT_REC_GAP && strlen(name) == len &&
+		    !strncmp(name, item, len)) {
+			*a->mask |= 1u << t;
+			return 0;
+		}
+	}
+	*a->why = "not an event type (fork, exec, exit, bind, listen, "
+		  "connect, accept, close, open, verdict)";
+	return -1;
 }
 
 /* host:port with a numeric port, IPv6 hosts in brackets. */
@@ -271,6 +313,25 @@ static int set_value(struct parse *p, size_t k, const char *value,
 			return 0;
 		*why = "must be none, journal or an absolute file path";
 		return -1;
+	case TYPES:
+		/* The file's list replaces the default (all), then grows. */
+		if (!p->cleared[k]) {
+			*(uint32_t *)field = 0;
+			p->cleared[k] = 1;
+		}
+		return ftagentd_parse_list(value, add_type,
+					   &(struct type_add){field, why},
+					   why)
+			       ? -1
+			       : 0;
+	case DIRPATH:
+		if (ftagentd_parse_string(value, field,
+					  sizeof(p->cfg->audit.dir), why))
+			return -1;
+		if (*(const char *)field == '/')
+			return 0;
+		*why = "must be an absolute directory path";
+		return -1;
 	case LISTEN:
 		if (ftagentd_parse_string(value, field,
 					  sizeof(p->cfg->metrics.listen), why))
@@ -306,7 +367,8 @@ static int handler(void *user, const char *section, const char *name,
 		return 0;
 	}
 	/* A list may go on over several lines; anything else once. */
-	if (p->seen[k]++ && keys[k].kind != COMMS && keys[k].kind != PATHS) {
+	if (p->seen[k]++ && keys[k].kind != COMMS && keys[k].kind != PATHS &&
+	    keys[k].kind != TYPES) {
 		fail(p, section, name, "set twice");
 		return 0;
 	}

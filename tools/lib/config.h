@@ -10,12 +10,17 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/ftagent.h>
 
 #include "policy_config.h"
 
 #define FTAGENTD_CONFIG_PATH "/etc/ftagent/ftagent.conf"
 #define FTAGENTD_LIST_MAX    64
 #define FTAGENTD_NAME_MAX    1024
+#define FTAGENTD_AUDIT_DIR   "/var/log/ftagent/audit"
+/* Every event type but GAP (a loss marker, not an event). */
+#define FTAGENTD_ALL_EVENT_TYPES \
+	(((1u << __FTAGENT_REC_MAX) - 1) & ~(1u << FTAGENT_REC_GAP))
 
 struct ftagentd_list {
 	char *item[FTAGENTD_LIST_MAX];
@@ -31,6 +36,8 @@ struct ftagentd_config {
 		uint64_t event_log_size; /* bytes */
 		/* Events as JSON lines too: "" none, "journal", or a path. */
 		char event_output[256];
+		/* The event types event_output gets: bits (1 << type). */
+		uint32_t event_output_types;
 	} agent;
 	struct {
 		uint64_t processes, sockets, flows, files, transfers;
@@ -48,6 +55,17 @@ struct ftagentd_config {
 	struct {
 		char listen[128]; /* "" : off */
 	} metrics;
+	/*
+	 * The audit trail (docs/audit.md): every verdict and every change of
+	 * the sets in force, hash-chained, in files under @dir.
+	 */
+	struct {
+		int enabled;
+		char dir[256];
+		uint64_t rotate_size; /* bytes: a file past it is rotated */
+		uint64_t fsync_batch; /* records between fsyncs, at most */
+		uint64_t fsync_interval_ms; /* and time between them */
+	} audit;
 	/* [policy] and [policy.NAME]: the rule set pushed to the module. */
 	struct ftd_policy_config policy;
 };
