@@ -20,6 +20,7 @@
 
 #include "api.h"
 #include "api_reply.h"
+#include "group.h"
 
 #define OUT_MAX (64u << 20) /* one reply may be a large event query */
 
@@ -31,35 +32,6 @@ static void client_close(struct ftd_api *api, struct ftd_api_client *c)
 	free(c->out);
 	memset(c, 0, sizeof(*c));
 	c->fd = -1;
-}
-
-/*
- * The socket's group. /etc/group first, where the install puts it: a
- * getgrnam() loads the NSS modules nsswitch.conf names (libnss_systemd:
- * 300 kB) and keeps them mapped for the daemon's whole life, for one
- * lookup at start. Through NSS only when the file does not have it.
- */
-static gid_t api_group(void)
-{
-	gid_t gid = (gid_t)-1;
-	struct group *gr;
-	FILE *f;
-
-	f = fopen("/etc/group", "re");
-	if (f) {
-		while ((gr = fgetgrent(f)))
-			if (!strcmp(gr->gr_name, "ftagent")) {
-				gid = gr->gr_gid;
-				break;
-			}
-		fclose(f);
-	}
-	if (gid == (gid_t)-1) {
-		gr = getgrnam("ftagent");
-		if (gr)
-			gid = gr->gr_gid;
-	}
-	return gid;
 }
 
 int ftd_api_socket_busy(const char *path)
@@ -105,7 +77,7 @@ int ftd_api_open(struct ftd_api *api, const char *path, int epoll_fd, char *why,
 		*slash = '\0';
 		mkdir(dir, 0755);
 	}
-	api->group = api_group();
+	api->group = ftd_ftagent_gid();
 	strcpy(sun.sun_path, path);
 	api->listen_fd =
 		socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);

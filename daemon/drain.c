@@ -11,6 +11,7 @@
 
 #include "../tools/lib/counters.h"
 #include "../tools/lib/records.h"
+#include "audit_verdicts.h"
 #include "drain.h"
 
 #define DUMP_TRIES 8
@@ -282,6 +283,9 @@ long ftd_drain_events(struct ftd_event_drain *d, struct ftd_collector *c,
 		return failed ? -1 : 0;
 	ftd_records_in_time_order(&d->batch, d->batch_len);
 	offset = ftd_record_realtime_ns(0);
+	/* Before the journal: a replayed record never reaches the trail. */
+	if (d->audit)
+		ftd_audit_verdicts(d->audit, c, d->batch, d->batch_len, offset);
 	/*
 	 * Read records are gone from the module: a journal that can't take
 	 * them only costs them across a crash (counted, and said).

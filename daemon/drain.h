@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "../tools/lib/events_reader.h"
+#include "audit.h"
 #include "collector.h"
 #include "event_output.h"
 #include "module.h"
@@ -33,6 +34,7 @@ struct ftd_event_drain {
 	size_t batch_len, batch_cap;
 	uint64_t bad_streams; /* CPU streams that went bad and were reset */
 	struct ftd_event_output *output; /* events for log shippers, or NULL */
+	struct ftd_audit *audit;	 /* verdicts go to the trail, or NULL */
 	char error[400];
 };
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <json-c/json.h>
 #include <systemd/sd-journal.h>
@@ -20,6 +21,7 @@
 #include "../tools/lib/records.h"
 #include "event_json.h"
 #include "event_output.h"
+#include "group.h"
 
 #define SYSTEMD_SONAME "libsystemd.so.0"
 
@@ -72,6 +74,7 @@ int ftd_event_output_open(struct ftd_event_output *o, const char *where)
 {
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
+	o->types = FTAGENTD_ALL_EVENT_TYPES;
 	if (!where[0])
 		return 0;
 	if (!strcmp(where, "journal")) {
@@ -82,6 +85,15 @@ int ftd_event_output_open(struct ftd_event_output *o, const char *where)
 	}
 	snprintf(o->path, sizeof(o->path), "%s", where);
 	o->fd = open(where, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	/* For log shippers in the ftagent group, whatever the umask. */
+	if (o->fd >= 0 && (ftd_give_to_group(o->fd) < 0 ||
+			   fchmod(o->fd, 0640) < 0)) {
+		int err = errno;
+
+		close(o->fd);
+		o->fd = -1;
+		errno = err;
+	}
 	if (o->fd < 0) {
 		snprintf(o->error, sizeof(o->error), "event_output %s: %s",
 			 where, strerror(errno));
@@ -162,7 +174,8 @@ void ftd_event_output_add(struct ftd_event_output *o,
 	struct json_object *j;
 	const char *s;
 
-	if (!ftd_event_output_on(o))
+	if (!ftd_event_output_on(o) || h->type >= 32 ||
+	    !(o->types & (1u << h->type)))
 		return;
 	j = ftd_event_json(ev);
 	if (!j) {

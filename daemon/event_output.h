@@ -4,7 +4,8 @@
  * renders it, also appended as one JSON line to a file, or sent to the
  * systemd journal with the JSON as MESSAGE and FTAGENT_* fields to filter
  * on. Lines of one drain go out in one write. The file is reopened on
- * SIGHUP, so logrotate can move it away and signal the daemon.
+ * SIGHUP, so logrotate can move it away and signal the daemon. The file
+ * is mode 0640, group ftagent when there is one, for log shippers.
  */
 #ifndef FTAGENTD_EVENT_OUTPUT_H
 #define FTAGENTD_EVENT_OUTPUT_H
@@ -12,11 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../tools/lib/config.h"
 #include "eventlog.h"
 
 struct ftd_event_output {
 	int fd;	     /* the file, or -1 */
 	int journal; /* send to the journal instead */
+	/* The event types it takes ([agent] event_output_types): bits
+	 * (1 << type); all by default. */
+	uint32_t types;
 	char path[256];
 	char *buf; /* lines not yet written */
 	size_t len, cap;

@@ -31,6 +31,7 @@ struct ftd_self_usage {
 struct ftd_state;
 struct ftd_api;
 struct ftd_event_output;
+struct ftd_audit;
 
 struct ftagentd {
 	struct ftagentd_config cfg;
@@ -47,6 +48,7 @@ struct ftagentd {
 	const struct ftd_state *state;
 	const struct ftd_api *api;
 	const struct ftd_event_output *output; /* [agent] event_output */
+	const struct ftd_audit *audit;	       /* [audit] */
 	uint64_t reloads, reload_errors;
 	uint64_t reopens; /* SIGUSR1: event_output reopened */
 	/* Rules and budgets left out until their cgroup exists ("" none). */

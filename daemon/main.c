@@ -24,9 +24,12 @@
 
 #include "api.h"
 #include "api_reply.h"
+#include "audit.h"
+#include "audit_sets.h"
 #include "cgroup_watch.h"
 #include "drain.h"
 #include "ftagentd.h"
+#include "group.h"
 #include "log.h"
 #include "metrics.h"
 #include "module.h"
@@ -66,6 +69,9 @@ struct loop {
 	struct ftd_module mod;
 	struct ftd_event_drain ev;
 	struct ftd_event_output out;
+	struct ftd_audit audit;	     /* [audit]: the trail */
+	struct ftd_audit_sets sets;  /* the sets last recorded in it */
+	int started;		     /* setup done: pushes are reloads */
 	struct ftd_state st;
 	struct ftd_api api;
 	struct ftd_metrics_server *metrics;
@@ -163,6 +169,39 @@ static int set_timer(int fd, uint64_t ms)
 	return timerfd_settime(fd, 0, &its, NULL);
 }
 
+/*
+ * The next tick in @ms, or sooner when audit records wait for their
+ * fsync: fsync_interval bounds what a host crash loses, even when the
+ * loop has backed off on an idle host.
+ */
+static int set_tick(struct loop *l, uint64_t ms)
+{
+	uint64_t due = ftd_audit_due_ms(&l->audit,
+					ftd_clock_ns(CLOCK_MONOTONIC));
+
+	return set_timer(l->timer_fd, due && due < ms ? due : ms);
+}
+
+/*
+ * After a drain between ticks: fsync what is due, and bring the next
+ * tick forward if the trail's fsync falls due before it (never later:
+ * under a storm of wakeups the tick must still come).
+ */
+static void audit_between_ticks(struct loop *l)
+{
+	uint64_t now = ftd_clock_ns(CLOCK_MONOTONIC), due;
+	struct itimerspec its;
+
+	ftd_audit_tick(&l->audit, now);
+	due = ftd_audit_due_ms(&l->audit, now);
+	if (!due || timerfd_gettime(l->timer_fd, &its) < 0)
+		return;
+	if ((uint64_t)its.it_value.tv_sec * 1000 +
+		    (uint64_t)its.it_value.tv_nsec / 1000000 >
+	    due)
+		set_timer(l->timer_fd, due);
+}
+
 /* flush_interval; 0 (the module swaps only when asked) ticks at 250 ms. */
 static uint64_t base_tick_ms(const struct loop *l)
 {
@@ -199,7 +238,7 @@ static void note_merged(struct loop *l)
 	l->dirty = 1;
 	if (l->tick_ms != base_tick_ms(l)) {
 		l->tick_ms = base_tick_ms(l);
-		set_timer(l->timer_fd, l->tick_ms);
+		set_tick(l, l->tick_ms);
 	}
 }
 
@@ -323,7 +362,10 @@ static void tick(struct loop *l, int full)
 		l->last_snapshot_ns = now;
 		l->dirty = 0;
 	}
-	set_timer(l->timer_fd, l->tick_ms);
+	/* Sets changed behind our back (ftctl policy load), and fsyncs due. */
+	ftd_audit_sets_tick(&l->sets, &l->audit, &l->mod, now);
+	ftd_audit_tick(&l->audit, now);
+	set_tick(l, l->tick_ms);
 }
 
 /*
@@ -348,6 +390,7 @@ static void open_output(struct loop *l)
 {
 	if (ftd_event_output_reopen(&l->out, l->d.cfg.agent.event_output) < 0)
 		ftd_log(LOG_ERR, "%s", l->out.error);
+	l->out.types = l->d.cfg.agent.event_output_types;
 	l->ev.output = ftd_event_output_on(&l->out) ? &l->out : NULL;
 }
 
@@ -425,6 +468,23 @@ static void apply_policy_now(struct loop *l)
 		snprintf(l->d.policy_missing, sizeof(l->d.policy_missing), "%s",
 			 missing);
 	}
+	/* What is in force now, as the module reads it back, to the trail. */
+	ftd_audit_sets_check(&l->sets, &l->audit, &l->mod,
+			     l->started ? "ftagentd" : "start",
+			     ftd_clock_ns(CLOCK_MONOTONIC));
+}
+
+/* The trail as [audit] says; a trail that can't be opened is logged. */
+static void open_audit(struct loop *l)
+{
+	memset(&l->sets, 0, sizeof(l->sets));
+	if (ftd_audit_open(&l->audit, &l->d.cfg) < 0)
+		ftd_log(LOG_ERR, "%s", l->audit.error);
+	else if (l->audit.damaged)
+		ftd_log(LOG_WARNING,
+			"audit: the trail's last line was damaged (a crash?); "
+			"a \"damaged\" record names it");
+	l->ev.audit = &l->audit;
 }
 
 /* SIGHUP: a bad file changes nothing and says why. */
@@ -469,7 +529,11 @@ static void reload(struct loop *l, const struct options *o)
 	l->d.col.attribute_transfers = cfg.agent.mode == FTAGENT_MODE_STANDARD;
 	pthread_mutex_unlock(&l->d.col.lock);
 	l->tick_ms = base_tick_ms(l);
-	set_timer(l->timer_fd, l->tick_ms);
+	set_tick(l, l->tick_ms);
+	if (memcmp(&old.audit, &cfg.audit, sizeof(cfg.audit))) {
+		ftd_audit_close(&l->audit);
+		open_audit(l);
+	}
 	apply_policy_now(l);
 	/* Reopened even when unchanged: logrotate moved the file away. */
 	ftd_event_output_close(&l->out);
@@ -542,6 +606,7 @@ static int setup(struct loop *l, const struct options *o)
 	l->d.state = &l->st;
 	l->d.api = &l->api;
 	l->d.output = &l->out;
+	l->d.audit = &l->audit;
 	if (rc < 0) {
 		ftd_log(LOG_ERR, "state: %s", l->st.error);
 		return FTAGENTD_EXIT_FAILED;
@@ -591,7 +656,13 @@ static int setup(struct loop *l, const struct options *o)
 	l->tick_ms = base_tick_ms(l);
 	if (set_timer(l->timer_fd, l->tick_ms) < 0)
 		return FTAGENTD_EXIT_FAILED;
+	/* The unit's log directory, for the group: event file and trail. */
+	if (ftd_give_logs_directory() < 0)
+		ftd_log(LOG_WARNING, "%s: %s", getenv("LOGS_DIRECTORY"),
+			strerror(errno));
 	open_output(l);
+	ftd_audit_init(&l->audit);
+	open_audit(l);
 	if (open_events(l) < 0)
 		return FTAGENTD_EXIT_FAILED;
 	if (ftd_api_open(&l->api, o->socket, l->epoll_fd, why, sizeof(why)) <
@@ -607,6 +678,7 @@ static int setup(struct loop *l, const struct options *o)
 	l->last_snapshot_ns = ftd_clock_ns(CLOCK_MONOTONIC);
 	l->d.refresh = refresh;
 	l->d.refresh_arg = l;
+	l->started = 1;
 	return FTAGENTD_EXIT_OK;
 }
 
@@ -675,6 +747,7 @@ static void run(struct loop *l, const struct options *o)
 						ftd_clock_ns(CLOCK_MONOTONIC),
 						LOG_WARNING, "%s", l->ev.error);
 				note_merged(l);
+				audit_between_ticks(l);
 			} else if (tag == TAG_METRICS && l->metrics) {
 				ftd_metrics_run(l->metrics);
 			} else if (tag == TAG_CGROUPS) {
@@ -697,6 +770,7 @@ static void shutdown_loop(struct loop *l)
 	ftd_api_close(&l->api);
 	ftd_events_close(&l->ev);
 	ftd_event_output_close(&l->out);
+	ftd_audit_close(&l->audit);
 	/* Our own mount: unmounting lets the module be unloaded. */
 	if (l->mounted_fs && umount2(FTAGENT_FS_MOUNTPOINT, 0) < 0)
 		ftd_log(LOG_WARNING, "umount %s: %s", FTAGENT_FS_MOUNTPOINT,
