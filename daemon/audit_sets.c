@@ -31,10 +31,10 @@ static void note(struct ftd_audit_sets *s, struct ftd_audit *a, int which,
 		json_object_object_add(o, "generation",
 				       json_object_new_uint64(generation));
 	json_object_object_add(o, "digest", json_object_new_string(digest));
-	json_object_object_add(o, "previous_digest",
-			       s->known[which] ? json_object_new_string(
-							 s->digest[which])
-					       : NULL);
+	json_object_object_add(
+		o, "previous_digest",
+		s->known[which] ? json_object_new_string(s->digest[which])
+				: NULL);
 	json_object_object_add(o, which == SET_FILTERS ? "names" : "entries",
 			       json_object_new_uint64(size));
 	json_object_object_add(o, "by", json_object_new_string(by));
@@ -49,8 +49,7 @@ static void note(struct ftd_audit_sets *s, struct ftd_audit *a, int which,
 }
 
 void ftd_audit_sets_check(struct ftd_audit_sets *s, struct ftd_audit *a,
-			  struct ftd_module *m, const char *by,
-			  uint64_t now_ns)
+			  struct ftd_module *m, const char *by, uint64_t now_ns)
 {
 	char digest[FTAGENT_AUDIT_HEX_LEN + 1];
 	struct ftagent_policy_spec p;

@@ -86,8 +86,8 @@ int ftd_event_output_open(struct ftd_event_output *o, const char *where)
 	snprintf(o->path, sizeof(o->path), "%s", where);
 	o->fd = open(where, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
 	/* For log shippers in the ftagent group, whatever the umask. */
-	if (o->fd >= 0 && (ftd_give_to_group(o->fd) < 0 ||
-			   fchmod(o->fd, 0640) < 0)) {
+	if (o->fd >= 0 &&
+	    (ftd_give_to_group(o->fd) < 0 || fchmod(o->fd, 0640) < 0)) {
 		int err = errno;
 
 		close(o->fd);

@@ -69,9 +69,9 @@ struct loop {
 	struct ftd_module mod;
 	struct ftd_event_drain ev;
 	struct ftd_event_output out;
-	struct ftd_audit audit;	     /* [audit]: the trail */
-	struct ftd_audit_sets sets;  /* the sets last recorded in it */
-	int started;		     /* setup done: pushes are reloads */
+	struct ftd_audit audit;	    /* [audit]: the trail */
+	struct ftd_audit_sets sets; /* the sets last recorded in it */
+	int started;		    /* setup done: pushes are reloads */
 	struct ftd_state st;
 	struct ftd_api api;
 	struct ftd_metrics_server *metrics;
@@ -176,8 +176,8 @@ static int set_timer(int fd, uint64_t ms)
  */
 static int set_tick(struct loop *l, uint64_t ms)
 {
-	uint64_t due = ftd_audit_due_ms(&l->audit,
-					ftd_clock_ns(CLOCK_MONOTONIC));
+	uint64_t due =
+		ftd_audit_due_ms(&l->audit, ftd_clock_ns(CLOCK_MONOTONIC));
 
 	return set_timer(l->timer_fd, due && due < ms ? due : ms);
 }

@@ -459,8 +459,7 @@ static void audit_and_output_types(void **state)
 	assert_int_equal(64 << 20, c.audit.rotate_size);
 	assert_int_equal(64, c.audit.fsync_batch);
 	assert_int_equal(1000, c.audit.fsync_interval_ms);
-	assert_int_equal(FTAGENTD_ALL_EVENT_TYPES,
-			 c.agent.event_output_types);
+	assert_int_equal(FTAGENTD_ALL_EVENT_TYPES, c.agent.event_output_types);
 	assert_false(c.agent.event_output_types & (1u << FTAGENT_REC_GAP));
 	ftagentd_config_free(&c);
 	assert_int_equal(0, parse("[audit]\n"
@@ -478,7 +477,8 @@ static void audit_and_output_types(void **state)
 	assert_int_equal(1 << 20, c.audit.rotate_size);
 	assert_int_equal(8, c.audit.fsync_batch);
 	assert_int_equal(50, c.audit.fsync_interval_ms);
-	assert_int_equal((1u << FTAGENT_REC_EXEC) | (1u << FTAGENT_REC_VERDICT) |
+	assert_int_equal((1u << FTAGENT_REC_EXEC) |
+				 (1u << FTAGENT_REC_VERDICT) |
 				 (1u << FTAGENT_REC_CONNECT),
 			 c.agent.event_output_types);
 	ftagentd_config_free(&c);

@@ -62,10 +62,9 @@ static void line_hash(const char *line, size_t body_len,
 	to_hex(d, out);
 }
 
-long ftagent_audit_line(char **buf, size_t *cap, uint64_t seq,
-			uint64_t time_ns, const char *kind,
-			const char *record_json, const char *prev,
-			char hash[FTAGENT_AUDIT_HEX_LEN + 1])
+long ftagent_audit_line(char **buf, size_t *cap, uint64_t seq, uint64_t time_ns,
+			const char *kind, const char *record_json,
+			const char *prev, char hash[FTAGENT_AUDIT_HEX_LEN + 1])
 {
 	time_t secs = (time_t)(time_ns / 1000000000ull);
 	size_t need = strlen(record_json) + strlen(kind) + 256;
@@ -87,8 +86,8 @@ long ftagent_audit_line(char **buf, size_t *cap, uint64_t seq,
 		     "{\"seq\":%" PRIu64 ",\"time\":\"%s.%09" PRIu64 "Z\","
 		     "\"time_ns\":%" PRIu64 ",\"kind\":\"%s\",\"record\":%s,"
 		     "\"prev\":\"%s\"",
-		     seq, when, (uint64_t)(time_ns % 1000000000ull), time_ns, kind,
-		     record_json, prev);
+		     seq, when, (uint64_t)(time_ns % 1000000000ull), time_ns,
+		     kind, record_json, prev);
 	if (n < 0 || (size_t)n + HASH_SUFFIX_LEN + 1 >= *cap)
 		return -1;
 	line_hash(*buf, (size_t)n, hash);
@@ -206,8 +205,7 @@ void ftagent_audit_list_free(char **paths, size_t n)
 	free(paths);
 }
 
-static int list_add(char ***paths, size_t *n, const char *dir,
-		    const char *name)
+static int list_add(char ***paths, size_t *n, const char *dir, const char *name)
 {
 	char **p = realloc(*paths, (*n + 1) * sizeof(*p));
 
@@ -316,12 +314,12 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-static int fail(struct ftagent_audit_verify *v, const char *path,
-		uint64_t line, uint64_t seq, const char *fmt, ...)
+static int fail(struct ftagent_audit_verify *v, const char *path, uint64_t line,
+		uint64_t seq, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
 
-static int fail(struct ftagent_audit_verify *v, const char *path,
-		uint64_t line, uint64_t seq, const char *fmt, ...)
+static int fail(struct ftagent_audit_verify *v, const char *path, uint64_t line,
+		uint64_t seq, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -413,8 +411,7 @@ static int check_link(struct ftagent_audit_verify *v, const char *path,
 	return 0;
 }
 
-int ftagent_audit_verify_file(struct ftagent_audit_verify *v,
-			      const char *path)
+int ftagent_audit_verify_file(struct ftagent_audit_verify *v, const char *path)
 {
 	struct ftagent_audit_rec r;
 	uint64_t lineno = 0;

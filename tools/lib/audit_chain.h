@@ -24,7 +24,7 @@ struct json_object;
 
 #define FTAGENT_AUDIT_HEX_LEN 64
 /* The file the writer appends to; rotated files are audit-SEQ.jsonl. */
-#define FTAGENT_AUDIT_CURRENT "audit.jsonl"
+#define FTAGENT_AUDIT_CURRENT  "audit.jsonl"
 #define FTAGENT_AUDIT_KIND_MAX 32
 
 extern const char ftagent_audit_genesis[FTAGENT_AUDIT_HEX_LEN + 1];
@@ -38,10 +38,9 @@ void ftagent_sha256_hex(const void *data, size_t len,
  * needed; *@cap its size). @record_json is a JSON object's text. Fills
  * @hash. Returns the line's length, or -1 when memory ran out.
  */
-long ftagent_audit_line(char **buf, size_t *cap, uint64_t seq,
-			uint64_t time_ns, const char *kind,
-			const char *record_json, const char *prev,
-			char hash[FTAGENT_AUDIT_HEX_LEN + 1]);
+long ftagent_audit_line(char **buf, size_t *cap, uint64_t seq, uint64_t time_ns,
+			const char *kind, const char *record_json,
+			const char *prev, char hash[FTAGENT_AUDIT_HEX_LEN + 1]);
 
 /* What one line holds, once its hash checked out. */
 struct ftagent_audit_rec {
@@ -129,8 +128,7 @@ struct ftagent_audit_verify {
 
 void ftagent_audit_verify_init(struct ftagent_audit_verify *v);
 /* One file. 0, or -1 when the chain broke (v->failed) or I/O failed. */
-int ftagent_audit_verify_file(struct ftagent_audit_verify *v,
-			      const char *path);
+int ftagent_audit_verify_file(struct ftagent_audit_verify *v, const char *path);
 /* After the last file: a damaged line never accounted for fails. */
 int ftagent_audit_verify_end(struct ftagent_audit_verify *v);
 

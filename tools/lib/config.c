@@ -320,8 +320,7 @@ static int set_value(struct parse *p, size_t k, const char *value,
 			p->cleared[k] = 1;
 		}
 		return ftagentd_parse_list(value, add_type,
-					   &(struct type_add){field, why},
-					   why)
+					   &(struct type_add){field, why}, why)
 			       ? -1
 			       : 0;
 	case DIRPATH:

@@ -19,7 +19,7 @@
 #define FTAGENTD_NAME_MAX    1024
 #define FTAGENTD_AUDIT_DIR   "/var/log/ftagent/audit"
 /* Every event type but GAP (a loss marker, not an event). */
-#define FTAGENTD_ALL_EVENT_TYPES \
+#define FTAGENTD_ALL_EVENT_TYPES                                               \
 	(((1u << __FTAGENT_REC_MAX) - 1) & ~(1u << FTAGENT_REC_GAP))
 
 struct ftagentd_list {
