@@ -17,6 +17,7 @@
 #include "api_json.h"
 #include "api_reply.h"
 #include "event_json.h"
+#include "audit.h"
 #include "event_output.h"
 #include "losses.h"
 #include "state.h"
@@ -112,6 +113,27 @@ struct json_object *ftd_api_daemon_json(const struct ftagentd *d)
 			    ? ftd_json_cstr(out->error, sizeof(out->error))
 			    : NULL);
 		add(o, "event_output", eo);
+	}
+	if (d->audit) {
+		struct json_object *au = json_object_new_object();
+		const struct ftd_audit *t = d->audit;
+
+		add(au, "enabled",
+		    json_object_new_boolean(d->cfg.audit.enabled));
+		add(au, "dir", ftd_json_cstr(t->dir, sizeof(t->dir)));
+		add_u64(au, "written", t->written);
+		add_u64(au, "lost", t->lost);
+		add_u64(au, "errors", t->errors);
+		add_u64(au, "fsyncs", t->fsyncs);
+		add_u64(au, "rotations", t->rotations);
+		add_u64(au, "damaged", t->damaged);
+		add_u64(au, "last_seq", t->seq);
+		add(au, "last_hash",
+		    t->seq ? json_object_new_string(t->last_hash) : NULL);
+		add(au, "error",
+		    t->error[0] ? ftd_json_cstr(t->error, sizeof(t->error))
+				: NULL);
+		add(o, "audit", au);
 	}
 	if (d->api) {
 		struct json_object *a = json_object_new_object();

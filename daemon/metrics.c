@@ -18,6 +18,7 @@
 
 #include "../tools/lib/counters.h"
 #include "../tools/lib/records.h"
+#include "audit.h"
 #include "event_output.h"
 #include "ftagentd.h"
 #include "losses.h"
@@ -450,7 +451,8 @@ static void put_write_failures(struct page *pg, const struct ftagentd *d)
 {
 	family(pg, "ftagent_write_errors_total", "counter",
 	       "Writes ftagentd could not make (disk full, journald gone), by "
-	       "target: the state journal, the state snapshot, event_output.");
+	       "target: the state journal, the state snapshot, event_output, "
+	       "the audit trail.");
 	sample(pg, "ftagent_write_errors_total",
 	       d->state ? d->state->journal_errors : 0, "target", "journal",
 	       NULL);
@@ -460,6 +462,15 @@ static void put_write_failures(struct page *pg, const struct ftagentd *d)
 	sample(pg, "ftagent_write_errors_total",
 	       d->output ? d->output->errors : 0, "target", "event_output",
 	       NULL);
+	sample(pg, "ftagent_write_errors_total",
+	       d->audit ? d->audit->errors : 0, "target", "audit", NULL);
+	single(pg, "ftagent_audit_records_total", "counter",
+	       "Records appended to the audit trail ([audit]).",
+	       d->audit ? d->audit->written : 0);
+	single(pg, "ftagent_audit_lost_total", "counter",
+	       "Records that did not reach the audit trail (a failed write); "
+	       "each loss is said in the trail by a \"lost\" record.",
+	       d->audit ? d->audit->lost : 0);
 	single(pg, "ftagent_event_output_written_total", "counter",
 	       "Events written to [agent] event_output.",
 	       d->output ? d->output->written : 0);

@@ -400,6 +400,17 @@ static void print_failures(struct json_object *r)
 			   ftctl_printable(
 				   ftctl_jstr(r, "daemon.event_output.error"),
 				   msg, sizeof(msg)));
+	if (json_object_get_boolean(ftctl_jget(r, "daemon.audit.enabled")))
+		ftctl_line("Audit trail:",
+			   "%" PRIu64 " written, %" PRIu64 " lost, %" PRIu64
+			   " write errors",
+			   ftctl_ju64(r, "daemon.audit.written"),
+			   ftctl_ju64(r, "daemon.audit.lost"),
+			   ftctl_ju64(r, "daemon.audit.errors"));
+	if (ftctl_jstr(r, "daemon.audit.error")[0])
+		ftctl_line("  last error:", "%s",
+			   ftctl_printable(ftctl_jstr(r, "daemon.audit.error"),
+					   msg, sizeof(msg)));
 }
 
 static void print_tables(struct json_object *tables)
