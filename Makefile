@@ -101,6 +101,8 @@ modules-all:
 	done
 
 FTBENCH := $(BUILD)/ftbench
+# The audit trail's cost per record, on the host (docs/overhead.md).
+AUDIT_BENCH := $(BUILD)/audit_bench
 
 # Man pages: docs/man/NAME.SECTION.scd is the one source, rendered by
 # scdoc into build/man/NAME.SECTION (tests/host/man_pages.sh renders
@@ -109,7 +111,7 @@ MAN_SRCS := $(wildcard docs/man/*.scd)
 MAN_PAGES := $(MAN_SRCS:docs/man/%.scd=$(BUILD)/man/%)
 COMPLETION := tools/ftctl/completion/ftctl.bash
 
-userspace: $(FTCTL) $(FTAGENTD) $(FTBENCH) man
+userspace: $(FTCTL) $(FTAGENTD) $(FTBENCH) $(AUDIT_BENCH) man
 
 man: $(MAN_PAGES)
 
@@ -121,7 +123,18 @@ $(BUILD)/man/%: docs/man/%.scd
 $(FTBENCH): tools/bench/ftbench.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -static -o $@ $<
-tests: $(UNIT_BINS) $(SELFTEST_BINS)
+$(AUDIT_BENCH): tools/bench/audit_bench.c $(DAEMON_LIB) $(LIB)
+	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON) \
+		$(LDLIBS_CRYPTO)
+
+# Events written by the daemon's own output code, for the shipper test.
+SAMPLE_EVENTS := $(BUILD)/tests/host/sample_events
+$(SAMPLE_EVENTS): tests/host/sample_events.c tests/unit/collector_build.h $(DAEMON_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS_NL) $(LDLIBS_JSON) \
+		$(LDLIBS_DAEMON) $(LDLIBS_CRYPTO)
+
+tests: $(UNIT_BINS) $(SELFTEST_BINS) $(SAMPLE_EVENTS)
 
 $(BUILD)/%.o: %.c $(wildcard tools/lib/*.h tools/ftctl/*.h) uapi/linux/ftagent.h
 	@mkdir -p $(dir $@)
@@ -231,6 +244,7 @@ CHECKPATCH := $(CHECKPATCH_DIR)/checkpatch.pl
 KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h \
 	kmod/compat/*.h kmod/compat/probes/*.c)) uapi/linux/ftagent.h
 USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.[ch] \
+	tests/host/*.c \
 	tests/selftests/*.[ch] tools/bench/*.c daemon/*.[ch])
 
 $(CHECKPATCH): $(KSRC_TARBALL)
@@ -268,7 +282,8 @@ lint-shell:
 		$(COMPLETION) tools/bench/peers/install \
 		tools/bench/peers/audit tools/bench/peers/bpftrace \
 		tools/bench/peers/sysdig tests/abi/run-compat tests/abi/minor-compat \
-		tests/host/layout.sh tests/host/bench_tools.sh
+		tests/host/layout.sh tests/host/bench_tools.sh \
+		tests/host/shipping_rsyslog.sh
 
 # A real server: build and install through DKMS so kernel updates rebuild it.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)
