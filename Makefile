@@ -101,7 +101,8 @@ modules-all:
 	done
 
 FTBENCH := $(BUILD)/ftbench
-# The audit trail's cost per record, on the host (docs/overhead.md).
+# The audit trail's cost per record, on the host (docs/overhead.md). The
+# daemon's own code, so it lives with it: tools/ may not include daemon/.
 AUDIT_BENCH := $(BUILD)/audit_bench
 
 # Man pages: docs/man/NAME.SECTION.scd is the one source, rendered by
@@ -123,7 +124,7 @@ $(BUILD)/man/%: docs/man/%.scd
 $(FTBENCH): tools/bench/ftbench.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -static -o $@ $<
-$(AUDIT_BENCH): tools/bench/audit_bench.c $(DAEMON_LIB) $(LIB)
+$(AUDIT_BENCH): daemon/bench/audit_bench.c $(DAEMON_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON) \
 		$(LDLIBS_CRYPTO)
 
@@ -245,7 +246,7 @@ KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h \
 	kmod/compat/*.h kmod/compat/probes/*.c)) uapi/linux/ftagent.h
 USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.[ch] \
 	tests/host/*.c \
-	tests/selftests/*.[ch] tools/bench/*.c daemon/*.[ch])
+	tests/selftests/*.[ch] tools/bench/*.c daemon/*.[ch] daemon/bench/*.c)
 
 $(CHECKPATCH): $(KSRC_TARBALL)
 	@mkdir -p $(CHECKPATCH_DIR)

@@ -12,7 +12,7 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 n=0
 failed=0
 
-echo "1..9"
+echo "1..11"
 if [ ! -r /usr/share/bash-completion/bash_completion ] || [ ! -x "$build/ftctl" ]; then
 	# Missing pieces are failures: a skip would read as a pass.
 	echo "# needs bash-completion and $build/ftctl"
@@ -57,9 +57,11 @@ expect() {
 }
 
 expect "commands" "ftctl " \
-	"budget events help policy selfcheck stats top version"
+	"audit budget events help policy selfcheck stats top version"
 expect "a command's prefix" "ftctl st" "stats"
 expect "policy's subcommands" "ftctl policy " "check load show"
+expect "audit's subcommands" "ftctl audit " "show verify"
+expect "an option of audit show" "ftctl audit show --si" "--since"
 expect "an option of events" "ftctl events --fo" "--follow"
 expect "global options after the command" "ftctl top --j" "--json"
 expect "event types after --type" "ftctl events --type e" "exec exit"

@@ -301,6 +301,7 @@ const struct ftctl_command ftctl_cmd_audit = {
 		 "       ftctl audit show [--since WHEN] [--config FILE] "
 		 "[DIR|FILE...]",
 	.words = audit_words,
+	.file_words = audit_words, /* verify|show DIR or FILE */
 	.shortopts = "",
 	.longopts = audit_longopts,
 	.run = run,

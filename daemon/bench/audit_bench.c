@@ -25,9 +25,9 @@
 #include <unistd.h>
 #include <linux/ftagent.h>
 
-#include "../../daemon/audit.h"
-#include "../../daemon/audit_verdicts.h"
-#include "../../daemon/collector.h"
+#include "../audit.h"
+#include "../audit_verdicts.h"
+#include "../collector.h"
 
 static uint64_t now_ns(void)
 {

@@ -1,0 +1,332 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""The audit trail end to end, in the test guest, with the module loaded.
+
+A deny rule refuses N connects: the trail holds exactly N verdict records
+for it and the rule-set change, and `ftctl audit verify` passes. A rule
+set loaded behind the daemon's back (`ftctl policy load`) is seen and
+recorded. ftagentd is killed with SIGKILL in the middle of a storm of
+refused connects and restarted: every refused connect is in the trail,
+and the chain goes on and verifies; a line cut as a crash would cut it
+is named by a "damaged" record, and verify still passes. The event file
+is 0640 and carries only the types asked for. Prints TAP.
+
+usage: audit_e2e.py BUILD_DIR
+"""
+import errno
+import json
+import os
+import shutil
+import signal
+import socket
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+import traceback
+
+BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
+FTAGENTD = os.path.join(BUILD, "ftagentd")
+FTCTL = os.path.join(BUILD, "ftctl")
+WORK = tempfile.mkdtemp(prefix="ftagent-audit-e2e-")
+SOCK = os.path.join(WORK, "ftagentd.sock")
+STATE = os.path.join(WORK, "state")
+CONF = os.path.join(WORK, "ftagent.conf")
+TRAIL = os.path.join(WORK, "audit")
+EVENTS = os.path.join(WORK, "events.jsonl")
+WAIT_S = 60
+N_REFUSED = 50
+STORM_S = 20
+
+os.environ["FTAGENT_SOCKET"] = SOCK
+
+BASE_CONF = """[agent]
+event_output = %s
+event_output_types = verdict, exec
+
+[audit]
+enabled = yes
+dir = %s
+fsync_batch = 16
+fsync_interval = 100ms
+""" % (EVENTS, TRAIL)
+
+
+def log(msg):
+    for line in str(msg).splitlines():
+        print("# " + line, flush=True)
+
+
+def api(req):
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+        s.settimeout(WAIT_S)
+        s.connect(SOCK)
+        s.sendall(json.dumps(req).encode() + b"\n")
+        buf = b""
+        while not buf.endswith(b"\n"):
+            chunk = s.recv(1 << 20)
+            if not chunk:
+                break
+            buf += chunk
+    return json.loads(buf)
+
+
+class Daemon:
+    def __init__(self):
+        self.proc = None
+
+    def start(self):
+        self.out = open(os.path.join(WORK, "ftagentd.log"), "a")
+        self.proc = subprocess.Popen(
+            [FTAGENTD, "-c", CONF, "--socket", SOCK, "--state-dir", STATE],
+            stdout=self.out, stderr=self.out)
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            if self.proc.poll() is not None:
+                raise AssertionError("ftagentd exited with %d: %s" % (
+                    self.proc.returncode, self.log_text()))
+            try:
+                if api({"cmd": "stats"})["ok"]:
+                    return
+            except OSError:
+                pass
+            time.sleep(0.1)
+        raise AssertionError("ftagentd did not answer")
+
+    def kill9(self):
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+
+    def stop(self):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            self.proc.wait(timeout=WAIT_S)
+
+    def reload(self, text):
+        reloads = api({"cmd": "stats"})["daemon"]["reloads"]
+        with open(CONF, "w") as f:
+            f.write(text)
+        self.proc.send_signal(signal.SIGHUP)
+        wait_for("the reload", lambda: api({"cmd": "stats"})["daemon"][
+            "reloads"] > reloads)
+
+    def log_text(self):
+        with open(os.path.join(WORK, "ftagentd.log")) as f:
+            return f.read()[-4000:]
+
+
+def wait_for(what, fn):
+    deadline = time.monotonic() + WAIT_S
+    value = None
+    while time.monotonic() < deadline:
+        value = fn()
+        if value:
+            return value
+        time.sleep(0.25)
+    raise AssertionError("%s: not seen in %d s (last: %r)" % (what, WAIT_S,
+                                                              value))
+
+
+def eq(what, got, want):
+    if got != want:
+        raise AssertionError("%s: got %r, want %r" % (what, got, want))
+
+
+def trail():
+    """Every record of the trail, in chain order, as (kind, record)."""
+    names = sorted(n for n in os.listdir(TRAIL)
+                   if n.startswith("audit-") and n.endswith(".jsonl"))
+    names.append("audit.jsonl")
+    out = []
+    for n in names:
+        with open(os.path.join(TRAIL, n), errors="replace") as f:
+            for line in f:
+                try:
+                    j = json.loads(line)
+                except ValueError:
+                    continue
+                out.append((j["kind"], j["record"]))
+    return out
+
+
+def verdicts_for(rule):
+    return [r for k, r in trail()
+            if k == "verdict" and r.get("rule_name") == rule]
+
+
+def changes(by=None):
+    return [r for k, r in trail() if k == "change" and
+            r["set"] == "policy" and (by is None or r["by"] == by)]
+
+
+def verify():
+    p = subprocess.run([FTCTL, "audit", "verify", TRAIL],
+                       capture_output=True, text=True)
+    log(p.stdout + p.stderr)
+    return p.returncode, p.stdout + p.stderr
+
+
+def listener():
+    ls = socket.socket()
+    ls.bind(("127.0.0.1", 0))
+    ls.listen(8)
+    return ls, ls.getsockname()[1]
+
+
+def rule(name, port):
+    return ("\n[policy.%s]\nops = connect\naction = deny\nport = %d\n"
+            % (name, port))
+
+
+def refused_connects(port, n):
+    refused = 0
+    for _ in range(n):
+        s = socket.socket()
+        if s.connect_ex(("127.0.0.1", port)) == errno.EPERM:
+            refused += 1
+        s.close()
+    return refused
+
+
+def test_refused_connects_and_the_rule_change_reach_the_trail(d):
+    ls, port = listener()
+    before = len(changes("ftagentd"))
+    d.reload(BASE_CONF + rule("audit-deny", port))
+    eq("refused", refused_connects(port, N_REFUSED), N_REFUSED)
+    got = wait_for("%d verdict records" % N_REFUSED,
+                   lambda: len(verdicts_for("audit-deny")) == N_REFUSED
+                   and verdicts_for("audit-deny"))
+    eq("verdict", got[0]["verdict"], "denied")
+    eq("remote", got[0]["remote"], "127.0.0.1:%d" % port)
+    ch = changes("ftagentd")
+    assert len(ch) > before, ch
+    assert ch[-1]["entries"] >= 1 and len(ch[-1]["digest"]) == 64, ch[-1]
+    rc, out = verify()
+    eq("ftctl audit verify", rc, 0)
+    assert "intact" in out, out
+    ls.close()
+
+
+def test_a_rule_set_loaded_behind_the_daemon_is_seen(d):
+    ls, port = listener()
+    path = os.path.join(WORK, "other.conf")
+    with open(path, "w") as f:
+        f.write(rule("loaded-by-hand", port))
+    seen = len(changes("seen"))
+    subprocess.run([FTCTL, "policy", "load", path], check=True,
+                   capture_output=True)
+    ch = wait_for("a change seen", lambda: len(changes("seen")) > seen and
+                  changes("seen"))
+    eq("entries", ch[-1]["entries"], 1)
+    # Put the daemon's own set back (it differs: a reload pushes it).
+    d.reload(BASE_CONF)
+    ls.close()
+
+
+def test_kill9_mid_storm_the_chain_goes_on(d):
+    ls, port = listener()
+    d.reload(BASE_CONF + rule("storm", port))
+    # Refused connects for STORM_S seconds, from a process of its own.
+    storm = subprocess.Popen(
+        [sys.executable, "-c",
+         "import errno, socket, time\n"
+         "n, end = 0, time.monotonic() + %d\n"
+         "while time.monotonic() < end:\n"
+         "    s = socket.socket()\n"
+         "    n += s.connect_ex(('127.0.0.1', %d)) == errno.EPERM\n"
+         "    s.close()\n"
+         "print(n)\n" % (STORM_S, port)],
+        stdout=subprocess.PIPE, text=True)
+    wait_for("the storm under way", lambda: len(verdicts_for("storm")) > 50)
+    d.kill9()
+    at_kill = len(verdicts_for("storm"))
+    refused = int(storm.communicate(timeout=WAIT_S + STORM_S)[0])
+    log("refused %d, in the trail when killed: %d" % (refused, at_kill))
+    assert storm.returncode == 0 and at_kill < refused, \
+        "the kill did not land mid-storm"
+    d.start()
+    got = wait_for("every refused connect in the trail",
+                   lambda: len(verdicts_for("storm")) == refused and refused)
+    eq("verdicts", got, refused)
+    rc, _ = verify()
+    eq("ftctl audit verify after kill -9", rc, 0)
+    starts = [r for k, r in trail() if k == "start"]
+    assert len(starts) >= 2, starts
+    ls.close()
+
+
+def test_a_cut_line_is_named_and_the_chain_goes_on(d):
+    d.stop()
+    with open(os.path.join(TRAIL, "audit.jsonl"), "a") as f:
+        f.write('{"seq":999999,"time":"cut by a cra')
+    rc, out = verify()
+    assert rc != 0 and "cut short" in out, out
+    d.start()
+    damaged = [r for k, r in trail() if k == "damaged"]
+    eq("damaged records", len(damaged), 1)
+    eq("damaged why", damaged[0]["why"], "cut short (no newline)")
+    rc, out = verify()
+    eq("ftctl audit verify after the cut", rc, 0)
+    assert "cut by a crash" in out, out
+
+
+def test_files_are_for_the_group(d):
+    for path, mode in ((EVENTS, 0o640), (TRAIL, 0o750),
+                       (os.path.join(TRAIL, "audit.jsonl"), 0o640)):
+        eq(path + " mode", stat.S_IMODE(os.stat(path).st_mode), mode)
+    # Only the types asked for reach the event file.
+    with open(EVENTS) as f:
+        types = {json.loads(line)["type"] for line in f}
+    assert "verdict" in types, types
+    assert types <= {"verdict", "exec"}, types
+    p = subprocess.run([FTCTL, "audit", "show", "--since", "10m", TRAIL],
+                       capture_output=True, text=True)
+    eq("ftctl audit show", p.returncode, 0)
+    assert " verdict " in p.stdout, p.stdout[-2000:]
+
+
+TESTS = [
+    test_refused_connects_and_the_rule_change_reach_the_trail,
+    test_a_rule_set_loaded_behind_the_daemon_is_seen,
+    test_kill9_mid_storm_the_chain_goes_on,
+    test_a_cut_line_is_named_and_the_chain_goes_on,
+    test_files_are_for_the_group,
+]
+
+
+def main():
+    with open(CONF, "w") as f:
+        f.write(BASE_CONF)
+    print("1..%d" % len(TESTS), flush=True)
+    d = Daemon()
+    failed = 0
+    try:
+        d.start()
+    except Exception:
+        log(traceback.format_exc())
+        for i, t in enumerate(TESTS, 1):
+            print("not ok %d - %s" % (i, t.__name__))
+        return 1
+    for i, t in enumerate(TESTS, 1):
+        try:
+            if d.proc.poll() is not None:
+                d.start()
+            t(d)
+            print("ok %d - %s" % (i, t.__name__), flush=True)
+        except Exception:
+            failed += 1
+            log(traceback.format_exc())
+            log(d.log_text())
+            print("not ok %d - %s" % (i, t.__name__), flush=True)
+    try:
+        d.stop()
+    except Exception:
+        log(traceback.format_exc())
+        failed += 1
+    shutil.rmtree(WORK, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
