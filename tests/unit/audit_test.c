@@ -397,8 +397,18 @@ static void files_belong_to_the_group(void **state)
 	assert_int_equal(0640, st.st_mode & 07777);
 	if (geteuid() == 0)
 		assert_int_equal(4242, st.st_gid);
-	ftd_group_file = "/etc/group";
 	dir[strlen(dir) - strlen("/trail")] = '\0';
+
+	/* systemd's LogsDirectory (root:root 0750) is given to the group. */
+	assert_int_equal(0, chmod(dir, 0750));
+	setenv("LOGS_DIRECTORY", dir, 1);
+	assert_int_equal(0, ftd_give_logs_directory());
+	unsetenv("LOGS_DIRECTORY");
+	assert_int_equal(0, stat(dir, &st));
+	assert_int_equal(0750, st.st_mode & 07777);
+	if (geteuid() == 0)
+		assert_int_equal(4242, st.st_gid);
+	ftd_group_file = "/etc/group";
 }
 
 static void digests_follow_what_decides(void **state)
