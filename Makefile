@@ -263,7 +263,8 @@ lint-shell:
 		$(COMPLETION) tools/bench/peers/install \
 		tools/bench/peers/audit tools/bench/peers/bpftrace \
 		tools/bench/peers/sysdig tests/abi/run-compat tests/abi/minor-compat \
-		tests/host/layout.sh tests/host/bench_tools.sh
+		tests/host/layout.sh tests/host/bench_tools.sh \
+		tests/host/metrics_alerts.sh
 
 # A real server: build and install through DKMS so kernel updates rebuild it.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)
