@@ -284,7 +284,8 @@ lint-shell:
 		tools/bench/peers/audit tools/bench/peers/bpftrace \
 		tools/bench/peers/sysdig tests/abi/run-compat tests/abi/minor-compat \
 		tests/host/layout.sh tests/host/bench_tools.sh \
-		tests/host/shipping_rsyslog.sh
+		tests/host/shipping_rsyslog.sh \
+		tests/host/metrics_alerts.sh
 
 # A real server: build and install through DKMS so kernel updates rebuild it.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)

@@ -13,6 +13,7 @@
 #include "../tools/lib/counters.h"
 #include "../tools/lib/records.h"
 #include "collector.h"
+#include "proc_group.h"
 
 static const char *const table_names[__FTD_T_MAX] = {
 	[FTD_T_PROCESSES] = "processes", [FTD_T_SOCKETS] = "sockets",
@@ -77,6 +78,15 @@ int ftd_collector_init(struct ftd_collector *c,
 			return -1;
 		}
 	}
+	if (ftd_groups_init(&c->groups, cfg->metrics.group_by,
+			    cfg->metrics.group_limit) < 0 ||
+	    ftd_table_init(&c->units, "units", FTD_UNIT_CACHE, sizeof(uint64_t),
+			   sizeof(struct ftd_unit_entry)) < 0 ||
+	    ftd_verdicts_init(&c->verdicts) < 0) {
+		ftd_collector_free(c);
+		return -1;
+	}
+	c->cgroup_root = "/sys/fs/cgroup";
 	ftd_eventlog_init(&c->log, cfg->agent.event_log_size);
 	c->attribute_transfers = cfg->agent.mode == FTAGENT_MODE_STANDARD;
 	c->start_mono_ns = ftd_clock_ns(CLOCK_MONOTONIC);
@@ -89,6 +99,9 @@ void ftd_collector_free(struct ftd_collector *c)
 
 	for (i = 0; i < __FTD_T_MAX; i++)
 		ftd_table_free(&c->table[i]);
+	ftd_groups_free(&c->groups);
+	ftd_table_free(&c->units);
+	ftd_verdicts_free(&c->verdicts);
 	ftd_eventlog_free(&c->log);
 	pthread_mutex_destroy(&c->lock);
 }
@@ -154,6 +167,7 @@ static struct ftd_proc *proc_row(struct ftd_collector *c, uint32_t tgid,
 		p->first_ns = now;
 		if (c->read_proc_names)
 			comm_from_proc(p);
+		ftd_proc_group_first_sight(c, p);
 	}
 	p->last_ns = now;
 	return p;
@@ -255,10 +269,19 @@ void ftd_collector_event_at(struct ftd_collector *c,
 	}
 	case FTAGENT_REC_FORK: {
 		const struct ftagent_rec_fork *f = rec->body;
+		struct ftd_proc_key parent_key = {.tgid = hdr->tgid};
+		const struct ftd_proc *parent;
 
 		p = proc_row(c, f->child_tgid, now);
 		p->ppid = hdr->tgid;
 		copy_comm(p->comm, f->comm);
+		/* A fork runs the parent's program in the parent's cgroup. */
+		parent =
+			ftd_table_find(&c->table[FTD_T_PROCESSES], &parent_key);
+		if (parent && !p->exe[0])
+			memcpy(p->exe, parent->exe, sizeof(p->exe));
+		if (parent && !p->cgroup_id)
+			p->cgroup_id = parent->cgroup_id;
 		comm = p->comm;
 		break;
 	}
@@ -269,6 +292,7 @@ void ftd_collector_event_at(struct ftd_collector *c,
 		p->ppid = e->ppid;
 		p->uid = e->uid;
 		p->cgroup_id = e->cgroup_id;
+		ftd_proc_group_cgroup_known(c, p);
 		p->exited = 0;
 		copy_comm(p->comm, e->comm);
 		if (rec->n_str >= 1)
@@ -294,6 +318,13 @@ void ftd_collector_event_at(struct ftd_collector *c,
 	case FTAGENT_REC_BIND:
 	case FTAGENT_REC_LISTEN: on_sock_record(c, rec, now); break;
 	case FTAGENT_REC_OPEN: on_open_record(c, rec, now); break;
+	case FTAGENT_REC_VERDICT: {
+		struct ftagent_rec_verdict v;
+
+		memcpy(&v, rec->body, sizeof(v));
+		ftd_verdicts_add(&c->verdicts, &v);
+		break;
+	}
 	default: break;
 	}
 	if (!comm) {
@@ -396,6 +427,8 @@ static void merge_counter(struct ftd_collector *c,
 
 		add_io(&p->net, &d);
 		add_io(&s->io, &d);
+		ftd_groups_add(&c->groups, ftd_proc_group_name(c, p),
+			       FTD_GO_SOCKET, d.in.bytes, d.out.bytes);
 		s->family = k->family;
 		s->protocol = k->protocol;
 		s->last_ns = now;
@@ -415,6 +448,8 @@ static void merge_counter(struct ftd_collector *c,
 
 		add_io(&p->file, &d);
 		add_io(&f->io, &d);
+		ftd_groups_add(&c->groups, ftd_proc_group_name(c, p),
+			       FTD_GO_FILE, d.in.bytes, d.out.bytes);
 		f->last_ns = now;
 		break;
 	}

@@ -17,8 +17,10 @@
 
 #include "../tools/lib/config.h"
 #include "eventlog.h"
+#include "groups.h"
 #include "table.h"
 #include "totals.h"
+#include "verdicts.h"
 
 struct ftd_counts {
 	uint64_t bytes, calls, errors;
@@ -154,6 +156,13 @@ struct ftd_collector {
 	uint64_t start_mono_ns; /* when this collector was created */
 	/* Monotonic totals for the metrics page; survive table eviction. */
 	struct ftd_metrics_totals totals;
+	/* Bytes by process group ([metrics] group_by), for the page. */
+	struct ftd_groups groups;
+	/* Units by cgroup id (proc_group.h), for group_by = unit. */
+	struct ftd_table units;
+	const char *cgroup_root; /* where cgroup v2 is mounted */
+	/* VERDICT records by rule, action and verdict, for the page. */
+	struct ftd_verdicts verdicts;
 };
 
 int ftd_collector_init(struct ftd_collector *c,

@@ -10,7 +10,9 @@
 
 #include <stdint.h>
 
+#include "../tools/lib/budgets.h"
 #include "../tools/lib/counters.h"
+#include "../tools/lib/policy.h"
 #include "../tools/lib/status.h"
 #include "collector.h"
 #include "../tools/lib/config.h"
@@ -49,7 +51,18 @@ struct ftagentd {
 	const struct ftd_api *api;
 	const struct ftd_event_output *output; /* [agent] event_output */
 	const struct ftd_audit *audit;	       /* [audit] */
+	/*
+	 * The rule set and budgets in force with the module's hit counts
+	 * and usage, sampled with res (a module older than ABI 0.4 has
+	 * none: have_policy 0).
+	 */
+	struct ftagent_policy_spec policy;
+	struct ftagent_budget_set budgets;
+	int have_policy;
 	uint64_t reloads, reload_errors;
+	/* The last reload (SIGHUP): when, and whether it was applied. */
+	uint64_t last_reload_realtime_ns;
+	int last_reload_ok;
 	uint64_t reopens; /* SIGUSR1: event_output reopened */
 	/* Rules and budgets left out until their cgroup exists ("" none). */
 	char policy_missing[512];

@@ -271,21 +271,53 @@ static int open_events(struct loop *l)
 	return 0;
 }
 
+/*
+ * The rule set's hits and the budgets' usage, for the page, with the
+ * resources: at most once a second, and only when asked (a scrape, an
+ * API request). 0, or -1 (logged) when the module would not say.
+ */
+static int sample_policy(struct loop *l, struct ftagent_policy_spec *policy,
+			 struct ftagent_budget_set *budgets)
+{
+	struct ftnl_error err;
+	char msg[384];
+
+	if (l->d.module_missing[0])
+		return -1; /* a module before ABI 0.4: no policy to read */
+	if (ftagent_get_policy(&l->mod.ctl, policy, &err) < 0 ||
+	    ftagent_get_budgets(&l->mod.ctl, budgets, &err) < 0) {
+		ftd_log(LOG_WARNING, "module policy and budgets: %s",
+			ftnl_format_error(&err, msg, sizeof(msg)));
+		return -1;
+	}
+	return 0;
+}
+
 static void sample(struct loop *l, uint64_t now)
 {
 	struct ftagent_resources res = {0};
+	struct ftagent_policy_spec policy;
+	struct ftagent_budget_set budgets = {0};
 	struct ftnl_error err;
 	char msg[384];
+	int have_policy;
 
 	if (ftagent_get_resources(&l->mod.stats, &res, &err) < 0) {
 		ftd_log(LOG_WARNING, "module resources: %s",
 			ftnl_format_error(&err, msg, sizeof(msg)));
 		return;
 	}
+	ftagent_policy_spec_init(&policy);
+	have_policy = sample_policy(l, &policy, &budgets) == 0;
 	pthread_mutex_lock(&l->d.col.lock);
 	ftagent_resources_free(&l->d.res);
 	l->d.res = res;
 	l->d.have_res = 1;
+	ftagent_policy_spec_free(&l->d.policy);
+	ftagent_budget_set_free(&l->d.budgets);
+	l->d.policy = policy;
+	l->d.budgets = budgets;
+	l->d.have_policy = have_policy;
 	l->d.res_realtime_ns = ftd_record_realtime_ns(now);
 	l->d.col.queue_capacity = res.ring_buffer_size;
 	ftd_self_usage_sample(&l->d.self, now);
@@ -495,6 +527,9 @@ static void reload(struct loop *l, const struct options *o)
 	int replaced, limits_changed;
 
 	ftd_notify("RELOADING=1");
+	l->d.last_reload_realtime_ns =
+		ftd_record_realtime_ns(ftd_clock_ns(CLOCK_MONOTONIC));
+	l->d.last_reload_ok = 0;
 	if (load_config(o, &cfg, why, sizeof(why)) < 0) {
 		l->d.reload_errors++;
 		snprintf(l->d.last_reload_error, sizeof(l->d.last_reload_error),
@@ -544,6 +579,7 @@ static void reload(struct loop *l, const struct options *o)
 	}
 	ftagentd_config_free(&old);
 	l->d.reloads++;
+	l->d.last_reload_ok = 1;
 	l->d.last_reload_error[0] = '\0';
 	l->d.config_path = o->config_given || access(o->config, F_OK) == 0
 				   ? o->config

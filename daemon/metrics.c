@@ -16,17 +16,33 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "../tools/lib/budgets.h"
 #include "../tools/lib/counters.h"
+#include "../tools/lib/policy.h"
 #include "../tools/lib/records.h"
 #include "audit.h"
+#include "../tools/lib/status.h"
 #include "event_output.h"
 #include "ftagentd.h"
 #include "losses.h"
 #include "metrics.h"
 #include "state.h"
 
-/* Labelled series one process adds: {in, out} x {net, file}. */
+/* Labelled series one process or group adds: {in, out} x {socket, file}. */
 #define FTD_METRICS_PROC_SERIES 4
+
+static const char *const object_names[__FTD_GO_MAX] = {
+	[FTD_GO_SOCKET] = "socket",
+	[FTD_GO_FILE] = "file",
+};
+
+/* The label a group's name goes in, by enum ftagentd_group_by. */
+static const char *const group_labels[__FTAGENTD_GROUP_MAX] = {
+	[FTAGENTD_GROUP_COMMAND] = "comm",
+	[FTAGENTD_GROUP_EXECUTABLE] = "exe",
+	[FTAGENTD_GROUP_UNIT] = "unit",
+	[FTAGENTD_GROUP_PID] = "pid",
+};
 
 static const char *const dir_names[__FTD_MD_MAX] = {
 	[FTD_MD_IN] = "in",
@@ -269,13 +285,13 @@ static void put_events(struct page *pg, const struct ftagentd *d)
 		/* GAP records are losses, counted below. */
 		if (t == FTAGENT_REC_GAP || !strcmp(name, "unknown"))
 			continue;
-		sample(pg, "ftagent_events_total", c->events[t], "kind", name,
+		sample(pg, "ftagent_events_total", c->events[t], "type", name,
 		       NULL);
 	}
 
 	ftd_event_losses(d, &loss);
 	family(pg, "ftagent_events_dropped_total", "counter",
-	       "Event records lost, by kind (the figures ftctl stats shows). "
+	       "Event records lost, by cause (the figures ftctl stats shows). "
 	       "In the kernel, never written: buffer_full, too_big, "
 	       "recursion, nmi, no_buffer; written but dropped unread when "
 	       "the event channel was replaced (a new ring_buffer_size): "
@@ -285,14 +301,14 @@ static void put_events(struct page *pg, const struct ftagentd *d)
 	       "ftagent_event_log_aged_out_total.");
 	for (l = 0; l < __FTAGENT_EV_LOSS_MAX; l++)
 		sample(pg, "ftagent_events_dropped_total", loss.kernel[l],
-		       "kind", ftagent_event_loss_name(l), NULL);
-	sample(pg, "ftagent_events_dropped_total", loss.discarded, "kind",
+		       "cause", ftagent_event_loss_name(l), NULL);
+	sample(pg, "ftagent_events_dropped_total", loss.discarded, "cause",
 	       "channel_discarded", NULL);
 	for (l = 0; l < __FTD_DROP_MAX; l++) {
 		if (l == FTD_DROP_DUMP_RETRY)
 			continue; /* a retry, not a loss: exported below */
 		sample(pg, "ftagent_events_dropped_total", loss.daemon[l],
-		       "kind", ftd_drop_name(l), NULL);
+		       "cause", ftd_drop_name(l), NULL);
 	}
 }
 
@@ -315,7 +331,7 @@ static void put_kernel_losses(struct page *pg, const struct ftagentd *d)
 	       "(sendmmsg/recvmmsg lengths unreadable), pending_table (too "
 	       "many calls in flight).");
 	for (l = 0; l < __FTAGENT_LOSS_MAX; l++)
-		sample(pg, "ftagent_kernel_lost_total", lost[l], "kind",
+		sample(pg, "ftagent_kernel_lost_total", lost[l], "cause",
 		       ftagent_loss_name(l), NULL);
 
 	if (!d->have_res)
@@ -498,6 +514,171 @@ static void put_module(struct page *pg, const struct ftagentd *d)
 	       d->res.exclude_missed);
 }
 
+/* Which ftagentd, speaking which ABI, with which module: always 1. */
+static void put_build_info(struct page *pg, const struct ftagentd *d)
+{
+	char abi[32];
+
+	snprintf(abi, sizeof(abi), "%u.%u", d->module.abi_major,
+		 d->module.abi_minor);
+	family(pg, "ftagent_build_info", "gauge",
+	       "Always 1: ftagentd's version, the module ABI it was built for "
+	       "(abi), the loaded module's version and ABI (module_version, "
+	       "module_abi).");
+	sample(pg, "ftagent_build_info", 1, "version", FTAGENTD_VERSION, "abi",
+	       FTAGENT_ABI_STRING, "module_version", d->module.module_version,
+	       "module_abi", abi, NULL);
+}
+
+/* The module's state (one series at 1) and its hooks by state. */
+static void put_module_state(struct page *pg, const struct ftagentd *d)
+{
+	unsigned int hooks[__FTAGENT_HOOK_STATE_MAX], i;
+
+	if (!d->have_res)
+		return;
+	family(pg, "ftagent_module_state", "gauge",
+	       "1 for the state the module is in (ready: no hook attached; "
+	       "tracing: every hook attached and seen firing; degraded: some "
+	       "hooks failed), 0 for the others.");
+	for (i = FTAGENT_STATE_READY; i < __FTAGENT_STATE_MAX; i++)
+		sample(pg, "ftagent_module_state", d->res.state == i, "state",
+		       ftagent_state_name(i), NULL);
+	ftagent_hook_states(&d->res, hooks);
+	family(pg, "ftagent_module_hooks", "gauge",
+	       "The module's hooks by state: attached (not yet seen firing), "
+	       "verified (seen firing), failed (could not attach), detached "
+	       "(not needed in this mode).");
+	for (i = 0; i < __FTAGENT_HOOK_STATE_MAX; i++)
+		sample(pg, "ftagent_module_hooks", hooks[i], "hook_state",
+		       ftagent_hook_state_name(i), NULL);
+}
+
+/* The last SIGHUP: when, whether it was applied; reloads by result. */
+static void put_reloads(struct page *pg, const struct ftagentd *d)
+{
+	family(pg, "ftagent_reloads_total", "counter",
+	       "Config reloads (SIGHUP) by result: applied (success) or "
+	       "refused, the running config kept (failure).");
+	sample(pg, "ftagent_reloads_total", d->reloads, "result", "success",
+	       NULL);
+	sample(pg, "ftagent_reloads_total", d->reload_errors, "result",
+	       "failure", NULL);
+	single_float(pg, "ftagent_last_reload_time_seconds", "gauge",
+		     "When the last reload was asked for, in seconds since the "
+		     "Unix epoch; 0: none since ftagentd started.",
+		     (double)d->last_reload_realtime_ns / 1e9, 3);
+	single(pg, "ftagent_last_reload_success", "gauge",
+	       "1 when the last reload was applied (or none was asked for), "
+	       "0 when it was refused.",
+	       !d->last_reload_realtime_ns || d->last_reload_ok);
+}
+
+/* The rule set in force: its mode and each rule's hits, the module's. */
+static void put_policy(struct page *pg, const struct ftagentd *d)
+{
+	const struct ftagent_policy_spec *p = &d->policy;
+	size_t i;
+
+	if (!d->have_policy)
+		return;
+	single(pg, "ftagent_policy_enforcing", "gauge",
+	       "1 when the policy refuses calls, 0 in monitor mode.",
+	       (uint64_t) !!p->enforce);
+	family(pg, "ftagent_policy_rule_hits_total", "counter",
+	       "Calls each rule of the set in force decided, by rule and "
+	       "action, as the module counts them (from 0 when the set is "
+	       "replaced). The default action is rule \"(default rule)\".");
+	for (i = 0; i < p->n; i++)
+		sample(pg, "ftagent_policy_rule_hits_total", p->rules[i].hits,
+		       "rule", p->rules[i].name, "action",
+		       ftagent_action_name(p->rules[i].action), NULL);
+	sample(pg, "ftagent_policy_rule_hits_total", p->default_hits, "rule",
+	       FTD_VERDICT_DEFAULT, "action",
+	       ftagent_action_name(p->default_action), NULL);
+}
+
+/* Each budget's usage in its window, its limit, refusals and alerts. */
+static void put_budgets(struct page *pg, const struct ftagentd *d)
+{
+	static const struct {
+		const char *name, *type, *help;
+	} fam[] = {
+		{"ftagent_budget_used", "gauge",
+		 "What each budget has used of its limit in the current "
+		 "window, "
+		 "in its budget_metric's unit (bytes or calls)."},
+		{"ftagent_budget_limit", "gauge",
+		 "Each budget's limit per window."},
+		{"ftagent_budget_refusals_total", "counter",
+		 "Calls each budget refused (EDQUOT), as the module counts "
+		 "them "
+		 "(from 0 when the budgets are replaced)."},
+		{"ftagent_budget_alerts_total", "counter",
+		 "Times each budget's usage reached its alert mark."},
+	};
+	const struct ftagent_budget_set *s = &d->budgets;
+	size_t f, i;
+
+	if (!d->have_policy)
+		return;
+	for (f = 0; f < sizeof(fam) / sizeof(fam[0]); f++) {
+		family(pg, fam[f].name, fam[f].type, fam[f].help);
+		for (i = 0; i < s->n; i++) {
+			const struct ftagent_budget_spec *b = &s->b[i];
+			uint64_t v = f == 0   ? b->used
+				     : f == 1 ? b->limit
+				     : f == 2 ? b->denied
+					      : b->alerts;
+
+			if (f < 2)
+				sample(pg, fam[f].name, v, "budget", b->name,
+				       "budget_metric",
+				       ftagent_metric_name(b->metric), NULL);
+			else
+				sample(pg, fam[f].name, v, "budget", b->name,
+				       NULL);
+		}
+	}
+}
+
+/* VERDICT records by rule (or budget), action and verdict. */
+static void put_verdicts(struct page *pg, const struct ftd_verdicts *v)
+{
+	const struct ftd_verdict_count *c;
+	int source;
+
+	family(pg, "ftagent_policy_verdicts_total", "counter",
+	       "Verdict events of policy rules, by rule, action and verdict "
+	       "(denied, would_deny, audited), as drained from the module.");
+	/* Two families, one pass each, so each family's samples follow it. */
+	for (source = 0; source < 2; source++) {
+		if (source)
+			family(pg, "ftagent_budget_verdicts_total", "counter",
+			       "Verdict events of budgets, by budget and "
+			       "verdict (over_budget, budget_alert, killed), "
+			       "as drained.");
+		for (c = ftd_table_first(&v->table); c;
+		     c = ftd_table_next_row(&v->table, c)) {
+			if ((c->key.source == FTAGENT_VERDICT_SRC_BUDGET) !=
+			    source)
+				continue;
+			if (source)
+				sample(pg, "ftagent_budget_verdicts_total",
+				       c->n, "budget", c->key.name, "verdict",
+				       ftagent_verdict_name(c->key.verdict),
+				       NULL);
+			else
+				sample(pg, "ftagent_policy_verdicts_total",
+				       c->n, "rule", c->key.name, "action",
+				       ftagent_action_name(c->key.action),
+				       "verdict",
+				       ftagent_verdict_name(c->key.verdict),
+				       NULL);
+		}
+	}
+}
+
 struct proc_rank {
 	const struct ftd_proc *p;
 	uint64_t bytes;
@@ -520,25 +701,37 @@ static int by_bytes(const void *a, const void *b)
 	return 0;
 }
 
-/* One process's series, already counted against metric_series. */
+/* A process's or group's series go together or not at all. */
+static int room_for_one(struct page *pg)
+{
+	if (pg->limit - pg->series < FTD_METRICS_PROC_SERIES) {
+		pg->overflow += FTD_METRICS_PROC_SERIES;
+		return 0;
+	}
+	pg->series += FTD_METRICS_PROC_SERIES;
+	return 1;
+}
+
+/* group_by = pid: one process's series, already counted. */
 static void put_process(struct page *pg, const struct ftd_proc *p,
 			const char *pid)
 {
-	const struct ftd_inout *io[2] = {&p->net, &p->file};
-	static const char *const kinds[2] = {"net", "file"};
+	const struct ftd_inout *io[__FTD_GO_MAX] = {&p->net, &p->file};
 	int k;
 
-	for (k = 0; k < 2; k++) {
+	for (k = 0; k < __FTD_GO_MAX; k++) {
 		sample_counted(pg, "ftagent_process_bytes_total",
 			       io[k]->in.bytes, "pid", pid, "comm", p->comm,
-			       "direction", "in", "kind", kinds[k], NULL);
+			       "direction", "in", "object", object_names[k],
+			       NULL);
 		sample_counted(pg, "ftagent_process_bytes_total",
 			       io[k]->out.bytes, "pid", pid, "comm", p->comm,
-			       "direction", "out", "kind", kinds[k], NULL);
+			       "direction", "out", "object", object_names[k],
+			       NULL);
 	}
 }
 
-/* The busiest processes first, as many as metric_series leaves room for. */
+/* group_by = pid: the busiest processes, as many as fit. */
 static void put_processes(struct page *pg, const struct ftd_collector *c)
 {
 	const struct ftd_table *t = &c->table[FTD_T_PROCESSES];
@@ -546,10 +739,6 @@ static void put_processes(struct page *pg, const struct ftd_collector *c)
 	const struct ftd_proc *p;
 	size_t n = 0, i;
 
-	family(pg, "ftagent_process_bytes_total", "counter",
-	       "Bytes each of the busiest processes moved, by direction and "
-	       "kind (net: sockets, file: regular files); resets when the "
-	       "process's row is evicted.");
 	rank = calloc(t->used ? t->used : 1, sizeof(*rank));
 	if (!rank) {
 		pg->oom = 1;
@@ -566,17 +755,103 @@ static void put_processes(struct page *pg, const struct ftd_collector *c)
 	for (i = 0; i < n; i++) {
 		char pid[16];
 
-		p = rank[i].p;
-		/* A process's series go together or not at all. */
-		if (pg->limit - pg->series < FTD_METRICS_PROC_SERIES) {
-			pg->overflow += FTD_METRICS_PROC_SERIES;
+		if (!room_for_one(pg))
 			continue;
-		}
-		pg->series += FTD_METRICS_PROC_SERIES;
-		snprintf(pid, sizeof(pid), "%" PRIu32, p->key.tgid);
-		put_process(pg, p, pid);
+		snprintf(pid, sizeof(pid), "%" PRIu32, rank[i].p->key.tgid);
+		put_process(pg, rank[i].p, pid);
 	}
 	free(rank);
+}
+
+static uint64_t group_bytes(const struct ftd_group *g)
+{
+	uint64_t sum = 0;
+	int k, dir;
+
+	for (k = 0; k < __FTD_GO_MAX; k++)
+		for (dir = 0; dir < __FTD_MD_MAX; dir++)
+			sum += g->bytes[k][dir];
+	return sum;
+}
+
+static int by_group_bytes(const void *a, const void *b)
+{
+	const struct ftd_group *x = *(const struct ftd_group *const *)a;
+	const struct ftd_group *y = *(const struct ftd_group *const *)b;
+	uint64_t bx = group_bytes(x), by = group_bytes(y);
+
+	if (bx != by)
+		return bx > by ? -1 : 1;
+	return strcmp(x->key.name, y->key.name);
+}
+
+static void put_group(struct page *pg, const char *label,
+		      const struct ftd_group *g)
+{
+	int k, dir;
+
+	if (!room_for_one(pg))
+		return;
+	for (k = 0; k < __FTD_GO_MAX; k++)
+		for (dir = 0; dir < __FTD_MD_MAX; dir++)
+			sample_counted(pg, "ftagent_process_bytes_total",
+				       g->bytes[k][dir], label, g->key.name,
+				       "direction", dir_names[dir], "object",
+				       object_names[k], NULL);
+}
+
+/*
+ * The groups, busiest first, then the one that holds what did not fit
+ * in [metrics] group_limit (once it holds anything: from then on always).
+ */
+static void put_groups(struct page *pg, const struct ftd_collector *c)
+{
+	const struct ftd_groups *gs = &c->groups;
+	const char *label = group_labels[gs->by < __FTAGENTD_GROUP_MAX
+						 ? gs->by
+						 : FTAGENTD_GROUP_COMMAND];
+	const struct ftd_group **rank, *g;
+	size_t n = 0, i;
+
+	rank = calloc(gs->table.used + 1, sizeof(*rank));
+	if (!rank) {
+		pg->oom = 1;
+		return;
+	}
+	for (g = ftd_table_first(&gs->table); g && n < gs->table.used;
+	     g = ftd_table_next_row(&gs->table, g))
+		rank[n++] = g;
+	qsort(rank, n, sizeof(*rank), by_group_bytes);
+	for (i = 0; i < n; i++)
+		put_group(pg, label, rank[i]);
+	if (gs->overflow)
+		put_group(pg, label, &gs->other);
+	free(rank);
+}
+
+static void put_process_bytes(struct page *pg, const struct ftd_collector *c)
+{
+	family(pg, "ftagent_process_bytes_total", "counter",
+	       "Bytes processes moved, by direction and object (socket, "
+	       "file), per group of [metrics] group_by: comm, exe, unit, or "
+	       "pid and comm. A group's counts only grow; per pid, a "
+	       "process's series goes with its row.");
+	if (c->groups.by == FTAGENTD_GROUP_PID)
+		put_processes(pg, c);
+	else
+		put_groups(pg, c);
+	single(pg, "ftagent_process_groups", "gauge",
+	       "Process groups with series of their own ([metrics] group_by; "
+	       "0 per pid).",
+	       c->groups.by == FTAGENTD_GROUP_PID ? 0 : c->groups.table.used);
+	single(pg, "ftagent_process_group_limit", "gauge",
+	       "The most process groups with series of their own ([metrics] "
+	       "group_limit).",
+	       c->groups.table.capacity);
+	single(pg, "ftagent_process_group_overflow_total", "counter",
+	       "Counts merged into the group \"(other processes)\" because "
+	       "[metrics] group_limit groups existed already.",
+	       c->groups.overflow);
 }
 
 char *ftd_metrics_render(struct ftagentd *d, size_t *len)
@@ -589,8 +864,14 @@ char *ftd_metrics_render(struct ftagentd *d, size_t *len)
 	put_io(&pg, &d->col.totals);
 	put_collector(&pg, &d->col);
 	put_write_failures(&pg, d);
+	put_build_info(&pg, d);
 	put_module(&pg, d);
-	put_processes(&pg, &d->col);
+	put_module_state(&pg, d);
+	put_reloads(&pg, d);
+	put_policy(&pg, d);
+	put_budgets(&pg, d);
+	put_verdicts(&pg, &d->col.verdicts);
+	put_process_bytes(&pg, &d->col);
 	single(&pg, "ftagent_metric_series", "gauge",
 	       "Labelled series on this page.", pg.series);
 	single(&pg, "ftagent_metric_series_limit", "gauge",

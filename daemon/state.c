@@ -20,6 +20,19 @@
 
 #define SNAP_MAGIC    0x31504e5347415446ull /* "FTAGSNP1" */
 #define JOURNAL_MAGIC 0x4c4e524au	    /* "JRNL" */
+/*
+ * What the metrics page sums beyond the tables, after the event log. A
+ * snapshot of an older build ends before it: its groups start empty.
+ */
+#define SNAP_PAGE_MAGIC 0x31454741504e5346ull /* "FSNPAGE1" */
+
+struct snap_page_hdr {
+	uint64_t magic;
+	uint32_t group_by, pad;
+	uint64_t row_size[3]; /* groups, units, verdicts */
+	struct ftd_group other;
+	uint64_t group_overflow, verdict_overflow;
+};
 
 enum { J_GENERATION = 1, J_RECORDS = 2 };
 
@@ -167,6 +180,92 @@ static void snap_header(struct snap_hdr *h, const struct ftd_collector *c)
 	h->totals = c->totals;
 }
 
+static int write_rows(FILE *f, const struct ftd_table *tab)
+{
+	uint64_t n = tab->used;
+	const void *row;
+
+	if (fwrite(&n, sizeof(n), 1, f) != 1)
+		return -1;
+	/* Oldest first, so reloading keeps the eviction order. */
+	for (row = ftd_table_first(tab); row;
+	     row = ftd_table_next_row(tab, row))
+		if (fwrite(row, tab->row_size, 1, f) != 1)
+			return -1;
+	return 0;
+}
+
+/* Rows written by write_rows(); @skip: read them, keep none. */
+static int read_rows(FILE *f, struct ftd_table *tab, int skip)
+{
+	unsigned char *row;
+	uint64_t n, i;
+	int rc = 0;
+
+	if (read_all(f, &n, sizeof(n)))
+		return -1;
+	row = malloc(tab->row_size);
+	if (!row)
+		return -1;
+	for (i = 0; i < n && !rc; i++) {
+		rc = read_all(f, row, tab->row_size);
+		if (!rc && !skip)
+			memcpy(ftd_table_get(tab, row, NULL), row,
+			       tab->row_size);
+	}
+	free(row);
+	return rc;
+}
+
+static int write_page_sums(FILE *f, const struct ftd_collector *c)
+{
+	struct snap_page_hdr h = {
+		.magic = SNAP_PAGE_MAGIC,
+		.group_by = c->groups.by,
+		.row_size = {c->groups.table.row_size, c->units.row_size,
+			     c->verdicts.table.row_size},
+		.other = c->groups.other,
+		.group_overflow = c->groups.overflow,
+		.verdict_overflow = c->verdicts.overflow,
+	};
+
+	if (fwrite(&h, sizeof(h), 1, f) != 1 ||
+	    write_rows(f, &c->groups.table) < 0 ||
+	    write_rows(f, &c->units) < 0 ||
+	    write_rows(f, &c->verdicts.table) < 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Groups of another group_by are not these groups: they are read and
+ * dropped. 0, or -1 when the section is cut short.
+ */
+static int read_page_sums(FILE *f, struct ftd_collector *c)
+{
+	struct snap_page_hdr h;
+	int other_by;
+
+	if (read_all(f, &h, sizeof(h)))
+		return 0; /* an older build's snapshot: nothing to add */
+	if (h.magic != SNAP_PAGE_MAGIC ||
+	    h.row_size[0] != c->groups.table.row_size ||
+	    h.row_size[1] != c->units.row_size ||
+	    h.row_size[2] != c->verdicts.table.row_size)
+		return -1;
+	other_by = h.group_by != c->groups.by;
+	if (!other_by) {
+		c->groups.other = h.other;
+		c->groups.overflow = h.group_overflow;
+	}
+	c->verdicts.overflow = h.verdict_overflow;
+	if (read_rows(f, &c->groups.table, other_by) < 0 ||
+	    read_rows(f, &c->units, 0) < 0 ||
+	    read_rows(f, &c->verdicts.table, 0) < 0)
+		return -1;
+	return 0;
+}
+
 static int write_snapshot(FILE *f, const struct ftd_collector *c)
 {
 	struct snap_hdr h;
@@ -204,7 +303,7 @@ static int write_snapshot(FILE *f, const struct ftd_collector *c)
 		    fwrite(ev->rec, ev->rec_size, 1, f) != 1)
 			return -1;
 	}
-	return 0;
+	return write_page_sums(f, c);
 }
 
 int ftd_state_snapshot(struct ftd_state *st, const struct ftd_collector *c)
@@ -310,6 +409,8 @@ static int load_snapshot(FILE *f, struct ftd_collector *c, char *why,
 	c->log.appended = h.log_appended;
 	c->log.aged_out += h.log_aged_out;
 	c->log.too_big += h.log_too_big;
+	if (read_page_sums(f, c) < 0)
+		goto truncated;
 	return 0;
 truncated:
 	snprintf(why, why_len, "truncated");

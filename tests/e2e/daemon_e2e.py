@@ -392,6 +392,112 @@ def test_promtool_accepts_the_page(d):
         assert ("\n" + name) in page, name + " missing"
 
 
+ALERTS = os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                      "..", "..", "docs", "metrics", "alerts.yml")
+SCRAPE_LABELS = 'job="ftagent",instance="%s"' % METRICS
+
+
+def page_samples(page):
+    """{series: value} of a page, with the labels Prometheus adds."""
+    out = {}
+    for line in page.splitlines():
+        if not line or line.startswith("#"):
+            continue
+        series, value = line.rsplit(" ", 1)
+        if "{" in series:
+            series = series[:-1] + "," + SCRAPE_LABELS + "}"
+        else:
+            series += "{" + SCRAPE_LABELS + "}"
+        out[series] = value
+    return out
+
+
+def alert_names():
+    with open(ALERTS) as f:
+        return re.findall(r"^\s*- alert: (\S+)$", f.read(), re.M)
+
+
+def promtool_test(before, after, expected):
+    """Fifteen minutes of the scrape @before then fifteen of @after, one
+    sample a minute, through `promtool test rules` on
+    docs/metrics/alerts.yml, evaluated at 20m: the change is then inside
+    the rules' 10m windows, and a `for: 15m` has had its time. @expected:
+    {alertname: [exp_alerts]}; every other alert must stay silent.
+    Returns promtool's status and output."""
+    series = []
+    for name in sorted(set(before) | set(after)):
+        b = before.get(name, after.get(name))
+        a = after.get(name, b)
+        series.append({"series": name,
+                       "values": " ".join([b] * 15 + [a] * 15)})
+    tests = [{"eval_time": "20m", "alertname": n,
+              "exp_alerts": expected.get(n, [])} for n in alert_names()]
+    path = os.path.join(WORK, "alerts_test.yml")
+    with open(path, "w") as f:  # JSON is YAML
+        json.dump({"rule_files": [os.path.abspath(ALERTS)],
+                   "evaluation_interval": "1m",
+                   "tests": [{"interval": "1m", "input_series": series,
+                              "alert_rule_test": tests}]}, f)
+    p = subprocess.run(["promtool", "test", "rules", path],
+                       capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def dropped(samples):
+    return {re.search(r'cause="([^"]*)"', k).group(1): float(v)
+            for k, v in samples.items()
+            if k.startswith("ftagent_events_dropped_total{")}
+
+
+def test_alerts_on_real_scrapes(d):
+    """docs/metrics/alerts.yml against real scrapes: on this healthy host
+    no alert fires; made to lose events (a 64 KiB buffer and a stopped
+    daemon), FtagentEventsLost fires, for each cause that grew, and
+    nothing else does."""
+    h1 = page_samples(scrape())
+    time.sleep(2)
+    h2 = page_samples(scrape())
+    rc, out = promtool_test(h1, h2, {})
+    if rc != 0:
+        raise AssertionError("an alert fired on a healthy host:\n" + out)
+    # The check can fail: the same input, expecting a loss alert.
+    rc, out = promtool_test(h1, h2, {"FtagentEventsLost": [
+        {"exp_labels": {"severity": "warning", "cause": "buffer_full",
+                        "instance": METRICS}}]})
+    assert rc != 0, "promtool passed a loss alert on a healthy host"
+
+    with open(CONF) as f:
+        good = f.read()
+    # The module's least: 64 KiB a CPU.
+    small = "[agent]\nring_buffer_size = %dKB\n" % (64 * os.cpu_count())
+    try:
+        reload_with(d, good.replace("[agent]\n", small, 1))
+        time.sleep(1)
+        before = page_samples(scrape())
+        d.proc.send_signal(signal.SIGSTOP)
+        try:
+            subprocess.run(["sh", "-c", "for i in $(seq 2000); do "
+                            "/bin/true; done"], check=True)
+        finally:
+            d.proc.send_signal(signal.SIGCONT)
+        after = wait_for("events dropped on the page", lambda: (
+            lambda s: s if sum(dropped(s).values()) >
+            sum(dropped(before).values()) else None)(
+                page_samples(scrape())))
+    finally:
+        reload_with(d, good)
+    grew = sorted(c for c, v in dropped(after).items()
+                  if v > dropped(before).get(c, 0))
+    log("causes that grew: %s" % grew)
+    summary = "ftagent lost event records (%s) on " + METRICS
+    rc, out = promtool_test(before, after, {"FtagentEventsLost": [
+        {"exp_labels": {"severity": "warning", "cause": c,
+                        "instance": METRICS},
+         "exp_annotations": {"summary": summary % c}} for c in grew]})
+    if rc != 0:
+        raise AssertionError("the alerts on a lossy host:\n" + out)
+
+
 def test_prometheus_scrapes_the_page(d):
     if not shutil.which("prometheus"):
         raise AssertionError("prometheus is not installed (make deps)")
@@ -644,6 +750,7 @@ TESTS = [
     test_stats_sections,
     test_promtool_accepts_the_page,
     test_prometheus_scrapes_the_page,
+    test_alerts_on_real_scrapes,
     test_bad_reload_keeps_running_config,
     test_events_follow_prints_new_execs,
     test_stats_without_the_daemon,

@@ -44,6 +44,8 @@ static void defaults_without_a_file_section(void **state)
 	/* No name by default: any process can take one (docs/security.md). */
 	assert_int_equal(0, c.filters.exclude_processes.n);
 	assert_string_equal("", c.metrics.listen);
+	assert_int_equal(FTAGENTD_GROUP_COMMAND, c.metrics.group_by);
+	assert_int_equal(1000, c.metrics.group_limit);
 	ftagentd_config_free(&c);
 }
 
@@ -75,7 +77,9 @@ static void every_key(void **state)
 				   "exclude_processes = sshd, \"cron\"\n"
 				   "exclude_paths = \"/var/log/\", /proc/\n"
 				   "[metrics]\n"
-				   "listen = \"[::1]:9465\"\n";
+				   "listen = \"[::1]:9465\"\n"
+				   "group_by = unit\n"
+				   "group_limit = 50\n";
 	struct ftagentd_config c;
 
 	(void)state;
@@ -104,6 +108,8 @@ static void every_key(void **state)
 	assert_string_equal("/var/log/", c.filters.exclude_paths.item[0]);
 	assert_string_equal("/proc/", c.filters.exclude_paths.item[1]);
 	assert_string_equal("[::1]:9465", c.metrics.listen);
+	assert_int_equal(FTAGENTD_GROUP_UNIT, c.metrics.group_by);
+	assert_int_equal(50, c.metrics.group_limit);
 	ftagentd_config_free(&c);
 }
 
@@ -168,6 +174,15 @@ static const struct {
 	 "[::1]:9465"},
 	{"[metrics]\nlisten = a:1, b:2\n",
 	 "test.conf:2: [metrics] listen: one value expected, not a list"},
+	{"[metrics]\n\ngroup_by = cgroup\n",
+	 "test.conf:3: [metrics] group_by: group_by is command, executable, "
+	 "unit or pid"},
+	{"[metrics]\ngroup_by = command, pid\n",
+	 "test.conf:2: [metrics] group_by: one value expected, not a list"},
+	{"[metrics]\ngroup_limit = 0\n",
+	 "test.conf:2: [metrics] group_limit: number out of range"},
+	{"[metrics]\ngroup_limit = 65537\n",
+	 "test.conf:2: [metrics] group_limit: number out of range"},
 	{"[policy.ssh]\naction = deny\n",
 	 "test.conf:2: [policy.ssh]: needs ops (exec, connect, open, send, "
 	 "bind)"},

@@ -27,6 +27,9 @@
 
 #include "../../daemon/ftagentd.h"
 #include "../../daemon/metrics.h"
+#include "../../daemon/proc_group.h"
+#include "../../daemon/proc_unit.h"
+#include "../../daemon/state.h"
 #include "../../tools/lib/records.h"
 
 #define PROMTOOL "/usr/bin/promtool"
@@ -429,27 +432,36 @@ static void render_known_figures(void **state)
 	has_line(page, "ftagent_file_bytes_total{direction=\"out\"} 100");
 	has_line(page, "ftagent_file_calls_total{direction=\"in\"} 2");
 	has_line(page, "ftagent_transfer_bytes_total 50");
-	has_line(page, "ftagent_events_total{kind=\"exec\"} 2");
-	has_line(page, "ftagent_events_total{kind=\"fork\"} 0");
-	lacks(page, "kind=\"gap\"");
-	has_line(page, "ftagent_events_dropped_total{kind=\"buffer_full\"} 5");
-	has_line(page, "ftagent_events_dropped_total{kind=\"too_big\"} 1");
-	has_line(page, "ftagent_events_dropped_total{kind=\"event_log\"} 0");
+	has_line(page, "ftagent_events_total{type=\"exec\"} 2");
+	has_line(page, "ftagent_events_total{type=\"fork\"} 0");
+	lacks(page, "type=\"gap\"");
+	has_line(page, "ftagent_events_dropped_total{cause=\"buffer_full\"} 5");
+	has_line(page, "ftagent_events_dropped_total{cause=\"too_big\"} 1");
+	has_line(page, "ftagent_events_dropped_total{cause=\"event_log\"} 0");
 	/* Retention and retries are not losses (losses.h). */
-	lacks(page, "kind=\"event_log_aged_out\"");
+	lacks(page, "cause=\"event_log_aged_out\"");
 	has_line(page, "ftagent_event_log_aged_out_total 0");
-	lacks(page, "kind=\"dump_retry\"");
+	lacks(page, "cause=\"dump_retry\"");
 	has_line(page, "ftagent_dump_retries_total 2");
-	has_line(page, "ftagent_kernel_lost_total{kind=\"counter_table\"} 0");
+	has_line(page, "ftagent_kernel_lost_total{cause=\"counter_table\"} 0");
 	has_line(page, "ftagent_table_entries{table=\"sockets\"} 3");
 	has_line(page, "ftagent_table_capacity{table=\"processes\"} 64");
 	has_line(page, "ftagent_table_evicted_total{table=\"files\"} 0");
 	has_line(page, "ftagent_generations_total 3");
 	has_line(page, "ftagent_event_log_entries 2");
-	has_line(page, "ftagent_process_bytes_total{pid=\"10\",comm=\"curl\","
-		       "direction=\"out\",kind=\"net\"} 12345");
-	has_line(page, "ftagent_process_bytes_total{pid=\"11\",comm=\"cat\","
-		       "direction=\"in\",kind=\"file\"} 4096");
+	/*
+	 * By command by default. The counters came before the names, so
+	 * both processes' bytes are the unknown command's: 12345 + 9.
+	 */
+	has_line(page, "ftagent_process_bytes_total{comm=\"(unknown)\","
+		       "direction=\"out\",object=\"socket\"} 12354");
+	has_line(page, "ftagent_process_bytes_total{comm=\"(unknown)\","
+		       "direction=\"in\",object=\"file\"} 4096");
+	has_line(page, "ftagent_build_info{version=\"" FTAGENTD_VERSION
+		       "\",abi=\"" FTAGENT_ABI_STRING "\",module_version=\"\","
+		       "module_abi=\"0.0\"} 1");
+	has_line(page, "ftagent_reloads_total{result=\"failure\"} 0");
+	has_line(page, "ftagent_last_reload_success 1");
 	has_line(page, "ftagent_metric_series_overflow 0");
 	/* Without the module's resources, nothing claims to be its. */
 	lacks(page, "ftagent_module_");
@@ -491,12 +503,12 @@ static void render_module_resources(void **state)
 	d->res.ring_buffer_size = 4194304;
 
 	page = render(d);
-	has_line(page, "ftagent_events_dropped_total{kind=\"buffer_full\"} 7");
-	has_line(page, "ftagent_events_dropped_total{kind=\"nmi\"} 1");
-	has_line(page, "ftagent_events_dropped_total{kind="
+	has_line(page, "ftagent_events_dropped_total{cause=\"buffer_full\"} 7");
+	has_line(page, "ftagent_events_dropped_total{cause=\"nmi\"} 1");
+	has_line(page, "ftagent_events_dropped_total{cause="
 		       "\"channel_discarded\"} 9");
-	has_line(page, "ftagent_kernel_lost_total{kind=\"counter_table\"} 5");
-	has_line(page, "ftagent_kernel_lost_total{kind=\"user_read\"} 2");
+	has_line(page, "ftagent_kernel_lost_total{cause=\"counter_table\"} 5");
+	has_line(page, "ftagent_kernel_lost_total{cause=\"user_read\"} 2");
 	has_line(page, "ftagent_hook_missed_total{hook=\"__x64_sys_read\"} 3");
 	has_line(page, "ftagent_hook_missed_total{hook=\"__x64_sys_write\"} 0");
 	has_line(page, "ftagent_module_memory_bytes 1234567");
@@ -542,9 +554,9 @@ static void counters_survive_eviction(void **state)
 	has_line(page, "ftagent_table_evicted_total{table=\"processes\"} 5");
 	has_line(page, "ftagent_network_calls_total{direction=\"out\","
 		       "protocol=\"tcp\",family=\"ipv4\"} 7");
-	/* Only the processes still in the table have series. */
-	has_line(page, "ftagent_process_bytes_total{pid=\"7\",comm=\"\","
-		       "direction=\"out\",kind=\"net\"} 1000");
+	/* The group keeps what evicted rows moved. */
+	has_line(page, "ftagent_process_bytes_total{comm=\"(unknown)\","
+		       "direction=\"out\",object=\"socket\"} 7000");
 	lacks(page, "pid=\"1\"");
 	promtool_accepts(page);
 	free(page);
@@ -562,18 +574,19 @@ static void label_escaping(void **state)
 	exec_as(d, 20, "a\"b\\c\nd\xff\xc3\xa9");
 	feed(d, &k, 1);
 	page = render(d);
-	has_line(page, "ftagent_process_bytes_total{pid=\"20\",comm="
+	has_line(page, "ftagent_process_bytes_total{comm="
 		       "\"a\\\"b\\\\c\\nd\xef\xbf\xbd\xc3\xa9\",direction="
-		       "\"out\",kind=\"net\"} 2");
+		       "\"out\",object=\"socket\"} 2");
 	promtool_accepts(page);
 	free(page);
 
 	/* A name cut inside a character by the kernel. */
 	exec_as(d, 20, "abcdefghijklm\xe2\x82");
+	feed(d, &k, 1);
 	page = render(d);
-	has_line(page, "ftagent_process_bytes_total{pid=\"20\",comm="
+	has_line(page, "ftagent_process_bytes_total{comm="
 		       "\"abcdefghijklm\xef\xbf\xbd\xef\xbf\xbd\",direction="
-		       "\"in\",kind=\"net\"} 1");
+		       "\"in\",object=\"socket\"} 1");
 	promtool_accepts(page);
 	free(page);
 	free_daemon(d);
@@ -617,12 +630,12 @@ static void series_cap(void **state)
 	assert_int_equal(fixed + 8, labelled_series(page));
 	assert_int_equal(3 * 4, d->metric_series_overflow);
 	has_line(page, "ftagent_metric_series_overflow 12");
-	has_line(page, "ftagent_process_bytes_total{pid=\"34\",comm=\"p34\","
-		       "direction=\"out\",kind=\"net\"} 500");
-	has_line(page, "ftagent_process_bytes_total{pid=\"33\",comm=\"p33\","
-		       "direction=\"out\",kind=\"net\"} 400");
-	lacks(page, "pid=\"32\"");
-	lacks(page, "pid=\"30\"");
+	has_line(page, "ftagent_process_bytes_total{comm=\"p34\","
+		       "direction=\"out\",object=\"socket\"} 500");
+	has_line(page, "ftagent_process_bytes_total{comm=\"p33\","
+		       "direction=\"out\",object=\"socket\"} 400");
+	lacks(page, "comm=\"p32\"");
+	lacks(page, "comm=\"p30\"");
 	/* The fixed series came first and are all there. */
 	has_line(page, "ftagent_table_evicted_total{table=\"transfers\"} 0");
 	promtool_accepts(page);
@@ -639,6 +652,339 @@ static void series_cap(void **state)
 	lacks(page, "ftagent_process_bytes_total{");
 	promtool_accepts(page);
 	free(page);
+	free_daemon(d);
+}
+
+/* A process's exit record. */
+static void exit_as(struct ftagentd *d, uint32_t tgid, const char *comm)
+{
+	struct ftagent_rec_exit x = {0};
+
+	memcpy(x.comm, comm, strnlen(comm, sizeof(x.comm) - 1));
+	feed_record(d, FTAGENT_REC_EXIT, tgid, &x, sizeof(x));
+}
+
+#define WEB_OUT                                                                \
+	"ftagent_process_bytes_total{comm=\"web\",direction=\"out\","          \
+	"object=\"socket\"}"
+#define SH_OUT                                                                 \
+	"ftagent_process_bytes_total{comm=\"sh\",direction=\"out\","           \
+	"object=\"socket\"}"
+
+/* @series on @page, at least @floor (what the last scrape showed). */
+static uint64_t not_below(const char *page, const char *series, uint64_t floor)
+{
+	uint64_t v = value_of(page, series);
+
+	if (v < floor)
+		fail_msg("%s went down: %" PRIu64 " after %" PRIu64, series, v,
+			 floor);
+	return v;
+}
+
+/*
+ * A group's counter never goes down: not when its processes exit, not
+ * when their rows are evicted from a full table, not when one of them
+ * execs into another group. What it moved so far stays where it was.
+ */
+static void group_counters_never_go_down(void **state)
+{
+	struct ftagentd *d = new_daemon(16, 16);
+	uint64_t web = 0, sh = 0;
+	uint32_t tgid;
+	char *page;
+
+	(void)state;
+	d->cfg.limits.processes = 16;
+	for (tgid = 100; tgid < 140; tgid++) {
+		struct ftagent_counter k =
+			sock(tgid, AF_INET, IPPROTO_TCP, tgid, 0, 10, 1);
+
+		/* Half start as sh and exec web, after moving bytes. */
+		exec_as(d, tgid, tgid % 2 ? "sh" : "web");
+		feed(d, &k, 1);
+		if (tgid % 2) {
+			exec_as(d, tgid, "web");
+			feed(d, &k, 1);
+		}
+		page = render(d);
+		web = not_below(page, WEB_OUT, web);
+		sh = tgid % 2 ? not_below(page, SH_OUT, sh) : sh;
+		free(page);
+		/* It exits, and ages out of a table of 16 rows. */
+		exit_as(d, tgid, "web");
+		page = render(d);
+		web = not_below(page, WEB_OUT, web);
+		free(page);
+	}
+	page = render(d);
+	assert_int_equal(16, value_of(page, "ftagent_table_entries{table="
+					    "\"processes\"}"));
+	assert_true(value_of(page, "ftagent_table_evicted_total{table="
+				   "\"processes\"}") > 0);
+	/* Every byte is in one group or the other: nothing dropped. */
+	assert_int_equal(20 * 10 + 20 * 10, value_of(page, WEB_OUT));
+	assert_int_equal(20 * 10, value_of(page, SH_OUT));
+	assert_int_equal(value_of(page, WEB_OUT) + value_of(page, SH_OUT),
+			 value_of(page, "ftagent_network_bytes_total{direction="
+					"\"out\",protocol=\"tcp\",family="
+					"\"ipv4\"}"));
+	promtool_accepts(page);
+	free(page);
+	free_daemon(d);
+}
+
+/* Past group_limit: one "(other processes)" group, counted; no loss. */
+static void group_limit_folds_into_other(void **state)
+{
+	struct ftagentd *d = calloc(1, sizeof(*d));
+	static const char *const names[] = {"a", "b", "c", "d", "e"};
+	uint64_t sum = 0;
+	char *page, line[128];
+	size_t i;
+
+	(void)state;
+	assert_non_null(d);
+	ftagentd_config_defaults(&d->cfg);
+	d->cfg.metrics.group_limit = 2;
+	assert_int_equal(0, ftd_collector_init(&d->col, &d->cfg));
+	for (i = 0; i < 5; i++) {
+		struct ftagent_counter k = sock(200 + i, AF_INET, IPPROTO_TCP,
+						i + 1, 0, 100 * (i + 1), 1);
+
+		exec_as(d, 200 + i, names[i]);
+		feed(d, &k, 1);
+	}
+	page = render(d);
+	has_line(page, "ftagent_process_groups 2");
+	has_line(page, "ftagent_process_group_limit 2");
+	has_line(page, "ftagent_process_group_overflow_total 3");
+	has_line(page, "ftagent_process_bytes_total{comm=\"(other processes)\","
+		       "direction=\"out\",object=\"socket\"} 1200");
+	lacks(page, "comm=\"c\"");
+	for (i = 0; i < 2; i++) {
+		snprintf(line, sizeof(line),
+			 "ftagent_process_bytes_total{comm=\"%s\",direction="
+			 "\"out\",object=\"socket\"}",
+			 names[i]);
+		sum += value_of(page, line);
+	}
+	assert_int_equal(1500, sum + 1200);
+	promtool_accepts(page);
+	free(page);
+	free_daemon(d);
+}
+
+/* Opt-in: one series set per process, with its pid and command. */
+static void group_by_pid(void **state)
+{
+	struct ftagentd *d = calloc(1, sizeof(*d));
+	struct ftagent_counter k = sock(300, AF_INET, IPPROTO_TCP, 1, 0, 77, 1);
+	char *page;
+
+	(void)state;
+	assert_non_null(d);
+	ftagentd_config_defaults(&d->cfg);
+	d->cfg.metrics.group_by = FTAGENTD_GROUP_PID;
+	assert_int_equal(0, ftd_collector_init(&d->col, &d->cfg));
+	exec_as(d, 300, "curl");
+	feed(d, &k, 1);
+	page = render(d);
+	has_line(page, "ftagent_process_bytes_total{pid=\"300\",comm=\"curl\","
+		       "direction=\"out\",object=\"socket\"} 77");
+	has_line(page, "ftagent_process_groups 0");
+	assert_int_equal(0, d->col.groups.table.used);
+	promtool_accepts(page);
+	free(page);
+	free_daemon(d);
+}
+
+static void unit_of_cgroup_paths(void **state)
+{
+	static const struct {
+		const char *path, *unit;
+	} cases[] = {
+		{"/system.slice/nginx.service", "nginx.service"},
+		{"/system.slice/nginx.service/worker", "nginx.service"},
+		{"/user.slice/user-1000.slice/user@1000.service/app.slice/"
+		 "foo.scope",
+		 "foo.scope"},
+		{"/user.slice/user-1000.slice", "user-1000.slice"},
+		{"/init.scope", "init.scope"},
+		{"/", "-.slice"},
+		{"/kubepods/burstable/pod1/abc", "-.slice"},
+	};
+	char unit[FTD_GROUP_NAME_MAX];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		assert_int_equal(0, ftd_unit_of_cgroup(cases[i].path, unit,
+						       sizeof(unit)));
+		assert_string_equal(cases[i].unit, unit);
+	}
+	assert_int_equal(-1,
+			 ftd_unit_of_cgroup("relative", unit, sizeof(unit)));
+	assert_int_equal(-1, ftd_unit_of_cgroup("/a.service", unit, 4));
+}
+
+/* By unit: the exec record's cgroup id, its unit remembered. */
+static void group_by_unit(void **state)
+{
+	struct ftagentd *d = calloc(1, sizeof(*d));
+	struct ftagent_counter k = sock(400, AF_INET, IPPROTO_TCP, 1, 0, 5, 1);
+	struct ftagent_rec_exec e = {0};
+	struct ftd_unit_entry *u;
+	uint64_t id = 77;
+	char *page;
+
+	(void)state;
+	assert_non_null(d);
+	ftagentd_config_defaults(&d->cfg);
+	d->cfg.metrics.group_by = FTAGENTD_GROUP_UNIT;
+	assert_int_equal(0, ftd_collector_init(&d->col, &d->cfg));
+	u = ftd_table_get(&d->col.units, &id, NULL);
+	strcpy(u->unit, "nginx.service");
+	e.cgroup_id = 77;
+	memcpy(e.comm, "nginx", 5);
+	feed_record(d, FTAGENT_REC_EXEC, 400, &e, sizeof(e));
+	feed(d, &k, 1);
+	/* A fork inherits its parent's cgroup. */
+	{
+		struct ftagent_rec_fork f = {.child_tgid = 401};
+		struct ftagent_counter k2 =
+			sock(401, AF_INET, IPPROTO_TCP, 2, 0, 6, 1);
+
+		feed_record(d, FTAGENT_REC_FORK, 400, &f, sizeof(f));
+		feed(d, &k2, 1);
+	}
+	page = render(d);
+	has_line(page, "ftagent_process_bytes_total{unit=\"nginx.service\","
+		       "direction=\"out\",object=\"socket\"} 11");
+	promtool_accepts(page);
+	free(page);
+	free_daemon(d);
+}
+
+/* The groups and the verdicts survive a restart: no counter reset. */
+static void groups_survive_a_restart(void **state)
+{
+	char dir[] = "/tmp/ftagent-metrics-state-XXXXXX";
+	struct ftagentd *d = five_processes(), *back = new_daemon(64, 64);
+	struct ftagent_rec_verdict v = {0};
+	struct ftd_state st, st2;
+	char *page;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	v.source = FTAGENT_VERDICT_SRC_RULE;
+	v.action = FTAGENT_ACTION_DENY;
+	v.verdict = FTAGENT_VERDICT_DENIED;
+	strcpy(v.rule_name, "no-ssh");
+	feed_record(d, FTAGENT_REC_VERDICT, 30, &v, sizeof(v));
+	memset(&st, 0, sizeof(st));
+	assert_true(ftd_state_open(&st, dir, &d->col) >= 0);
+	assert_int_equal(0, ftd_state_snapshot(&st, &d->col));
+	ftd_state_close(&st);
+	assert_true(ftd_state_open(&st2, dir, &back->col) >= 0);
+	ftd_state_close(&st2);
+	page = render(back);
+	has_line(page, "ftagent_process_bytes_total{comm=\"p34\","
+		       "direction=\"out\",object=\"socket\"} 500");
+	has_line(page, "ftagent_policy_verdicts_total{rule=\"no-ssh\","
+		       "action=\"deny\",verdict=\"denied\"} 1");
+	free(page);
+	free_daemon(d);
+	free_daemon(back);
+	assert_int_equal(0, system("rm -rf /tmp/ftagent-metrics-state-*"));
+}
+
+/* The module's state and hooks, its policy and budgets, the verdicts. */
+static void module_policy_and_verdicts(void **state)
+{
+	struct ftagentd *d = new_daemon(64, 64);
+	struct ftagent_rec_verdict v = {0};
+	struct ftagent_rule_spec *r;
+	struct ftagent_budget_spec *b;
+	char *page;
+	int i;
+
+	(void)state;
+	strcpy(d->module.module_version, "0.4.0");
+	d->module.abi_major = 0;
+	d->module.abi_minor = 5;
+	d->have_res = 1;
+	d->res.state = FTAGENT_STATE_DEGRADED;
+	d->res.n_hooks = 3;
+	d->res.hook = calloc(3, sizeof(*d->res.hook));
+	assert_non_null(d->res.hook);
+	d->res.hook[0].state = FTAGENT_HOOK_VERIFIED;
+	d->res.hook[1].state = FTAGENT_HOOK_VERIFIED;
+	d->res.hook[2].state = FTAGENT_HOOK_FAILED;
+	d->have_policy = 1;
+	ftagent_policy_spec_init(&d->policy);
+	d->policy.enforce = 1;
+	r = ftagent_policy_spec_add(&d->policy);
+	assert_non_null(r);
+	strcpy(r->name, "no-ssh");
+	r->action = FTAGENT_ACTION_DENY;
+	r->hits = 4;
+	d->policy.default_hits = 9;
+	b = ftagent_budget_set_add(&d->budgets);
+	assert_non_null(b);
+	strcpy(b->name, "uploads");
+	b->metric = FTAGENT_METRIC_BYTES_SENT;
+	b->limit = 1000;
+	b->used = 250;
+	b->denied = 2;
+	b->alerts = 1;
+	v.source = FTAGENT_VERDICT_SRC_RULE;
+	v.action = FTAGENT_ACTION_DENY;
+	v.verdict = FTAGENT_VERDICT_DENIED;
+	strcpy(v.rule_name, "no-ssh");
+	for (i = 0; i < 3; i++)
+		feed_record(d, FTAGENT_REC_VERDICT, 50, &v, sizeof(v));
+	v.source = FTAGENT_VERDICT_SRC_BUDGET;
+	v.verdict = FTAGENT_VERDICT_OVER_BUDGET;
+	strcpy(v.rule_name, "uploads");
+	feed_record(d, FTAGENT_REC_VERDICT, 50, &v, sizeof(v));
+	d->reloads = 2;
+	d->reload_errors = 1;
+	d->last_reload_realtime_ns = 1700000000500000000ull;
+	d->last_reload_ok = 0;
+
+	page = render(d);
+	has_line(page, "ftagent_build_info{version=\"" FTAGENTD_VERSION
+		       "\",abi=\"" FTAGENT_ABI_STRING "\",module_version="
+		       "\"0.4.0\",module_abi=\"0.5\"} 1");
+	has_line(page, "ftagent_module_state{state=\"degraded\"} 1");
+	has_line(page, "ftagent_module_state{state=\"tracing\"} 0");
+	has_line(page, "ftagent_module_hooks{hook_state=\"verified\"} 2");
+	has_line(page, "ftagent_module_hooks{hook_state=\"failed\"} 1");
+	has_line(page, "ftagent_module_hooks{hook_state=\"detached\"} 0");
+	has_line(page, "ftagent_reloads_total{result=\"success\"} 2");
+	has_line(page, "ftagent_reloads_total{result=\"failure\"} 1");
+	has_line(page, "ftagent_last_reload_time_seconds 1700000000.500");
+	has_line(page, "ftagent_last_reload_success 0");
+	has_line(page, "ftagent_policy_enforcing 1");
+	has_line(page, "ftagent_policy_rule_hits_total{rule=\"no-ssh\","
+		       "action=\"deny\"} 4");
+	has_line(page, "ftagent_policy_rule_hits_total{rule=\"(default rule)\","
+		       "action=\"allow\"} 9");
+	has_line(page, "ftagent_budget_used{budget=\"uploads\","
+		       "budget_metric=\"bytes_sent\"} 250");
+	has_line(page, "ftagent_budget_limit{budget=\"uploads\","
+		       "budget_metric=\"bytes_sent\"} 1000");
+	has_line(page, "ftagent_budget_refusals_total{budget=\"uploads\"} 2");
+	has_line(page, "ftagent_budget_alerts_total{budget=\"uploads\"} 1");
+	has_line(page, "ftagent_policy_verdicts_total{rule=\"no-ssh\","
+		       "action=\"deny\",verdict=\"denied\"} 3");
+	has_line(page, "ftagent_budget_verdicts_total{budget=\"uploads\","
+		       "verdict=\"over_budget\"} 1");
+	promtool_accepts(page);
+	free(page);
+	ftagent_policy_spec_free(&d->policy);
+	ftagent_budget_set_free(&d->budgets);
 	free_daemon(d);
 }
 
@@ -806,6 +1152,13 @@ int main(void)
 		cmocka_unit_test(counters_survive_eviction),
 		cmocka_unit_test(label_escaping),
 		cmocka_unit_test(series_cap),
+		cmocka_unit_test(group_counters_never_go_down),
+		cmocka_unit_test(group_limit_folds_into_other),
+		cmocka_unit_test(group_by_pid),
+		cmocka_unit_test(unit_of_cgroup_paths),
+		cmocka_unit_test(group_by_unit),
+		cmocka_unit_test(groups_survive_a_restart),
+		cmocka_unit_test(module_policy_and_verdicts),
 		cmocka_unit_test(server_serves_the_page),
 		cmocka_unit_test(server_refuses_names),
 	};

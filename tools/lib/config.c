@@ -29,6 +29,7 @@ enum kind {
 	OUTPUT,
 	TYPES,
 	DIRPATH,
+	GROUP_BY,
 };
 
 struct key {
@@ -82,7 +83,22 @@ static const struct key keys[] = {
 	{"audit", "fsync_batch", COUNT, AT(audit.fsync_batch), 1, 1 << 20, 0},
 	{"audit", "fsync_interval", DURATION, AT(audit.fsync_interval_ms), 1,
 	 60000, 0},
+	{"metrics", "group_by", GROUP_BY, AT(metrics.group_by), 0, 0, 0},
+	{"metrics", "group_limit", COUNT, AT(metrics.group_limit), 1, 1 << 16,
+	 0},
 };
+
+static const char *const group_by_names[__FTAGENTD_GROUP_MAX] = {
+	[FTAGENTD_GROUP_COMMAND] = "command",
+	[FTAGENTD_GROUP_EXECUTABLE] = "executable",
+	[FTAGENTD_GROUP_UNIT] = "unit",
+	[FTAGENTD_GROUP_PID] = "pid",
+};
+
+const char *ftagentd_group_by_name(unsigned int by)
+{
+	return by < __FTAGENTD_GROUP_MAX ? group_by_names[by] : "unknown";
+}
 
 void ftagentd_config_defaults(struct ftagentd_config *cfg)
 {
@@ -99,6 +115,9 @@ void ftagentd_config_defaults(struct ftagentd_config *cfg)
 	cfg->limits.transfers = 16384;
 	cfg->limits.kernel_counters = 16384;
 	cfg->limits.metric_series = 10000;
+	/* docs/metrics.md says why command and why 1000. */
+	cfg->metrics.group_by = FTAGENTD_GROUP_COMMAND;
+	cfg->metrics.group_limit = 1000;
 	cfg->network.tcp = cfg->network.udp = 1;
 	cfg->network.ipv4 = cfg->network.ipv6 = 1;
 	cfg->file.track_read = cfg->file.track_sendfile = 1;
@@ -330,6 +349,17 @@ static int set_value(struct parse *p, size_t k, const char *value,
 		if (*(const char *)field == '/')
 			return 0;
 		*why = "must be an absolute directory path";
+		return -1;
+	case GROUP_BY:
+		if (ftagentd_parse_string(value, word, sizeof(word), why))
+			return -1;
+		for (b = 0; b < __FTAGENTD_GROUP_MAX; b++) {
+			if (!strcmp(word, group_by_names[b])) {
+				*(uint32_t *)field = (uint32_t)b;
+				return 0;
+			}
+		}
+		*why = "group_by is command, executable, unit or pid";
 		return -1;
 	case LISTEN:
 		if (ftagentd_parse_string(value, field,

@@ -22,6 +22,22 @@
 #define FTAGENTD_ALL_EVENT_TYPES                                               \
 	(((1u << __FTAGENT_REC_MAX) - 1) & ~(1u << FTAGENT_REC_GAP))
 
+/*
+ * How the page's per-process series are grouped ([metrics] group_by):
+ * by command name, executable path, systemd unit, or one series set per
+ * process (pid, opt-in: a host's pid churn is unbounded).
+ */
+enum ftagentd_group_by {
+	FTAGENTD_GROUP_COMMAND,
+	FTAGENTD_GROUP_EXECUTABLE,
+	FTAGENTD_GROUP_UNIT,
+	FTAGENTD_GROUP_PID,
+	__FTAGENTD_GROUP_MAX
+};
+
+/* "command", ...; "unknown" when out of range. */
+const char *ftagentd_group_by_name(unsigned int by);
+
 struct ftagentd_list {
 	char *item[FTAGENTD_LIST_MAX];
 	size_t n;
@@ -53,7 +69,9 @@ struct ftagentd_config {
 		struct ftagentd_list exclude_processes, exclude_paths;
 	} filters;
 	struct {
-		char listen[128]; /* "" : off */
+		char listen[128];     /* "" : off */
+		uint32_t group_by;    /* enum ftagentd_group_by */
+		uint64_t group_limit; /* groups with series of their own */
 	} metrics;
 	/*
 	 * The audit trail (docs/audit.md): every verdict and every change of
