@@ -172,6 +172,12 @@ static const struct {
 	{"[metrics]\nlisten = ::1:9465\n",
 	 "test.conf:2: [metrics] listen: an IPv6 address goes in brackets: "
 	 "[::1]:9465"},
+	{"[metrics]\nlisten = localhost:9465\n",
+	 "test.conf:2: [metrics] listen: the host is an IPv4 address or a "
+	 "bracketed IPv6 address, not a name"},
+	{"[metrics]\nlisten = [ip6-localhost]:9465\n",
+	 "test.conf:2: [metrics] listen: the host is an IPv4 address or a "
+	 "bracketed IPv6 address, not a name"},
 	{"[metrics]\nlisten = a:1, b:2\n",
 	 "test.conf:2: [metrics] listen: one value expected, not a list"},
 	{"[metrics]\n\ngroup_by = cgroup\n",

@@ -5,6 +5,7 @@
  * the entry, converts the value and checks it. libinih does not tell the
  * handler the line it is on, so the reader it is given counts lines.
  */
+#include <arpa/inet.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,8 +233,10 @@ static int add_type(const char *item, size_t len, void *arg)
 /* host:port with a numeric port, IPv6 hosts in brackets. */
 static int check_listen(const char *s, const char **why)
 {
-	const char *colon = strrchr(s, ':');
-	char *end;
+	const char *colon = strrchr(s, ':'), *host_start;
+	char host[INET6_ADDRSTRLEN + 1], *end;
+	unsigned char addr[sizeof(struct in6_addr)];
+	size_t host_len;
 	long port;
 
 	if (!*s)
@@ -250,6 +253,28 @@ static int check_listen(const char *s, const char **why)
 	if (s[0] == '[' ? colon[-1] != ']'
 			: memchr(s, ':', colon - s) != NULL) {
 		*why = "an IPv6 address goes in brackets: [::1]:9465";
+		return -1;
+	}
+	/*
+	 * An address, not a name: the page binds before name service may be
+	 * up, and the daemon refuses a name when it starts the page, so
+	 * --check-config must refuse it too.
+	 */
+	if (s[0] == '[') {
+		host_start = s + 1;
+		host_len = (size_t)(colon - 1 - host_start);
+	} else {
+		host_start = s;
+		host_len = (size_t)(colon - s);
+	}
+	if (host_len < sizeof(host)) {
+		memcpy(host, host_start, host_len);
+		host[host_len] = '\0';
+	}
+	if (host_len >= sizeof(host) ||
+	    inet_pton(s[0] == '[' ? AF_INET6 : AF_INET, host, addr) != 1) {
+		*why = "the host is an IPv4 address or a bracketed IPv6 "
+		       "address, not a name";
 		return -1;
 	}
 	return 0;
