@@ -13,7 +13,7 @@
 
 #include "../../daemon/loss_window.h"
 
-#define S(x) ((uint64_t)(x) * 1000000000ull)
+#define S(x) ((uint64_t)(x)*1000000000ull)
 
 static void nothing_noted_is_no_answer(void **state)
 {
@@ -22,8 +22,8 @@ static void nothing_noted_is_no_answer(void **state)
 
 	(void)state;
 	memset(&w, 0, sizeof(w));
-	assert_int_equal(-1, ftd_loss_window_growth(&w, S(10), 0, 0, &win, &ev,
-						    &ct));
+	assert_int_equal(
+		-1, ftd_loss_window_growth(&w, S(10), 0, 0, &win, &ev, &ct));
 }
 
 static void young_daemon_counts_since_its_first_note(void **state)
@@ -35,8 +35,8 @@ static void young_daemon_counts_since_its_first_note(void **state)
 	memset(&w, 0, sizeof(w));
 	/* 500 lost before the daemon came: not in the window. */
 	ftd_loss_window_note(&w, S(100), 500, 7);
-	assert_int_equal(0, ftd_loss_window_growth(&w, S(700), 530, 9, &win,
-						   &ev, &ct));
+	assert_int_equal(
+		0, ftd_loss_window_growth(&w, S(700), 530, 9, &win, &ev, &ct));
 	assert_int_equal(600, win);
 	assert_int_equal(30, ev);
 	assert_int_equal(2, ct);
@@ -88,8 +88,8 @@ static void sparse_notes_give_a_longer_window_said_as_such(void **state)
 	memset(&w, 0, sizeof(w));
 	/* Nothing noted for five hours (the daemon was stopped, say). */
 	ftd_loss_window_note(&w, S(0), 10, 0);
-	assert_int_equal(0, ftd_loss_window_growth(&w, S(5 * 3600), 15, 0,
-						   &win, &ev, &ct));
+	assert_int_equal(0, ftd_loss_window_growth(&w, S(5 * 3600), 15, 0, &win,
+						   &ev, &ct));
 	assert_int_equal(5 * 3600, win);
 	assert_int_equal(5, ev);
 }
@@ -102,8 +102,8 @@ static void totals_that_went_down_count_from_zero(void **state)
 	(void)state;
 	memset(&w, 0, sizeof(w));
 	ftd_loss_window_note(&w, S(0), 900, 0); /* the module was reloaded */
-	assert_int_equal(0, ftd_loss_window_growth(&w, S(120), 4, 0, &win, &ev,
-						   &ct));
+	assert_int_equal(
+		0, ftd_loss_window_growth(&w, S(120), 4, 0, &win, &ev, &ct));
 	assert_int_equal(4, ev);
 }
 
@@ -114,7 +114,8 @@ int main(void)
 		cmocka_unit_test(young_daemon_counts_since_its_first_note),
 		cmocka_unit_test(notes_closer_than_a_minute_are_not_kept),
 		cmocka_unit_test(old_losses_leave_the_window),
-		cmocka_unit_test(sparse_notes_give_a_longer_window_said_as_such),
+		cmocka_unit_test(
+			sparse_notes_give_a_longer_window_said_as_such),
 		cmocka_unit_test(totals_that_went_down_count_from_zero),
 	};
 
