@@ -189,10 +189,9 @@ static struct json_object *loss_last_hour(const struct ftagentd *d)
 	struct json_object *o;
 
 	ftd_loss_totals(d, &events, &counters);
-	if (ftd_loss_window_growth(&d->loss_window,
-				   ftd_clock_ns(CLOCK_MONOTONIC), events,
-				   counters, &window_s, &d_events,
-				   &d_counters) < 0)
+	if (ftd_loss_window_growth(
+		    &d->loss_window, ftd_clock_ns(CLOCK_MONOTONIC), events,
+		    counters, &window_s, &d_events, &d_counters) < 0)
 		return NULL;
 	o = json_object_new_object();
 	add_u64(o, "window_s", window_s);

@@ -13,10 +13,10 @@
 
 #include <stdint.h>
 
-#define FTD_LOSS_WINDOW_S	   3600u
-#define FTD_LOSS_SAMPLE_EVERY_NS   (60ull * 1000000000ull)
+#define FTD_LOSS_WINDOW_S	 3600u
+#define FTD_LOSS_SAMPLE_EVERY_NS (60ull * 1000000000ull)
 /* An hour of one-minute samples, and the one at its far end. */
-#define FTD_LOSS_WINDOW_SAMPLES	   64
+#define FTD_LOSS_WINDOW_SAMPLES 64
 
 struct ftd_loss_sample {
 	uint64_t mono_ns;
