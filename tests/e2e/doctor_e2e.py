@@ -81,15 +81,58 @@ def expect_clean(what):
     return findings
 
 
-def restart_daemon(d, conf):
-    d.stop()
-    with open(e2e.CONF, "w") as f:
-        f.write(conf)
+def proc_text(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError as e:
+        return str(e)
+
+
+def stop_daemon(d):
+    """SIGTERM, as Daemon.stop(); a daemon that does not stop is shown
+    (state, wait channel, kernel stacks, log), killed, and a failure."""
+    if not d.proc or d.proc.poll() is not None:
+        return
+    d.notifications()  # a full notify queue would block its STOPPING=1
+    d.proc.send_signal(signal.SIGTERM)
+    try:
+        rc = d.proc.wait(timeout=e2e.WAIT_S)
+    except subprocess.TimeoutExpired:
+        pid = d.proc.pid
+        for task in sorted(os.listdir("/proc/%d/task" % pid)):
+            base = "/proc/%d/task/%s/" % (pid, task)
+            e2e.log("task %s: %s wchan %s syscall %s\n%s" % (
+                task,
+                [ln for ln in proc_text(base + "status").splitlines()
+                 if ln.startswith("State")],
+                proc_text(base + "wchan"), proc_text(base + "syscall"),
+                proc_text(base + "stack")))
+        d.proc.kill()
+        d.proc.wait()
+        raise AssertionError("ftagentd did not stop on SIGTERM in %d s" %
+                             e2e.WAIT_S)
+    if rc != 0:
+        raise AssertionError("ftagentd stopped with status %d" % rc)
+
+
+def start_daemon(d):
+    """Daemon.start(), after reading what earlier runs sent to the fixture's
+    NOTIFY_SOCKET: nobody else reads it here, and a daemon blocks on a
+    full queue (10 datagrams) before it says READY=1."""
+    d.notifications()
     d.start()
 
 
+def restart_daemon(d, conf):
+    stop_daemon(d)
+    with open(e2e.CONF, "w") as f:
+        f.write(conf)
+    start_daemon(d)
+
+
 def unload_module(d):
-    d.stop()
+    stop_daemon(d)
     while subprocess.run(["umount", FS], capture_output=True).returncode == 0:
         pass
     subprocess.run(["rmmod", "ftagent"], check=True)
@@ -97,7 +140,7 @@ def unload_module(d):
 
 def load_module(d):
     subprocess.run(["insmod", FTAGENT_KO, "hooks=ftrace"], check=True)
-    d.start()
+    start_daemon(d)
 
 
 # ---------------------------------------------------------------- tests
@@ -130,7 +173,7 @@ def test_lockdown_level_is_the_kernels(d):
 
 
 def test_daemon_stopped_is_found(d):
-    d.stop()
+    stop_daemon(d)
     try:
         rc, findings = doctor()
         expect_found(findings, rc, "daemon", ["not running"])
@@ -138,7 +181,7 @@ def test_daemon_stopped_is_found(d):
         e2e.eq("loss without the daemon",
                [f["status"] for f in of(findings, "loss")], ["warn"])
     finally:
-        d.start()
+        start_daemon(d)
     expect_clean("daemon started again")
 
 
@@ -334,8 +377,8 @@ TESTS = [
     test_a_livepatch_like_owner_is_found,
     test_a_direct_call_owner_is_found,
     test_module_not_loaded_is_found,
-    test_event_loss_is_found,
     test_table_full_is_found,
+    test_event_loss_is_found,
 ]
 
 
@@ -373,7 +416,7 @@ def main():
         started = time.monotonic()
         try:
             if d.proc is None or d.proc.poll() is not None:
-                d.start()
+                start_daemon(d)
             t(d)
             e2e.log("%s: %.0f s" % (t.__name__, time.monotonic() - started))
             print("ok %d - %s" % (i, t.__name__), flush=True)
@@ -383,7 +426,7 @@ def main():
             e2e.log(d.log_text())
             print("not ok %d - %s" % (i, t.__name__), flush=True)
     try:
-        d.stop()
+        stop_daemon(d)
     except Exception:
         e2e.log(traceback.format_exc())
         failed += 1

@@ -444,7 +444,10 @@ static void print_text(const struct doctor_report *r)
 			      ftctl_printable(f->what, shown, sizeof(shown)),
 			      21);
 		if (f->fix[0])
-			print_wrapped("                     fix:", f->fix, 26);
+			print_wrapped(
+				"                     fix:",
+				ftctl_printable(f->fix, shown, sizeof(shown)),
+				26);
 	}
 	printf("%s: %u ok, %u warnings, %u failed\n",
 	       count[DOCTOR_FAIL] ? "NEEDS ACTION" : "healthy",
