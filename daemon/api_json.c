@@ -182,6 +182,24 @@ struct json_object *ftd_api_resources_json(const struct ftd_self_usage *s)
 	return o;
 }
 
+/* {"window_s", "events", "counters"}; null before the first sample. */
+static struct json_object *loss_last_hour(const struct ftagentd *d)
+{
+	uint64_t events, counters, window_s, d_events, d_counters;
+	struct json_object *o;
+
+	ftd_loss_totals(d, &events, &counters);
+	if (ftd_loss_window_growth(
+		    &d->loss_window, ftd_clock_ns(CLOCK_MONOTONIC), events,
+		    counters, &window_s, &d_events, &d_counters) < 0)
+		return NULL;
+	o = json_object_new_object();
+	add_u64(o, "window_s", window_s);
+	add_u64(o, "events", d_events);
+	add_u64(o, "counters", d_counters);
+	return o;
+}
+
 struct json_object *ftd_api_collector_json(const struct ftagentd *d)
 {
 	const struct ftd_collector *c = &d->col;
@@ -236,6 +254,7 @@ struct json_object *ftd_api_collector_json(const struct ftagentd *d)
 	for (i = 0; i < __FTAGENT_LOSS_MAX; i++)
 		add_u64(lost, ftagent_loss_name(i), c->kernel_lost[i]);
 	add(o, "counter_table_lost", lost);
+	add(o, "loss_last_hour", loss_last_hour(d));
 	return o;
 }
 

@@ -15,6 +15,7 @@
 #include "../tools/lib/policy.h"
 #include "../tools/lib/status.h"
 #include "collector.h"
+#include "loss_window.h"
 #include "../tools/lib/config.h"
 
 #define FTAGENTD_SOCKET_PATH "/run/ftagent/ftagentd.sock"
@@ -43,6 +44,8 @@ struct ftagentd {
 	struct ftagent_resources res; /* the last GET_RESOURCES */
 	int have_res;
 	uint64_t res_realtime_ns; /* when res was taken */
+	/* Loss totals once a minute, for the last hour's growth. */
+	struct ftd_loss_window loss_window;
 	struct ftd_self_usage self;
 	/* Metric label sets not exported because of metric_series. */
 	uint64_t metric_series_overflow;

@@ -25,3 +25,20 @@ void ftd_event_losses(const struct ftagentd *d, struct ftd_event_losses *l)
 	memcpy(l->daemon, c->drops, sizeof(l->daemon));
 	l->daemon[FTD_DROP_DUMP_RETRY] = 0; /* a retry, not a loss */
 }
+
+void ftd_loss_totals(const struct ftagentd *d, uint64_t *events,
+		     uint64_t *counters)
+{
+	struct ftd_event_losses l;
+	unsigned int k;
+
+	ftd_event_losses(d, &l);
+	*events = l.discarded;
+	for (k = 0; k < __FTAGENT_EV_LOSS_MAX; k++)
+		*events += l.kernel[k];
+	for (k = 0; k < __FTD_DROP_MAX; k++)
+		*events += l.daemon[k];
+	*counters = 0;
+	for (k = 0; k < __FTAGENT_LOSS_MAX; k++)
+		*counters += d->col.kernel_lost[k];
+}

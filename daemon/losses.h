@@ -29,4 +29,11 @@ struct ftd_event_losses {
 
 void ftd_event_losses(const struct ftagentd *d, struct ftd_event_losses *l);
 
+/*
+ * Every loss as two totals: event records (kernel, discarded and the
+ * daemon's own) and counts the module could not take (every cause).
+ */
+void ftd_loss_totals(const struct ftagentd *d, uint64_t *events,
+		     uint64_t *counters);
+
 #endif /* FTAGENTD_LOSSES_H */

@@ -31,6 +31,7 @@
 #include "ftagentd.h"
 #include "group.h"
 #include "log.h"
+#include "losses.h"
 #include "metrics.h"
 #include "module.h"
 #include "notify.h"
@@ -273,8 +274,9 @@ static int open_events(struct loop *l)
 
 /*
  * The rule set's hits and the budgets' usage, for the page, with the
- * resources: at most once a second, and only when asked (a scrape, an
- * API request). 0, or -1 (logged) when the module would not say.
+ * resources: at most once a second, when asked (a scrape, an API
+ * request), and once a minute for the loss window (loss_window.h).
+ * 0, or -1 (logged) when the module would not say.
  */
 static int sample_policy(struct loop *l, struct ftagent_policy_spec *policy,
 			 struct ftagent_budget_set *budgets)
@@ -291,6 +293,21 @@ static int sample_policy(struct loop *l, struct ftagent_policy_spec *policy,
 		return -1;
 	}
 	return 0;
+}
+
+/*
+ * Only with the module's own figures: before the first sample the kernel
+ * losses are what GAP records said, a smaller base that would make the
+ * module's since-load counts look like a loss inside the window.
+ */
+static void note_losses(struct ftagentd *d, uint64_t now)
+{
+	uint64_t events, counters;
+
+	if (!d->have_res)
+		return;
+	ftd_loss_totals(d, &events, &counters);
+	ftd_loss_window_note(&d->loss_window, now, events, counters);
 }
 
 static void sample(struct loop *l, uint64_t now)
@@ -321,6 +338,7 @@ static void sample(struct loop *l, uint64_t now)
 	l->d.res_realtime_ns = ftd_record_realtime_ns(now);
 	l->d.col.queue_capacity = res.ring_buffer_size;
 	ftd_self_usage_sample(&l->d.self, now);
+	note_losses(&l->d, now);
 	pthread_mutex_unlock(&l->d.col.lock);
 	l->last_sample_ns = now;
 }
@@ -363,6 +381,9 @@ static void tick(struct loop *l, int full)
 	}
 	now = ftd_clock_ns(CLOCK_MONOTONIC);
 	l->last_drain_ns = now;
+	/* The loss window wants a sample a minute, asked for or not. */
+	if (now - l->last_sample_ns >= FTD_LOSS_SAMPLE_EVERY_NS)
+		sample(l, now);
 	if (merged(&l->d.col) != l->merged) {
 		l->merged = merged(&l->d.col);
 		l->dirty = 1;

@@ -699,9 +699,9 @@ def test_systemd_notifications(d):
 
 def test_events_follow_prints_new_execs(d):
     """ftctl events --follow: processes started after it begins show up,
-    each once, as JSON lines, while it keeps running; the API says 1.1."""
+    each once, as JSON lines, while it keeps running; the API says 1.2."""
     eq("api_version", api({"cmd": "version"})["api_version"],
-       {"major": 1, "minor": 1})
+       {"major": 1, "minor": 2})
     out_path = os.path.join(WORK, "follow.out")
     with open(out_path, "w") as out:
         f = subprocess.Popen([FTCTL, "--json", "events", "--follow",

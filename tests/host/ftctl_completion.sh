@@ -57,7 +57,7 @@ expect() {
 }
 
 expect "commands" "ftctl " \
-	"audit budget events help policy selfcheck stats top version"
+	"audit budget doctor events help policy selfcheck stats top version"
 expect "a command's prefix" "ftctl st" "stats"
 expect "policy's subcommands" "ftctl policy " "check load show"
 expect "audit's subcommands" "ftctl audit " "show verify"

@@ -8,7 +8,7 @@
 /*
  * Exit codes, documented in docs/ftctl.md:
  *   0  success
- *   1  the request failed (the message says why)
+ *   1  the request failed (the message says why); doctor: a check failed
  *   2  usage error
  *   3  the module is not loaded
  *   4  the module speaks an incompatible ABI
@@ -52,7 +52,8 @@ struct ftctl_command {
 
 extern const struct ftctl_command ftctl_cmd_stats, ftctl_cmd_version,
 	ftctl_cmd_selfcheck, ftctl_cmd_top, ftctl_cmd_policy, ftctl_cmd_budget,
-	ftctl_cmd_events, ftctl_cmd_audit, ftctl_cmd_help, ftctl_cmd_complete;
+	ftctl_cmd_events, ftctl_cmd_audit, ftctl_cmd_doctor, ftctl_cmd_help,
+	ftctl_cmd_complete;
 
 /* Every command, in the order `ftctl help` lists them; NULL-terminated. */
 extern const struct ftctl_command *const ftctl_commands[];

@@ -15,17 +15,10 @@
 #include "ftctl.h"
 
 const struct ftctl_command *const ftctl_commands[] = {
-	&ftctl_cmd_stats,
-	&ftctl_cmd_top,
-	&ftctl_cmd_events,
-	&ftctl_cmd_policy,
-	&ftctl_cmd_budget,
-	&ftctl_cmd_audit,
-	&ftctl_cmd_selfcheck,
-	&ftctl_cmd_version,
-	&ftctl_cmd_help,
-	&ftctl_cmd_complete,
-	NULL,
+	&ftctl_cmd_stats,     &ftctl_cmd_top,	   &ftctl_cmd_events,
+	&ftctl_cmd_policy,    &ftctl_cmd_budget,   &ftctl_cmd_audit,
+	&ftctl_cmd_selfcheck, &ftctl_cmd_version,  &ftctl_cmd_doctor,
+	&ftctl_cmd_help,      &ftctl_cmd_complete, NULL,
 };
 
 const struct ftctl_command *ftctl_find_command(const char *name)

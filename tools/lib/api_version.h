@@ -9,11 +9,12 @@
  *   1.0  stats, top, events, table (0.4.0, no version in replies)
  *   1.1  api_version in every reply; the version command; events "after"
  *        and "cursor", "skipped" (ftctl events --follow)
+ *   1.2  stats: collector.loss_last_hour (ftctl doctor)
  */
 #ifndef FTAGENT_LIB_API_VERSION_H
 #define FTAGENT_LIB_API_VERSION_H
 
 #define FTAGENT_API_MAJOR 1
-#define FTAGENT_API_MINOR 1
+#define FTAGENT_API_MINOR 2
 
 #endif /* FTAGENT_LIB_API_VERSION_H */
