@@ -14,8 +14,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 
-#include "events_test.h"
 #include "kselftest_harness.h"
+#include "events_test.h"
 
 #define ROUNDS		20
 #define OPENS_PER_ROUND 300 /* about two 16 KiB sub-buffers of opens */
