@@ -39,8 +39,14 @@ int ftd_notify(const char *state)
 	fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)
 		return -errno;
+	/*
+	 * Never block: a reader that stopped reading (a test harness, a
+	 * wedged manager) would otherwise hold the main loop, signals and
+	 * all. systemd reads its socket at once; a full one gets -EAGAIN.
+	 */
 	do {
-		sent = sendto(fd, state, strlen(state), MSG_NOSIGNAL,
+		sent = sendto(fd, state, strlen(state),
+			      MSG_NOSIGNAL | MSG_DONTWAIT,
 			      (struct sockaddr *)&sun, len);
 	} while (sent < 0 && errno == EINTR);
 	err = sent < 0 ? -errno : 1;

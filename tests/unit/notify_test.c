@@ -77,6 +77,26 @@ static void to_an_abstract_name(void **state)
 	close(fd);
 }
 
+/*
+ * A reader that stops reading: once its queue is full, the daemon gets
+ * -EAGAIN at once instead of blocking its main loop (before: blocked
+ * in unix_wait_for_peer, deaf to SIGTERM).
+ */
+static void a_full_socket_does_not_block(void **state)
+{
+	char name[64];
+	int fd, i, rc = 1;
+
+	(void)state;
+	snprintf(name, sizeof(name), "@ftagent-notify-full-%d", (int)getpid());
+	fd = listen_at(name);
+	for (i = 0; i < 100000 && rc == 1; i++)
+		rc = ftd_notify("STATUS=filling");
+	assert_int_equal(-EAGAIN, rc);
+	assert_true(i > 1);
+	close(fd);
+}
+
 static void not_under_systemd(void **state)
 {
 	(void)state;
@@ -94,6 +114,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(to_a_path),
 		cmocka_unit_test(to_an_abstract_name),
+		cmocka_unit_test(a_full_socket_does_not_block),
 		cmocka_unit_test(not_under_systemd),
 	};
 
