@@ -235,9 +235,18 @@ def test_ftrace_enabled_0_is_found(d):
                      ["kernel.ftrace_enabled=0"])
         # And the hooks are seen not to fire, by their own counts.
         expect_found(findings, rc, "hooks", ["did not fire"])
+        # ftctl selfcheck too: every hook fired once before (the
+        # module's "verified" state stays set), but none fires now.
+        sc = subprocess.run([FTCTL, "selfcheck"], capture_output=True,
+                            text=True)
+        e2e.eq("selfcheck exit status with ftrace off", sc.returncode, 1)
+        assert "SELF-CHECK FAILED" in sc.stdout, sc.stdout
+        assert "SILENT" in sc.stdout, sc.stdout
     finally:
         sysctl_ftrace_enabled("1")
     expect_clean("ftrace_enabled=1 again")
+    sc = subprocess.run([FTCTL, "selfcheck"], capture_output=True, text=True)
+    e2e.eq("selfcheck exit status with ftrace on", sc.returncode, 0)
 
 
 def insmod_holder(*params):

@@ -17,11 +17,11 @@
 
 static int run(struct ftctl_opts *opts, int argc, char **argv)
 {
-	struct ftagent_resources res;
+	struct ftagent_resources before, res;
 	struct ftagent_status st;
-	unsigned int states[__FTAGENT_HOOK_STATE_MAX], silent, failed;
+	unsigned int silent = 0, failed = 0;
 	char name[256];
-	size_t i;
+	size_t i, j;
 	int rc;
 
 	rc = ftctl_parse_options(&ftctl_cmd_selfcheck, opts, argc, argv, NULL,
@@ -31,19 +31,45 @@ static int run(struct ftctl_opts *opts, int argc, char **argv)
 	if (rc != argc)
 		return ftctl_usage_error(&ftctl_cmd_selfcheck,
 					 "takes no arguments");
-	ftagent_call_every_traced_syscall();
-	rc = ftctl_query_kernel(&st, &res);
+	/*
+	 * Judge by hit counts before and after our calls, not by the
+	 * module's "verified" state: that is set by a hook's first hit and
+	 * never cleared, so a hook that fired once and went quiet since
+	 * (kernel.ftrace_enabled=0, say) would still pass.
+	 */
+	rc = ftctl_query_kernel(&st, &before);
 	if (rc != FTCTL_OK)
 		return rc;
-	ftagent_hook_states(&res, states);
-	silent = states[FTAGENT_HOOK_ATTACHED];
-	failed = states[FTAGENT_HOOK_FAILED];
-	for (i = 0; !opts->json && i < res.n_hooks; i++)
-		if (res.hook[i].state != FTAGENT_HOOK_DETACHED)
-			printf("%-24s %s\n",
-			       ftctl_printable(res.hook[i].name, name,
-					       sizeof(name)),
-			       ftagent_hook_state_name(res.hook[i].state));
+	ftagent_call_every_traced_syscall();
+	rc = ftctl_query_kernel(&st, &res);
+	if (rc != FTCTL_OK) {
+		ftagent_resources_free(&before);
+		return rc;
+	}
+	for (i = 0; i < res.n_hooks; i++) {
+		const struct ftagent_hook_stats *h = &res.hook[i];
+		const char *verdict;
+		int fired = 0;
+
+		if (h->state == FTAGENT_HOOK_DETACHED)
+			continue;
+		for (j = 0; j < before.n_hooks; j++)
+			if (!strcmp(before.hook[j].name, h->name))
+				fired = h->hits > before.hook[j].hits;
+		if (h->state == FTAGENT_HOOK_FAILED) {
+			failed++;
+			verdict = "FAILED";
+		} else if (!fired) {
+			silent++;
+			verdict = "SILENT: did not fire on a test call";
+		} else {
+			verdict = "fired";
+		}
+		if (!opts->json)
+			printf("%-24s %-9s %s\n",
+			       ftctl_printable(h->name, name, sizeof(name)),
+			       ftagent_hook_state_name(h->state), verdict);
+	}
 	if (opts->json)
 		printf("{ \"verified\": %s, \"silent\": %u, \"failed\": %u }\n",
 		       silent || failed ? "false" : "true", silent, failed);
@@ -52,6 +78,7 @@ static int run(struct ftctl_opts *opts, int argc, char **argv)
 		       silent || failed ? "SELF-CHECK FAILED"
 					: "self-check passed",
 		       silent, failed);
+	ftagent_resources_free(&before);
 	ftagent_resources_free(&res);
 	return silent || failed ? FTCTL_FAILED : FTCTL_OK;
 }
