@@ -7,6 +7,7 @@
 #   make deps       install Debian packages            make demo    module + workload in a guest
 #   make lint       checkpatch, sparse, clang-format   make clean
 #   make dkms-install / dkms-remove                    (for a real server)
+#   make deb        the Debian packages ftagent-dkms and ftagent, in build/deb
 
 # The kernels the tests boot: the newest installed of each Debian 12
 # series, 6.1 then 6.12 (tools/test-kernels; named by series, so extra
@@ -48,7 +49,8 @@ DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	qemu-system-x86 busybox-static iproute2 e2fsprogs python3 \
 	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev libinih-dev \
 	libmicrohttpd-dev libsystemd-dev prometheus \
-	dkms sparse clang-format shellcheck
+	dkms sparse clang-format shellcheck \
+	debhelper dh-dkms lintian openssl
 
 LIB_SRCS := $(wildcard tools/lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -81,7 +83,7 @@ MODULE := $(call module_of,$(KVER))
 
 .PHONY: all module modules-all userspace tests deps check check-run check-long check-abi-compat demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
-	dkms-install dkms-remove install uninstall guest-shell
+	dkms-install dkms-remove install uninstall guest-shell deb
 
 all: module userspace tests
 
@@ -267,6 +269,12 @@ dkms-install:
 	dkms add -m ftagent -v $(VERSION)
 	dkms build -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
 	dkms install -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
+
+# The two Debian packages (tools/deb/build): ftagent-dkms and ftagent, in
+# build/deb. VERSION=N.N.N builds them (and the module inside) as another
+# version, for a test that upgrades.
+deb:
+	@tools/deb/build $(BUILD)/deb $(VERSION)
 
 # ftagentd, ftctl, the unit and the example config (packaging: DESTDIR).
 PREFIX ?= /usr
