@@ -254,21 +254,21 @@ lint-shell:
 		tools/test-kernels tools/build-module tests/dkms/roundtrip \
 		tests/compat/check-features tests/selftests/repeat-lockdown \
 		tests/selftests/guest-run tools/check-abi tools/check-versions \
+		tools/dkms-install tools/deb/build tests/deb/overlay-root \
+		tests/deb/guest-install tests/deb/guest-test tests/deb/lintian \
+		tests/dkms/install-twice tests/dkms/signing \
 		tests/host/ftagentd_cli.sh tools/bench/peers/install \
 		tools/bench/peers/audit tools/bench/peers/bpftrace \
 		tools/bench/peers/sysdig
 
-# A real server: build and install through DKMS so kernel updates rebuild it.
+# A real server: build and install through DKMS so kernel updates rebuild
+# it. Run twice, the same result; older ftagent versions registered are
+# removed (tools/dkms-install). DKMS_TREES (--dkmstree D --sourcetree S
+# --installtree I) points DKMS elsewhere, for tests/dkms/install-twice.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)
+DKMS_TREES ?=
 dkms-install:
-	-dkms remove -m ftagent -v $(VERSION) --all >/dev/null 2>&1
-	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
-	tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
-		--exclude='.*.cmd' --exclude='kmod/compat/generated' \
-		Kbuild dkms.conf kmod uapi | tar -x -C $(DKMS_SRC)
-	dkms add -m ftagent -v $(VERSION)
-	dkms build -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
-	dkms install -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
+	tools/dkms-install $(VERSION) $(KVER) -- $(DKMS_TREES)
 
 # The two Debian packages (tools/deb/build): ftagent-dkms and ftagent, in
 # build/deb. VERSION=N.N.N builds them (and the module inside) as another
