@@ -7,6 +7,7 @@
 #   make deps       install Debian packages            make demo    module + workload in a guest
 #   make lint       checkpatch, sparse, clang-format   make clean
 #   make dkms-install / dkms-remove                    (for a real server)
+#   make deb        the Debian packages ftagent-dkms and ftagent, in build/deb
 
 # The kernels the tests boot: the newest installed of each Debian 12
 # series, 6.1 then 6.12 (tools/test-kernels; named by series, so extra
@@ -52,7 +53,8 @@ DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	libmicrohttpd-dev libsystemd-dev nettle-dev prometheus \
 	dkms sparse clang-format shellcheck \
 	python3-yaml python3-jsonschema python3-pyroute2 \
-	scdoc groff-base bash-completion
+	scdoc groff-base bash-completion \
+	debhelper dh-dkms lintian openssl
 
 LIB_SRCS := $(wildcard tools/lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
@@ -83,9 +85,9 @@ moddir = $(BUILD)/kmod/$(1)
 module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
-.PHONY: all module modules-all userspace man tests deps check check-run check-long check-abi-compat demo demo-run lint bench bench-run \
+.PHONY: all module modules-all userspace man tests deps check check-run check-long check-abi-compat check-packages demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
-	dkms-install dkms-remove install uninstall guest-shell
+	dkms-install dkms-remove install uninstall guest-shell deb
 
 all: module userspace tests
 
@@ -210,6 +212,11 @@ check-long: userspace tests
 check-abi-compat: all
 	FTG_TCG_OPTS=thread=single tests/abi/run-compat $(BUILD) $(KVER)
 
+# The packages installed, upgraded and purged in a guest (tests/deb/
+# guest-test; 20 to 40 minutes, outside make check).
+check-packages: all
+	FTG_TCG_OPTS=thread=single tests/deb/guest-test $(BUILD) $(KVER)
+
 # The README's main command: the module and a workload in a guest.
 demo:
 	@$(MAKE) --no-print-directory deps
@@ -280,6 +287,9 @@ lint-shell:
 		tests/host/ftagentd_cli.sh tests/host/spec_check.sh \
 		tests/host/man_pages.sh \
 		tests/host/ftctl_cli.sh tests/host/ftctl_completion.sh \
+		tools/dkms-install tools/deb/build tests/deb/overlay-root \
+		tests/deb/guest-install tests/deb/guest-test tests/deb/lintian \
+		tests/dkms/install-twice tests/dkms/signing \
 		$(COMPLETION) tools/bench/peers/install \
 		tools/bench/peers/audit tools/bench/peers/bpftrace \
 		tools/bench/peers/sysdig tests/abi/run-compat tests/abi/minor-compat \
@@ -287,17 +297,20 @@ lint-shell:
 		tests/host/shipping_rsyslog.sh \
 		tests/host/metrics_alerts.sh
 
-# A real server: build and install through DKMS so kernel updates rebuild it.
+# A real server: build and install through DKMS so kernel updates rebuild
+# it. Run twice, the same result; older ftagent versions registered are
+# removed (tools/dkms-install). DKMS_TREES (--dkmstree D --sourcetree S
+# --installtree I) points DKMS elsewhere, for tests/dkms/install-twice.
 DKMS_SRC := /usr/src/ftagent-$(VERSION)
+DKMS_TREES ?=
 dkms-install:
-	-dkms remove -m ftagent -v $(VERSION) --all >/dev/null 2>&1
-	rm -rf $(DKMS_SRC) && mkdir -p $(DKMS_SRC)
-	tar -c --exclude='*.o' --exclude='*.ko' --exclude='*.mod*' \
-		--exclude='.*.cmd' --exclude='kmod/compat/generated' \
-		Kbuild dkms.conf kmod uapi | tar -x -C $(DKMS_SRC)
-	dkms add -m ftagent -v $(VERSION)
-	dkms build -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
-	dkms install -m ftagent -v $(VERSION) $(if $(KVER),-k $(KVER))
+	tools/dkms-install $(VERSION) $(KVER) -- $(DKMS_TREES)
+
+# The two Debian packages (tools/deb/build): ftagent-dkms and ftagent, in
+# build/deb. VERSION=N.N.N builds them (and the module inside) as another
+# version, for a test that upgrades.
+deb:
+	@tools/deb/build $(BUILD)/deb $(VERSION)
 
 # ftagentd, ftctl, the unit, the example config, the man pages and
 # ftctl's bash completion (packaging: DESTDIR and PREFIX).
