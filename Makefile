@@ -54,7 +54,7 @@ DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	dkms sparse clang-format shellcheck \
 	python3-yaml python3-jsonschema python3-pyroute2 \
 	scdoc groff-base bash-completion \
-	debhelper dh-dkms lintian openssl
+	debhelper dh-dkms lintian openssl rsyslog systemd
 
 LIB_SRCS := $(wildcard tools/lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
