@@ -8,25 +8,13 @@
 #
 # usage: ftagentd_cli.sh BUILD_DIR
 set -u
+# shellcheck source=tests/lib/results.sh
+. "$(dirname "$0")/../lib/results.sh"
 build=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ftagentd=$(cd "$build" && pwd)/ftagentd
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
-
-check() { # NAME COMMAND... : the command must succeed
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=$((failed + 1))
-	fi
-}
 
 # run EXPECTED_STATUS PATTERN COMMAND...: status and stderr+stdout match
 run() {

@@ -10,6 +10,8 @@
 #
 # usage: ftctl_cli.sh BUILD_DIR
 set -u
+# shellcheck source=tests/lib/results.sh
+. "$(dirname "$0")/../lib/results.sh"
 build=$(cd "$1" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 ftctl=$build/ftctl
@@ -21,20 +23,6 @@ cleanup() {
 	rm -rf "$tmp"
 }
 trap cleanup EXIT
-n=0
-failed=0
-
-check() { # NAME COMMAND...: the command must succeed
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=$((failed + 1))
-	fi
-}
 
 # run WANT_STATUS COMMAND...: status, stdout in $tmp/out, stderr in $tmp/err
 run() {

@@ -7,22 +7,10 @@
 #
 # usage: layout.sh BUILD_DIR
 set -u
+# shellcheck source=tests/lib/results.sh
+. "$(dirname "$0")/../lib/results.sh"
 build=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
-n=0
-failed=0
-
-check() { # NAME COMMAND...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=$((failed + 1))
-	fi
-}
 
 no_daemon_includes() {
 	local hits

@@ -17,26 +17,16 @@
 #   MAN_SRC_DIR: the .scd files (default docs/man), so a test of this
 #   test can point it at a copy with something removed.
 set -u
+# shellcheck source=tests/lib/results.sh
+. "$(dirname "$0")/../lib/results.sh"
 build=$(cd "$1" && pwd)
 top=$(cd "$(dirname "$0")/../.." && pwd)
 src=${2:-$top/docs/man}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
 
 pages="ftctl.8 ftagentd.8 ftagent.conf.5 ftagent.4"
 echo "1..$((2 * 4 + 4))"
-
-result() { # NAME STATUS
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-	fi
-}
 
 # render PAGE: scdoc, then groff with all warnings; any output fails.
 for page in $pages; do

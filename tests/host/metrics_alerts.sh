@@ -11,24 +11,14 @@
 # usage: metrics_alerts.sh [BUILD_DIR]   (unused: as tests/run-check calls
 #        every host test; the files checked are the tree's own)
 set -u
+# shellcheck source=tests/lib/results.sh
+. "$(dirname "$0")/../lib/results.sh"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 rules=$top/docs/metrics/alerts.yml
 doc=$top/docs/metrics.md
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-n=0
-failed=0
 echo "1..4"
-
-result() { # NAME STATUS
-	n=$((n + 1))
-	if [ "$2" -eq 0 ]; then
-		echo "ok $n - $1"
-	else
-		echo "not ok $n - $1"
-		failed=$((failed + 1))
-	fi
-}
 
 # doc_block DOC: the lines between the markers, without the fence.
 doc_block() {

@@ -12,23 +12,11 @@
 #
 # usage: shipping_rsyslog.sh BUILD_DIR
 set -u
+# shellcheck source=tests/lib/results.sh
+. "$(dirname "$0")/../lib/results.sh"
 build=$1
 top=$(cd "$(dirname "$0")/../.." && pwd)
 sample=$build/tests/host/sample_events
-n=0
-failed=0
-
-check() { # NAME COMMAND...
-	local name=$1
-	shift
-	n=$((n + 1))
-	if "$@"; then
-		echo "ok $n - $name"
-	else
-		echo "not ok $n - $name"
-		failed=$((failed + 1))
-	fi
-}
 
 echo "1..5"
 if ! command -v rsyslogd >/dev/null || [ ! -x "$sample" ]; then
