@@ -16,29 +16,20 @@ usage: audit_e2e.py BUILD_DIR
 import errno
 import json
 import os
-import shutil
-import signal
 import socket
 import stat
 import subprocess
 import sys
-import tempfile
 import time
-import traceback
 
-BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else "build")
-FTAGENTD = os.path.join(BUILD, "ftagentd")
-FTCTL = os.path.join(BUILD, "ftctl")
-WORK = tempfile.mkdtemp(prefix="ftagent-audit-e2e-")
-SOCK = os.path.join(WORK, "ftagentd.sock")
-STATE = os.path.join(WORK, "state")
-CONF = os.path.join(WORK, "ftagent.conf")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# The daemon fixture, the TAP runner and the helpers: daemon_e2e's.
+from daemon_e2e import (  # noqa: E402
+    CONF, EVENTS, FTCTL, WAIT_S, WORK, Daemon, api, eq, log, reload_with,
+    run_tap, wait_for)
+
 TRAIL = os.path.join(WORK, "audit")
-EVENTS = os.path.join(WORK, "events.jsonl")
-WAIT_S = 60
 N_REFUSED = 50
-
-os.environ["FTAGENT_SOCKET"] = SOCK
 
 BASE_CONF = """[agent]
 event_output = %s
@@ -50,86 +41,6 @@ dir = %s
 fsync_batch = 16
 fsync_interval = 100ms
 """ % (EVENTS, TRAIL)
-
-
-def log(msg):
-    for line in str(msg).splitlines():
-        print("# " + line, flush=True)
-
-
-def api(req):
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-        s.settimeout(WAIT_S)
-        s.connect(SOCK)
-        s.sendall(json.dumps(req).encode() + b"\n")
-        buf = b""
-        while not buf.endswith(b"\n"):
-            chunk = s.recv(1 << 20)
-            if not chunk:
-                break
-            buf += chunk
-    return json.loads(buf)
-
-
-class Daemon:
-    def __init__(self):
-        self.proc = None
-
-    def start(self):
-        self.out = open(os.path.join(WORK, "ftagentd.log"), "a")
-        self.proc = subprocess.Popen(
-            [FTAGENTD, "-c", CONF, "--socket", SOCK, "--state-dir", STATE],
-            stdout=self.out, stderr=self.out)
-        deadline = time.monotonic() + WAIT_S
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise AssertionError("ftagentd exited with %d: %s" % (
-                    self.proc.returncode, self.log_text()))
-            try:
-                if api({"cmd": "stats"})["ok"]:
-                    return
-            except OSError:
-                pass
-            time.sleep(0.1)
-        raise AssertionError("ftagentd did not answer")
-
-    def kill9(self):
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            self.proc.wait(timeout=WAIT_S)
-
-    def reload(self, text):
-        reloads = api({"cmd": "stats"})["daemon"]["reloads"]
-        with open(CONF, "w") as f:
-            f.write(text)
-        self.proc.send_signal(signal.SIGHUP)
-        wait_for("the reload", lambda: api({"cmd": "stats"})["daemon"][
-            "reloads"] > reloads)
-
-    def log_text(self):
-        with open(os.path.join(WORK, "ftagentd.log")) as f:
-            return f.read()[-4000:]
-
-
-def wait_for(what, fn):
-    deadline = time.monotonic() + WAIT_S
-    value = None
-    while time.monotonic() < deadline:
-        value = fn()
-        if value:
-            return value
-        time.sleep(0.25)
-    raise AssertionError("%s: not seen in %d s (last: %r)" % (what, WAIT_S,
-                                                              value))
-
-
-def eq(what, got, want):
-    if got != want:
-        raise AssertionError("%s: got %r, want %r" % (what, got, want))
 
 
 def trail():
@@ -191,7 +102,7 @@ def refused_connects(port, n):
 def test_refused_connects_and_the_rule_change_reach_the_trail(d):
     ls, port = listener()
     before = len(changes("ftagentd"))
-    d.reload(BASE_CONF + rule("audit-deny", port))
+    reload_with(d, BASE_CONF + rule("audit-deny", port))
     eq("refused", refused_connects(port, N_REFUSED), N_REFUSED)
     got = wait_for("%d verdict records" % N_REFUSED,
                    lambda: len(verdicts_for("audit-deny")) == N_REFUSED
@@ -219,13 +130,13 @@ def test_a_rule_set_loaded_behind_the_daemon_is_seen(d):
                   changes("seen"))
     eq("entries", ch[-1]["entries"], 1)
     # Put the daemon's own set back (it differs: a reload pushes it).
-    d.reload(BASE_CONF)
+    reload_with(d, BASE_CONF)
     ls.close()
 
 
 def test_kill9_mid_storm_the_chain_goes_on(d):
     ls, port = listener()
-    d.reload(BASE_CONF + rule("storm", port))
+    reload_with(d, BASE_CONF + rule("storm", port))
     # Refused connects, paced so that what the module holds while no
     # daemon runs fits its buffer (each is a verdict and a connect
     # record), until told to stop: the kill lands mid-storm.
@@ -305,34 +216,7 @@ TESTS = [
 def main():
     with open(CONF, "w") as f:
         f.write(BASE_CONF)
-    print("1..%d" % len(TESTS), flush=True)
-    d = Daemon()
-    failed = 0
-    try:
-        d.start()
-    except Exception:
-        log(traceback.format_exc())
-        for i, t in enumerate(TESTS, 1):
-            print("not ok %d - %s" % (i, t.__name__))
-        return 1
-    for i, t in enumerate(TESTS, 1):
-        try:
-            if d.proc.poll() is not None:
-                d.start()
-            t(d)
-            print("ok %d - %s" % (i, t.__name__), flush=True)
-        except Exception:
-            failed += 1
-            log(traceback.format_exc())
-            log(d.log_text())
-            print("not ok %d - %s" % (i, t.__name__), flush=True)
-    try:
-        d.stop()
-    except Exception:
-        log(traceback.format_exc())
-        failed += 1
-    shutil.rmtree(WORK, ignore_errors=True)
-    return 1 if failed else 0
+    return run_tap(TESTS, Daemon())
 
 
 if __name__ == "__main__":

@@ -761,25 +761,31 @@ TESTS = [
 ]
 
 
-def main():
-    with open(CONF, "w") as f:
-        f.write("[agent]\nmode = standard\nevent_output = %s\n\n"
-                "[metrics]\nlisten = %s\n" % (EVENTS, METRICS))
-    print("1..%d" % len(TESTS), flush=True)
-    d = Daemon()
+def run_tap(tests, d, start=None, stop=None):
+    """Run each of @tests with the daemon @d up, as TAP; 0 if all passed.
+
+    Shared by every e2e program here. @start and @stop default to d's
+    own; a daemon found dead before a test is started again. Everything
+    under WORK goes at the end.
+    """
+    start = start or d.start
+    stop = stop or d.stop
+    print("1..%d" % len(tests), flush=True)
     failed = 0
     try:
-        d.start()
+        start()
     except Exception:
         log(traceback.format_exc())
-        for i, t in enumerate(TESTS, 1):
+        for i, t in enumerate(tests, 1):
             print("not ok %d - %s" % (i, t.__name__))
         return 1
-    for i, t in enumerate(TESTS, 1):
+    for i, t in enumerate(tests, 1):
+        started = time.monotonic()
         try:
-            if d.proc.poll() is not None:
-                d.start()
+            if d.proc is None or d.proc.poll() is not None:
+                start()
             t(d)
+            log("%s: %.0f s" % (t.__name__, time.monotonic() - started))
             print("ok %d - %s" % (i, t.__name__), flush=True)
         except Exception:
             failed += 1
@@ -787,12 +793,19 @@ def main():
             log(d.log_text())
             print("not ok %d - %s" % (i, t.__name__), flush=True)
     try:
-        d.stop()
+        stop()
     except Exception:
         log(traceback.format_exc())
         failed += 1
     shutil.rmtree(WORK, ignore_errors=True)
     return 1 if failed else 0
+
+
+def main():
+    with open(CONF, "w") as f:
+        f.write("[agent]\nmode = standard\nevent_output = %s\n\n"
+                "[metrics]\nlisten = %s\n" % (EVENTS, METRICS))
+    return run_tap(TESTS, Daemon())
 
 
 if __name__ == "__main__":

@@ -23,7 +23,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -410,37 +409,19 @@ def setup():
 
 
 def main():
-    print("1..%d" % len(TESTS), flush=True)
-    d = e2e.Daemon()
-    failed = 0
     try:
         setup()
-        d.start()
     except Exception:
         e2e.log(traceback.format_exc())
+        print("1..%d" % len(TESTS))
         for i, t in enumerate(TESTS, 1):
             print("not ok %d - %s" % (i, t.__name__))
         return 1
-    for i, t in enumerate(TESTS, 1):
-        started = time.monotonic()
-        try:
-            if d.proc is None or d.proc.poll() is not None:
-                start_daemon(d)
-            t(d)
-            e2e.log("%s: %.0f s" % (t.__name__, time.monotonic() - started))
-            print("ok %d - %s" % (i, t.__name__), flush=True)
-        except Exception:
-            failed += 1
-            e2e.log(traceback.format_exc())
-            e2e.log(d.log_text())
-            print("not ok %d - %s" % (i, t.__name__), flush=True)
-    try:
-        stop_daemon(d)
-    except Exception:
-        e2e.log(traceback.format_exc())
-        failed += 1
+    d = e2e.Daemon()
+    rc = e2e.run_tap(TESTS, d, start=lambda: start_daemon(d),
+                     stop=lambda: stop_daemon(d))
     subprocess.run(["umount", "/etc/group"])
-    return 1 if failed else 0
+    return rc
 
 
 if __name__ == "__main__":

@@ -16,12 +16,10 @@ Prints TAP. usage: restart_e2e.py BUILD_DIR
 """
 import errno
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import traceback
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -201,15 +199,6 @@ def test_full_disk_is_visible_and_loses_no_count(d):
         d.start()
 
 
-def reload_with(d, text):
-    reloads = e2e.api({"cmd": "stats"})["daemon"]["reloads"]
-    with open(e2e.CONF, "w") as f:
-        f.write(text)
-    d.proc.send_signal(signal.SIGHUP)
-    e2e.wait_for("the reload", lambda: e2e.api({"cmd": "stats"})["daemon"][
-        "reloads"] > reloads)
-
-
 def connect(port):
     s = socket.socket()
     try:
@@ -246,14 +235,14 @@ def test_gate_survives_reload_and_restart(d):
                     "window = 1h\nsubtree = %d\n"
                     "\n[policy.e2e-keep-deny]\nops = connect\n"
                     "action = deny\nport = %d\n" % (os.getpid(), no))
-    reload_with(d, gated)
+    e2e.reload_with(d, gated)
     try:
         e2e.eq("two connects", [connect(ok), connect(ok)], [0, 0])
         e2e.eq("denied port", connect(no), errno.EPERM)
         e2e.eq("used", budget("e2e-keep")["used"], 2)
         e2e.eq("hits", rule_hits("e2e-keep-deny"), 1)
         # A reload that changes something else.
-        reload_with(d, gated.replace("[agent]\n",
+        e2e.reload_with(d, gated.replace("[agent]\n",
                                      "[agent]\nevent_log_size = 4MB\n", 1))
         e2e.eq("used after an unrelated reload", budget("e2e-keep")["used"],
                2)
@@ -272,7 +261,7 @@ def test_gate_survives_reload_and_restart(d):
     finally:
         if d.proc.poll() is not None:
             d.start()
-        reload_with(d, good)
+        e2e.reload_with(d, good)
         ok_ls.close()
         no_ls.close()
     e2e.eq("budgets after taking them out", e2e.ftctl_json("budget", "show"),
@@ -388,7 +377,7 @@ def test_cgroup_rules_follow_the_path(d):
         return [r for r in e2e.ftctl_json("policy", "show")["rules"]
                 if r["name"] == "e2e-cg"]
     try:
-        reload_with(d, good + "\n[policy.e2e-cg]\nops = connect\n"
+        e2e.reload_with(d, good + "\n[policy.e2e-cg]\nops = connect\n"
                     "action = deny\nport = %d\ncgroup = %s\n" % (port, svc))
         st = e2e.api({"cmd": "stats"})["daemon"]
         assert "e2e-cg" in (st["policy_waiting_for_cgroups"] or ""), st
@@ -404,7 +393,7 @@ def test_cgroup_rules_follow_the_path(d):
     finally:
         if os.path.isdir(svc):
             os.rmdir(svc)
-        reload_with(d, good)
+        e2e.reload_with(d, good)
         subprocess.run(["umount", cg])
         ls.close()
 
@@ -470,35 +459,9 @@ def main():
     only = os.environ.get("RESTART_E2E_ONLY")
     if only:  # a developer's run: the named tests only
         TESTS[:] = [t for t in TESTS if t.__name__ in only.split(",")]
-    print("1..%d" % len(TESTS), flush=True)
-    d = CmdDaemon([e2e.FTAGENTD, "-c", e2e.CONF, "--socket", e2e.SOCK,
-                   "--state-dir", e2e.STATE])
-    failed = 0
-    try:
-        d.start()
-    except Exception:
-        e2e.log(traceback.format_exc())
-        for i, t in enumerate(TESTS, 1):
-            print("not ok %d - %s" % (i, t.__name__))
-        return 1
-    for i, t in enumerate(TESTS, 1):
-        try:
-            if d.proc.poll() is not None:
-                d.start()
-            t(d)
-            print("ok %d - %s" % (i, t.__name__), flush=True)
-        except Exception:
-            failed += 1
-            e2e.log(traceback.format_exc())
-            e2e.log(d.log_text())
-            print("not ok %d - %s" % (i, t.__name__), flush=True)
-    try:
-        d.stop()
-    except Exception:
-        e2e.log(traceback.format_exc())
-        failed += 1
-    shutil.rmtree(e2e.WORK, ignore_errors=True)
-    return 1 if failed else 0
+    return e2e.run_tap(TESTS, CmdDaemon([e2e.FTAGENTD, "-c", e2e.CONF,
+                                         "--socket", e2e.SOCK,
+                                         "--state-dir", e2e.STATE]))
 
 
 if __name__ == "__main__":
