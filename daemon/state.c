@@ -195,7 +195,10 @@ static int write_rows(FILE *f, const struct ftd_table *tab)
 	return 0;
 }
 
-/* Rows written by write_rows(); @skip: read them, keep none. */
+/*
+ * Rows written by write_rows(); @skip: read them, keep none. -ENOMEM,
+ * or -1 when the file ends early.
+ */
 static int read_rows(FILE *f, struct ftd_table *tab, int skip)
 {
 	unsigned char *row;
@@ -206,9 +209,10 @@ static int read_rows(FILE *f, struct ftd_table *tab, int skip)
 		return -1;
 	row = malloc(tab->row_size);
 	if (!row)
-		return -1;
+		return -ENOMEM;
 	for (i = 0; i < n && !rc; i++) {
-		rc = read_all(f, row, tab->row_size);
+		rc = read_all(f, row, tab->row_size) ? -1 : 0;
+		/* A smaller table now: the oldest rows go first. */
 		if (!rc && !skip)
 			memcpy(ftd_table_get(tab, row, NULL), row,
 			       tab->row_size);
@@ -276,19 +280,9 @@ static int write_snapshot(FILE *f, const struct ftd_collector *c)
 	snap_header(&h, c);
 	if (fwrite(&h, sizeof(h), 1, f) != 1)
 		return -1;
-	for (t = 0; t < __FTD_T_MAX; t++) {
-		const struct ftd_table *tab = &c->table[t];
-		const void *row;
-
-		n = tab->used;
-		if (fwrite(&n, sizeof(n), 1, f) != 1)
+	for (t = 0; t < __FTD_T_MAX; t++)
+		if (write_rows(f, &c->table[t]) < 0)
 			return -1;
-		/* Oldest first, so reloading keeps the eviction order. */
-		for (row = ftd_table_first(tab); row;
-		     row = ftd_table_next_row(tab, row))
-			if (fwrite(row, tab->row_size, 1, f) != 1)
-				return -1;
-	}
 	n = c->log.n;
 	if (fwrite(&n, sizeof(n), 1, f) != 1)
 		return -1;
@@ -342,9 +336,8 @@ static int load_snapshot(FILE *f, struct ftd_collector *c, char *why,
 			 size_t why_len)
 {
 	struct snap_hdr h;
-	unsigned char *row;
 	uint64_t n, i;
-	int t;
+	int t, rc;
 
 	if (read_all(f, &h, sizeof(h)) || h.magic != SNAP_MAGIC) {
 		snprintf(why, why_len, "not a snapshot of this version");
@@ -365,26 +358,12 @@ static int load_snapshot(FILE *f, struct ftd_collector *c, char *why,
 	c->queue_peak = h.queue_peak;
 	c->totals = h.totals;
 	for (t = 0; t < __FTD_T_MAX; t++) {
-		struct ftd_table *tab = &c->table[t];
-
-		if (read_all(f, &n, sizeof(n)))
-			goto truncated;
-		row = malloc(tab->row_size);
-		if (!row)
+		rc = read_rows(f, &c->table[t], 0);
+		if (rc == -ENOMEM)
 			return -1;
-		for (i = 0; i < n; i++) {
-			void *dst;
-
-			if (read_all(f, row, tab->row_size)) {
-				free(row);
-				goto truncated;
-			}
-			/* A smaller table now: the oldest rows go first. */
-			dst = ftd_table_get(tab, row, NULL);
-			memcpy(dst, row, tab->row_size);
-		}
-		free(row);
-		tab->evicted += h.evicted[t];
+		if (rc < 0)
+			goto truncated;
+		c->table[t].evicted += h.evicted[t];
 	}
 	if (read_all(f, &n, sizeof(n)))
 		goto truncated;
