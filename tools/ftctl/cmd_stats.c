@@ -337,9 +337,37 @@ static void print_resources(struct json_object *r)
 		   ftctl_ju64(r, "resources.open_fds"));
 }
 
+/* An indented @label and the daemon's string at @path, if it has one. */
+static void print_sub(const char *label, struct json_object *r,
+		      const char *path)
+{
+	char msg[256];
+
+	if (ftctl_jstr(r, path)[0])
+		ftctl_line(
+			label, "%s",
+			ftctl_printable(ftctl_jstr(r, path), msg, sizeof(msg)));
+}
+
+/* "N written, N lost, N write errors" of the output at @prefix. */
+static void print_writes(const char *label, struct json_object *r,
+			 const char *prefix)
+{
+	char written[64], lost[64], errors[64];
+
+	snprintf(written, sizeof(written), "%s.written", prefix);
+	snprintf(lost, sizeof(lost), "%s.lost", prefix);
+	snprintf(errors, sizeof(errors), "%s.errors", prefix);
+	ftctl_line(label,
+		   "%" PRIu64 " written, %" PRIu64 " lost, %" PRIu64
+		   " write errors",
+		   ftctl_ju64(r, written), ftctl_ju64(r, lost),
+		   ftctl_ju64(r, errors));
+}
+
 static void print_config(struct json_object *r)
 {
-	char path[256], msg[256];
+	char path[256];
 
 	/* No file read (the default path absent): say so, name none. */
 	if (!ftctl_jstr(r, "daemon.config_path")[0])
@@ -355,62 +383,30 @@ static void print_config(struct json_object *r)
 					   path, sizeof(path)),
 			   ftctl_ju64(r, "daemon.reloads"),
 			   ftctl_ju64(r, "daemon.reload_errors"));
-	if (ftctl_jstr(r, "daemon.module_missing")[0])
-		ftctl_line("  module lacks:", "%s",
-			   ftctl_jstr(r, "daemon.module_missing"));
-	if (ftctl_jstr(r, "daemon.policy_waiting_for_cgroups")[0])
-		ftctl_line(
-			"  waiting:", "%s",
-			ftctl_printable(ftctl_jstr(r, "daemon.policy_waiting_"
-						      "for_cgroups"),
-					msg, sizeof(msg)));
-	if (ftctl_jstr(r, "daemon.last_reload_error")[0])
-		ftctl_line("  last error:", "%s",
-			   ftctl_printable(
-				   ftctl_jstr(r, "daemon.last_reload_error"),
-				   msg, sizeof(msg)));
+	print_sub("  module lacks:", r, "daemon.module_missing");
+	print_sub("  waiting:", r, "daemon.policy_waiting_for_cgroups");
+	print_sub("  last error:", r, "daemon.last_reload_error");
 }
 
 /*
- * Writes that failed: the state directory (journal, snapshot) and
- * [agent] event_output. Always shown, so "0" is a statement too.
+ * Writes that failed: the state directory (journal, snapshot),
+ * [agent] event_output and the audit trail. Always shown, so "0" is a
+ * statement too.
  */
 static void print_failures(struct json_object *r)
 {
-	char msg[256];
-
 	ftctl_line("State writes:",
 		   "%" PRIu64 " journal errors, %" PRIu64 " snapshot errors",
 		   ftctl_ju64(r, "daemon.state.journal_errors"),
 		   ftctl_ju64(r, "daemon.state.snapshot_errors"));
-	if (ftctl_jstr(r, "daemon.state.error")[0])
-		ftctl_line("  last error:", "%s",
-			   ftctl_printable(ftctl_jstr(r, "daemon.state.error"),
-					   msg, sizeof(msg)));
+	print_sub("  last error:", r, "daemon.state.error");
 	if (strcmp(ftctl_jstr(r, "daemon.event_output.target"), "off") &&
 	    ftctl_jstr(r, "daemon.event_output.target")[0])
-		ftctl_line("Event output:",
-			   "%" PRIu64 " written, %" PRIu64 " lost, %" PRIu64
-			   " write errors",
-			   ftctl_ju64(r, "daemon.event_output.written"),
-			   ftctl_ju64(r, "daemon.event_output.lost"),
-			   ftctl_ju64(r, "daemon.event_output.errors"));
-	if (ftctl_jstr(r, "daemon.event_output.error")[0])
-		ftctl_line("  last error:", "%s",
-			   ftctl_printable(
-				   ftctl_jstr(r, "daemon.event_output.error"),
-				   msg, sizeof(msg)));
+		print_writes("Event output:", r, "daemon.event_output");
+	print_sub("  last error:", r, "daemon.event_output.error");
 	if (json_object_get_boolean(ftctl_jget(r, "daemon.audit.enabled")))
-		ftctl_line("Audit trail:",
-			   "%" PRIu64 " written, %" PRIu64 " lost, %" PRIu64
-			   " write errors",
-			   ftctl_ju64(r, "daemon.audit.written"),
-			   ftctl_ju64(r, "daemon.audit.lost"),
-			   ftctl_ju64(r, "daemon.audit.errors"));
-	if (ftctl_jstr(r, "daemon.audit.error")[0])
-		ftctl_line("  last error:", "%s",
-			   ftctl_printable(ftctl_jstr(r, "daemon.audit.error"),
-					   msg, sizeof(msg)));
+		print_writes("Audit trail:", r, "daemon.audit");
+	print_sub("  last error:", r, "daemon.audit.error");
 }
 
 static void print_tables(struct json_object *tables)
