@@ -91,6 +91,8 @@ MODULE := $(call module_of,$(KVER))
 
 all: module userspace tests
 
+# '+': tools/build-module runs kbuild's make, which must share our
+# jobserver under `make -j` (else make warns, and any warning fails it).
 module:
 	@test -n "$(KVER)" -a -d "$(KDIR)" || { echo "no kernel headers: run 'make deps' or set KDIR" >&2; exit 1; }
 	+@tools/build-module $(KDIR) $(call moddir,$(KVER))
@@ -98,7 +100,7 @@ module:
 # The module for every test kernel and flavour (`make check` builds these).
 modules-all:
 	@test -n "$(BUILD_KVERS)" || { echo "no kernel headers: run 'make deps'" >&2; exit 1; }
-	@for k in $(BUILD_KVERS); do \
+	+@for k in $(BUILD_KVERS); do \
 		tools/build-module /lib/modules/$$k/build $(BUILD)/kmod/$$k || exit 1; \
 	done
 
@@ -238,7 +240,7 @@ bench:
 
 bench-run: userspace
 	@test -n "$(TEST_KVERS)" || { echo "no kernel headers: run 'make deps'" >&2; exit 1; }
-	@for k in $(TEST_KVERS); do \
+	+@for k in $(TEST_KVERS); do \
 		tools/build-module /lib/modules/$$k/build $(call moddir,$$k) || exit 1; \
 	done
 	tools/bench/bench $(ARGS)
