@@ -21,7 +21,7 @@ static int run(struct ftctl_opts *opts, int argc, char **argv)
 	struct ftagent_status st;
 	unsigned int silent = 0, failed = 0;
 	char name[256];
-	size_t i, j;
+	size_t i;
 	int rc;
 
 	rc = ftctl_parse_options(&ftctl_cmd_selfcheck, opts, argc, argv, NULL,
@@ -49,17 +49,13 @@ static int run(struct ftctl_opts *opts, int argc, char **argv)
 	for (i = 0; i < res.n_hooks; i++) {
 		const struct ftagent_hook_stats *h = &res.hook[i];
 		const char *verdict;
-		int fired = 0;
 
 		if (h->state == FTAGENT_HOOK_DETACHED)
 			continue;
-		for (j = 0; j < before.n_hooks; j++)
-			if (!strcmp(before.hook[j].name, h->name))
-				fired = h->hits > before.hook[j].hits;
 		if (h->state == FTAGENT_HOOK_FAILED) {
 			failed++;
 			verdict = "FAILED";
-		} else if (!fired) {
+		} else if (!ftagent_hook_fired(&before, h)) {
 			silent++;
 			verdict = "SILENT: did not fire on a test call";
 		} else {

@@ -11,6 +11,7 @@
 
 #include "api_client.h"
 #include "doctor.h"
+#include "selfcheck.h"
 
 #define DOC_INSTALL "docs/install.md"
 #define FIX_UPGRADE                                                            \
@@ -210,17 +211,6 @@ void doctor_check_daemon(struct doctor_report *r,
 	check_caller(r, in);
 }
 
-static const struct ftagent_hook_stats *hook_named(
-	const struct ftagent_resources *res, const char *name)
-{
-	size_t i;
-
-	for (i = 0; res && i < res->n_hooks; i++)
-		if (!strcmp(res->hook[i].name, name))
-			return &res->hook[i];
-	return NULL;
-}
-
 /* Append @name to @list (", "-separated), "..." once it is full. */
 static void list_add(char *list, size_t size, const char *name)
 {
@@ -253,8 +243,6 @@ void doctor_check_hooks(struct doctor_report *r,
 	}
 	for (i = 0; i < after->n_hooks; i++) {
 		const struct ftagent_hook_stats *h = &after->hook[i];
-		const struct ftagent_hook_stats *b =
-			hook_named(before, h->name);
 
 		if (h->state == FTAGENT_HOOK_DETACHED)
 			continue;
@@ -265,7 +253,7 @@ void doctor_check_hooks(struct doctor_report *r,
 		}
 		n_live++;
 		/* Our one call of each traced syscall must show as a hit. */
-		if (!b || h->hits <= b->hits) {
+		if (!ftagent_hook_fired(before, h)) {
 			n_silent++;
 			list_add(silent, sizeof(silent), h->name);
 		}

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stddef.h>
+#include <string.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 
+#include "counters.h"
 #include "selfcheck.h"
 
 /* Far above any descriptor a process holds. */
@@ -28,4 +30,15 @@ void ftagent_call_every_traced_syscall(void)
 	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
 		syscall(nrs[i], FTAGENT_CLOSED_FD, 0, 0, FTAGENT_CLOSED_FD, 0,
 			0);
+}
+
+int ftagent_hook_fired(const struct ftagent_resources *before,
+		       const struct ftagent_hook_stats *h)
+{
+	size_t i;
+
+	for (i = 0; before && i < before->n_hooks; i++)
+		if (!strcmp(before->hook[i].name, h->name))
+			return h->hits > before->hook[i].hits;
+	return 0;
 }

@@ -12,4 +12,15 @@
  */
 void ftagent_call_every_traced_syscall(void);
 
+struct ftagent_resources;
+struct ftagent_hook_stats;
+/*
+ * 1 when hook @h's hit count grew since @before (the module's figures
+ * taken before the calls above), found by name; 0 when it did not or
+ * @before has no such hook. The module's "verified" state is no proof:
+ * it is set by a hook's first hit and never cleared.
+ */
+int ftagent_hook_fired(const struct ftagent_resources *before,
+		       const struct ftagent_hook_stats *h);
+
 #endif /* FTAGENT_LIB_SELFCHECK_H */
