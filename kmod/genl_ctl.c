@@ -123,10 +123,7 @@ static int ftagent_ctl_flush(struct sk_buff *skb, struct genl_info *info)
 	if (err)
 		return err;
 	err = ftagent_counters_flush(&idle_seq);
-	if (err == -EAGAIN)
-		NL_SET_ERR_MSG(info->extack,
-			       "a closed socket with this port id is still being released; try again");
-	else if (err == -EBUSY) {
+	if (err == -EBUSY) {
 		NL_SET_ERR_MSG(info->extack,
 			       "the idle generation is not acknowledged yet");
 		return err;
@@ -344,6 +341,9 @@ static int ftagent_ctl_exclude_self(struct sk_buff *skb,
 	else if (err == -ENOSPC)
 		NL_SET_ERR_MSG(info->extack,
 			       "FTAGENT_EXCLUDE_SELF_MAX sockets hold an exclusion");
+	else if (err == -EAGAIN)
+		NL_SET_ERR_MSG(info->extack,
+			       "a closed socket with this port id is still being released; try again");
 	else if (err)
 		NL_SET_ERR_MSG(info->extack, "no memory to rebuild the exclusions");
 	return err;
