@@ -12,7 +12,7 @@
  *  - while it is registered by EXCLUDE_SELF: a CAP_SYS_ADMIN caller asks
  *    for its own process, for as long as the netlink socket that asked
  *    stays open. The registration is a reference to the process's struct
- *    pid (never reused, unlike a number) and the socket's (net, portid);
+ *    pid (never reused, unlike a number) and a reference to the socket;
  *    the NETLINK_URELEASE notifier (genl_ctl.c), which 6.1 and 6.12 both
  *    call from the socket's release, ends it. This is the daemon's own
  *    exclusion: nothing another process can copy or take over;
@@ -65,6 +65,7 @@
 #include <linux/socket.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <net/sock.h>
 
 #include "filters.h"
 
@@ -101,12 +102,15 @@ static struct ftagent_self {
 	const struct net *net;	/* the socket that asked: net, portid */
 	u32 portid;
 	/*
-	 * That socket itself, never dereferenced: a socket is freed only
-	 * after its release notifier ran, so while the entry exists no other
-	 * socket has this address. A new socket that got the same portid
-	 * while the old one is still being released is told to retry.
+	 * That socket itself, held (sock_hold) while the entry exists. The
+	 * release notifier names only (net, portid), and netlink_release()
+	 * unhashes a socket before it calls the notifier, so a new socket
+	 * can bind the same portid in between: the notifier ends an entry
+	 * only if its socket is the one being released (SOCK_DEAD, set by
+	 * sock_orphan() before the notifier runs). A new socket with the
+	 * portid of one still being released is told to retry.
 	 */
-	const void *sk;
+	struct sock *sk;
 } ftagent_selves[FTAGENT_SELF_MAX];
 static unsigned int ftagent_n_selves;
 
@@ -689,8 +693,33 @@ int ftagent_filters_replace(struct ftagent_filters *next)
 	return 0;
 }
 
+/* End registration @i (caller holds the config lock). */
+static void ftagent_self_end(unsigned int i)
+{
+	struct ftagent_self *e = &ftagent_selves[i];
+	struct sock *sk = e->sk;
+	struct pid *pid;
+
+	spin_lock(&ftagent_excl_lock);
+	pid = e->pid;
+	WRITE_ONCE(e->pid, NULL);
+	WRITE_ONCE(ftagent_n_selves, ftagent_n_selves - 1);
+	e->sk = NULL;
+	spin_unlock(&ftagent_excl_lock);
+	if (ftagent_excl_rebuild()) {
+		/* No memory for a rebuild: the process at least leaves. */
+		rcu_read_lock();
+		if (pid_task(pid, PIDTYPE_TGID))
+			ftagent_excl_remove(pid_nr(pid));
+		rcu_read_unlock();
+	}
+	synchronize_rcu();	/* no judge compares against @pid any more */
+	put_pid(pid);
+	sock_put(sk);
+}
+
 int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
-				 u32 portid, const void *sk)
+				 u32 portid, struct sock *sk)
 {
 	struct ftagent_self *e = NULL;
 	unsigned int i;
@@ -708,6 +737,7 @@ int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
 	}
 	if (!e)
 		return -ENOSPC;
+	sock_hold(sk);
 	spin_lock(&ftagent_excl_lock);
 	e->net = net;
 	e->portid = portid;
@@ -717,36 +747,24 @@ int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
 	spin_unlock(&ftagent_excl_lock);
 	err = ftagent_excl_rebuild();
 	if (err)
-		ftagent_filters_socket_released(net, portid);
+		ftagent_self_end(e - ftagent_selves);
 	return err;
 }
 
 void ftagent_filters_socket_released(const struct net *net, u32 portid)
 {
-	struct pid *pid = NULL;
 	unsigned int i;
 
-	for (i = 0; i < FTAGENT_SELF_MAX && !pid; i++) {
+	for (i = 0; i < FTAGENT_SELF_MAX; i++) {
 		if (!ftagent_selves[i].pid || ftagent_selves[i].net != net ||
 		    ftagent_selves[i].portid != portid)
 			continue;
-		spin_lock(&ftagent_excl_lock);
-		pid = ftagent_selves[i].pid;
-		WRITE_ONCE(ftagent_selves[i].pid, NULL);
-		WRITE_ONCE(ftagent_n_selves, ftagent_n_selves - 1);
-		spin_unlock(&ftagent_excl_lock);
-	}
-	if (!pid)
+		/* Another socket's release, after it lent us its portid. */
+		if (!sock_flag(ftagent_selves[i].sk, SOCK_DEAD))
+			continue;
+		ftagent_self_end(i);
 		return;
-	if (ftagent_excl_rebuild()) {
-		/* No memory for a rebuild: the process at least leaves. */
-		rcu_read_lock();
-		if (pid_task(pid, PIDTYPE_TGID))
-			ftagent_excl_remove(pid_nr(pid));
-		rcu_read_unlock();
 	}
-	synchronize_rcu();	/* no judge compares against @pid any more */
-	put_pid(pid);
 }
 
 bool ftagent_filters_any_self(void)
@@ -860,8 +878,12 @@ void ftagent_filters_exit(void)
 		WRITE_ONCE(ftagent_dying[i], NULL);
 	/* The release notifier is gone (genl_ctl.c): nobody else puts. */
 	for (i = 0; i < FTAGENT_SELF_MAX; i++) {
+		if (!ftagent_selves[i].pid)
+			continue;
 		put_pid(ftagent_selves[i].pid);
 		ftagent_selves[i].pid = NULL;
+		sock_put(ftagent_selves[i].sk);
+		ftagent_selves[i].sk = NULL;
 	}
 	ftagent_n_selves = 0;
 	static_branch_disable(&ftagent_exclusions_on);

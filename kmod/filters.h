@@ -16,6 +16,8 @@
 #include <linux/types.h>
 #include <linux/ftagent.h>
 
+struct sock;
+
 /* Bits of ftagent_filter_flags: what is tracked. */
 #define FTAGENT_TRACK_TCP	BIT(0)
 #define FTAGENT_TRACK_UDP	BIT(1)
@@ -114,8 +116,11 @@ int ftagent_filters_replace(struct ftagent_filters *next);
  * registered another process; -ENOSPC when FTAGENT_SELF_MAX are held.
  */
 int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
-				 u32 portid, const void *sk);
-/* The socket (@net, @portid) is released (caller holds the config lock). */
+				 u32 portid, struct sock *sk);
+/*
+ * A socket (@net, @portid) is released (caller holds the config lock):
+ * the registration it holds ends, if its socket is the dead one.
+ */
 void ftagent_filters_socket_released(const struct net *net, u32 portid);
 bool ftagent_filters_may_hold(const struct net *net, u32 portid);
 /* Lockless hint: whether any registration is held. */
