@@ -289,7 +289,7 @@ lint-shell:
 		tests/host/ftagentd_cli.sh tests/host/spec_check.sh \
 		tests/host/man_pages.sh \
 		tests/host/ftctl_cli.sh tests/host/ftctl_completion.sh \
-		tools/dkms-install tools/deb/build tests/deb/overlay-root \
+		tools/dkms-install tools/deb/build \
 		tests/deb/guest-install tests/deb/guest-test tests/deb/lintian \
 		tests/dkms/install-twice tests/dkms/signing \
 		$(COMPLETION) tools/bench/peers/install \
