@@ -11,8 +11,9 @@
  * threads hammering pread and send meanwhile. The guest harness fails
  * the run on any splat in the kernel log.
  *
- * make check runs 3 cycles of each; FTAGENT_LONG=1 (make check-long,
- * make check-debug) runs 200; FTAGENT_BLOCKED_CYCLES=N overrides both.
+ * make check runs 2 cycles of each (one per wake order); FTAGENT_LONG=1
+ * (make check-long, make check-debug) runs 200; FTAGENT_BLOCKED_CYCLES=N
+ * overrides both.
  *
  * Needs FTAGENT_KO; leaves the module loaded with the runner's parameters.
  */
@@ -136,7 +137,7 @@ static int cycles(void)
 
 	if (n && atoi(n) > 0)
 		return atoi(n);
-	return longrun && !strcmp(longrun, "1") ? 200 : 3;
+	return longrun && !strcmp(longrun, "1") ? 200 : 2;
 }
 
 FIXTURE(blocked)
