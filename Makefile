@@ -46,7 +46,7 @@ LDLIBS_CRYPTO := -lnettle
 DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 \
-	linux-headers-rt-amd64 linux-headers-cloud-amd64 \
+	linux-image-rt-amd64 linux-headers-rt-amd64 linux-headers-cloud-amd64 \
 	linux-headers-6.12-rt-amd64 linux-headers-6.12-cloud-amd64 \
 	qemu-system-x86 busybox-static iproute2 e2fsprogs python3 \
 	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev libinih-dev \
@@ -85,7 +85,7 @@ moddir = $(BUILD)/kmod/$(1)
 module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
-.PHONY: all module modules-all userspace man tests deps check check-run check-long check-abi-compat check-packages demo demo-run lint bench bench-run \
+.PHONY: all module modules-all userspace man tests deps check check-run check-long check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove install uninstall guest-shell deb
 
@@ -213,6 +213,18 @@ check-long: userspace tests
 # before the policy gate brought 0.4. `make check` runs it too.
 check-abi-compat: all
 	FTG_TCG_OPTS=thread=single tests/abi/run-compat $(BUILD) $(KVER)
+
+# The selftests on the PREEMPT_RT kernel (6.1, linux-image-rt-amd64)
+# with both hook sets and the lockdown phase; make check runs them there
+# with the ftrace set only (tests/run-check says why).
+check-rt: userspace tests
+	@k=$$(tools/test-kernels --rt); \
+	test -n "$$k" || { echo "no 6.1 PREEMPT_RT kernel: make deps" >&2; exit 1; }; \
+	tools/build-module /lib/modules/$$k/build $(BUILD)/kmod/$$k >/dev/null || \
+		{ tail -n 30 $(BUILD)/kmod/$$k/build.log; exit 1; }; \
+	FTG_TCG_OPTS=thread=single tools/guest/run-guest --kver $$k --timeout 3600 \
+		--quiet -- $(CURDIR)/tests/selftests/guest-run \
+		$(CURDIR)/$(BUILD)/kmod/$$k/kmod/ftagent.ko $(CURDIR)/$(BUILD)/tests/selftests
 
 # The packages installed, upgraded and purged in a guest (tests/deb/
 # guest-test; 20 to 40 minutes, outside make check).
