@@ -21,10 +21,13 @@
  * child that execs something else stays excluded.
  *
  * The set is an open-addressing table of tgids with tombstones, written
- * under a spinlock and read locklessly under RCU (sched). The lock is
- * taken only in process context (the fork, rename and exit points, and
- * the changes below), never from an interrupt, and never for work that
- * grows with the number of tasks: one insertion or removal, or a
+ * under a raw spinlock and read locklessly under RCU (sched). Raw, since
+ * the fork and rename tracepoints and the exit hook take it with
+ * preemption off, where PREEMPT_RT's sleeping spinlock would schedule
+ * while atomic when contended; nothing under it allocates or sleeps.
+ * The lock is taken only in process context (the fork, rename and exit
+ * points, and the changes below), never from an interrupt, and never for
+ * work that grows with the number of tasks: one insertion or removal, or a
  * compaction (a fixed 4096 slots) when tombstones pile up, which copies
  * the live entries into the spare table, publishes it with RCU and takes
  * the old one as the spare after a grace period.
@@ -87,7 +90,7 @@ static bool ftagent_excl_spare_ready;	/* no reader can still see it */
 static struct rcu_head ftagent_excl_rcu;
 /* The table a rebuild fills (no reader sees it); under the lock. */
 static struct ftagent_excl_table *ftagent_excl_shadow;
-static DEFINE_SPINLOCK(ftagent_excl_lock);
+static DEFINE_RAW_SPINLOCK(ftagent_excl_lock);
 static u64 ftagent_excl_missed;
 
 /*
@@ -358,7 +361,7 @@ static void ftagent_excl_remove(u32 tgid)
 	u32 i, n, v;
 	u64 t0;
 
-	spin_lock(&ftagent_excl_lock);
+	raw_spin_lock(&ftagent_excl_lock);
 	t0 = local_clock();
 	t = rcu_dereference_protected(ftagent_excl,
 				      lockdep_is_held(&ftagent_excl_lock));
@@ -377,7 +380,7 @@ static void ftagent_excl_remove(u32 tgid)
 	}
 	ftagent_excl_remove_shadow(tgid);
 	ftagent_excl_note(t0);
-	spin_unlock(&ftagent_excl_lock);
+	raw_spin_unlock(&ftagent_excl_lock);
 }
 
 /* A comm as the kernel keeps it (15 bytes at most) against a name. */
@@ -477,9 +480,9 @@ static bool ftagent_excl_judge_walked(const struct ftagent_filters *f,
 		return false;
 	if (parent->tgid >= p->tgid)
 		return ftagent_excl_judge(f, parent);
-	spin_lock(&ftagent_excl_lock);
+	raw_spin_lock(&ftagent_excl_lock);
 	in = ftagent_excl_find(s, parent->tgid);
-	spin_unlock(&ftagent_excl_lock);
+	raw_spin_unlock(&ftagent_excl_lock);
 	return in;
 }
 
@@ -525,7 +528,7 @@ void ftagent_exclude_fork(struct task_struct *parent,
 	} else if (!ftagent_tgid_excluded_slow(parent->tgid)) {
 		return;
 	}
-	spin_lock(&ftagent_excl_lock);
+	raw_spin_lock(&ftagent_excl_lock);
 	t0 = local_clock();
 	cur = rcu_dereference_protected(ftagent_excl,
 					lockdep_is_held(&ftagent_excl_lock));
@@ -535,7 +538,7 @@ void ftagent_exclude_fork(struct task_struct *parent,
 		       ftagent_excl_find(ftagent_excl_shadow, parent->tgid)))
 		ftagent_excl_add_shadow(child->tgid);
 	ftagent_excl_note(t0);
-	spin_unlock(&ftagent_excl_lock);
+	raw_spin_unlock(&ftagent_excl_lock);
 }
 
 /* Under the task's task_lock, before @comm is written (__set_task_comm). */
@@ -554,7 +557,7 @@ void ftagent_exclude_rename(struct task_struct *task, const char *comm)
 	if (!listed && !READ_ONCE(ftagent_excl_shadow))
 		return;
 	/* Decide against the names in force under the lock (see the top). */
-	spin_lock(&ftagent_excl_lock);
+	raw_spin_lock(&ftagent_excl_lock);
 	t0 = local_clock();
 	f = rcu_dereference_protected(ftagent_filters_cur,
 				      lockdep_is_held(&ftagent_excl_lock));
@@ -563,7 +566,7 @@ void ftagent_exclude_rename(struct task_struct *task, const char *comm)
 		ftagent_excl_add_shadow(task->tgid);
 	}
 	ftagent_excl_note(t0);
-	spin_unlock(&ftagent_excl_lock);
+	raw_spin_unlock(&ftagent_excl_lock);
 }
 
 bool ftagent_path_excluded(const char *path, size_t len)
@@ -611,9 +614,9 @@ static int ftagent_excl_rebuild(void)
 		memset(old, 0, FTAGENT_EXCL_BYTES);
 		static_branch_enable(&ftagent_exclusions_on);
 	}
-	spin_lock(&ftagent_excl_lock);
+	raw_spin_lock(&ftagent_excl_lock);
 	WRITE_ONCE(ftagent_excl_shadow, s);
-	spin_unlock(&ftagent_excl_lock);
+	raw_spin_unlock(&ftagent_excl_lock);
 	smp_mb();	/* pairs with the one in ftagent_exclude_fork() */
 
 	while (want) {
@@ -627,25 +630,25 @@ static int ftagent_excl_rebuild(void)
 		p = pid_task(pid, PIDTYPE_TGID);
 		in = p && ftagent_excl_judge_walked(f, p, s);
 		if (in) {
-			spin_lock(&ftagent_excl_lock);
+			raw_spin_lock(&ftagent_excl_lock);
 			t0 = local_clock();
 			/* Gone already: its number would exclude the next. */
 			if (ftagent_excl_alive(p))
 				ftagent_excl_add_shadow(p->tgid);
 			ftagent_excl_note(t0);
-			spin_unlock(&ftagent_excl_lock);
+			raw_spin_unlock(&ftagent_excl_lock);
 		}
 		rcu_read_unlock();
 		cond_resched();
 	}
 
-	spin_lock(&ftagent_excl_lock);
+	raw_spin_lock(&ftagent_excl_lock);
 	t0 = local_clock();
 	old = rcu_replace_pointer(ftagent_excl, s,
 				  lockdep_is_held(&ftagent_excl_lock));
 	WRITE_ONCE(ftagent_excl_shadow, NULL);
 	ftagent_excl_note(t0);
-	spin_unlock(&ftagent_excl_lock);
+	raw_spin_unlock(&ftagent_excl_lock);
 	if (!want)
 		static_branch_disable(&ftagent_exclusions_on);
 	synchronize_rcu();	/* readers of @old, and every hook that saw the key */
@@ -671,19 +674,19 @@ int ftagent_filters_replace(struct ftagent_filters *next)
 	int err;
 
 	/* Under the spinlock: the rename point decides against these. */
-	spin_lock(&ftagent_excl_lock);
+	raw_spin_lock(&ftagent_excl_lock);
 	old = rcu_replace_pointer(ftagent_filters_cur, next,
 				  lockdep_is_held(&ftagent_excl_lock));
 	WRITE_ONCE(ftagent_filter_flags, next->flags);
-	spin_unlock(&ftagent_excl_lock);
+	raw_spin_unlock(&ftagent_excl_lock);
 	err = ftagent_excl_rebuild();
 	if (err) {
 		/* Back to the filters whose set is in force. */
-		spin_lock(&ftagent_excl_lock);
+		raw_spin_lock(&ftagent_excl_lock);
 		rcu_replace_pointer(ftagent_filters_cur, old,
 				    lockdep_is_held(&ftagent_excl_lock));
 		WRITE_ONCE(ftagent_filter_flags, old ? old->flags : 0);
-		spin_unlock(&ftagent_excl_lock);
+		raw_spin_unlock(&ftagent_excl_lock);
 		synchronize_rcu();
 		ftagent_filters_free(next);
 		return err;
@@ -700,12 +703,12 @@ static void ftagent_self_end(unsigned int i)
 	struct sock *sk = e->sk;
 	struct pid *pid;
 
-	spin_lock(&ftagent_excl_lock);
+	raw_spin_lock(&ftagent_excl_lock);
 	pid = e->pid;
 	WRITE_ONCE(e->pid, NULL);
 	WRITE_ONCE(ftagent_n_selves, ftagent_n_selves - 1);
 	e->sk = NULL;
-	spin_unlock(&ftagent_excl_lock);
+	raw_spin_unlock(&ftagent_excl_lock);
 	if (ftagent_excl_rebuild()) {
 		/* No memory for a rebuild: the process at least leaves. */
 		rcu_read_lock();
@@ -738,13 +741,13 @@ int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
 	if (!e)
 		return -ENOSPC;
 	sock_hold(sk);
-	spin_lock(&ftagent_excl_lock);
+	raw_spin_lock(&ftagent_excl_lock);
 	e->net = net;
 	e->portid = portid;
 	e->sk = sk;
 	WRITE_ONCE(e->pid, get_pid(pid));
 	WRITE_ONCE(ftagent_n_selves, ftagent_n_selves + 1);
-	spin_unlock(&ftagent_excl_lock);
+	raw_spin_unlock(&ftagent_excl_lock);
 	err = ftagent_excl_rebuild();
 	if (err)
 		ftagent_self_end(e - ftagent_selves);
