@@ -86,7 +86,8 @@ moddir = $(BUILD)/kmod/$(1)
 module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
-.PHONY: all module modules-all userspace man tests fuzz fuzz-build deps check check-run check-long check-abi-compat check-packages demo demo-run lint bench bench-run \
+.PHONY: all module modules-all userspace man tests unit-tests unit-asan \
+	fuzz fuzz-build deps check check-run check-long check-abi-compat check-packages demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove install uninstall guest-shell deb
 
@@ -180,13 +181,21 @@ $(BUILD)/tests/unit/printable_test: tests/unit/printable_test.c $(BUILD)/tools/f
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) \
 		$(LDLIBS_CRYPTO)
 
+# The unit tests again, built with ASan and UBSan in build/asan (make
+# unit-asan; tests/run-check runs both builds).
+ASAN_CFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+unit-tests: $(UNIT_BINS)
+
+unit-asan:
+	+@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan \
+		EXTRA_CFLAGS='$(ASAN_CFLAGS)' unit-tests
+
 # libFuzzer targets (tests/fuzz/NAME_fuzz.c), linked with the libraries
 # built again by clang with the fuzzer's coverage and the sanitizers, all
 # in build/fuzz. `make fuzz` runs each for FUZZ_SECONDS on a copy of its
-# corpus (tests/fuzz/run-fuzz).
+# corpus (tests/fuzz/run-fuzz); tests/run-check replays the corpora.
 FUZZ_CC := clang
-ASAN_CFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-fno-omit-frame-pointer
 FUZZ_SECONDS ?= 60
 FUZZ_NAMES := $(patsubst tests/fuzz/%_fuzz.c,%,$(wildcard tests/fuzz/*_fuzz.c))
 FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%_fuzz)
@@ -239,12 +248,12 @@ check:
 	@$(MAKE) --no-print-directory check-run
 
 # Every test kernel and flavour, whatever KVER says (tests/run-check).
-check-run: userspace tests
+check-run: userspace tests unit-asan fuzz-build
 	@tests/run-check --build $(BUILD)
 
 # The same with the long stress runs (100 hammered load/unload cycles with
 # the kprobe set too).
-check-long: userspace tests
+check-long: userspace tests unit-asan fuzz-build
 	@tests/run-check --build $(BUILD) --long
 
 # Daemons and modules one ABI minor apart (tests/abi/minor-compat): the
