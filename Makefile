@@ -8,6 +8,7 @@
 #   make lint       checkpatch, sparse, clang-format   make clean
 #   make dkms-install / dkms-remove                    (for a real server)
 #   make deb        the Debian packages ftagent-dkms and ftagent, in build/deb
+#   make fuzz       each libFuzzer target for FUZZ_SECONDS (60), tests/fuzz
 
 # The kernels the tests boot: the newest installed of each Debian 12
 # series, 6.1 then 6.12 (tools/test-kernels; named by series, so extra
@@ -36,7 +37,7 @@ CC ?= gcc
 CFLAGS ?= -O2 -g
 CFLAGS += -std=gnu11 -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes \
 	  -Wmissing-prototypes -D_GNU_SOURCE -isystem uapi \
-	  -DFTAGENTD_VERSION='"$(VERSION)"'
+	  -DFTAGENTD_VERSION='"$(VERSION)"' $(EXTRA_CFLAGS)
 LDLIBS_NL := -lmnl
 LDLIBS_JSON := -ljson-c
 # SHA-256 for the audit trail's hash chain (tools/lib/audit_chain.c).
@@ -51,7 +52,7 @@ DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	qemu-system-x86 busybox-static iproute2 e2fsprogs python3 \
 	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev libinih-dev \
 	libmicrohttpd-dev libsystemd-dev nettle-dev prometheus \
-	dkms sparse clang-format shellcheck \
+	dkms sparse clang-format shellcheck clang libclang-rt-14-dev \
 	python3-yaml python3-jsonschema python3-pyroute2 \
 	scdoc groff-base bash-completion \
 	debhelper dh-dkms lintian openssl rsyslog systemd
@@ -85,7 +86,8 @@ moddir = $(BUILD)/kmod/$(1)
 module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
-.PHONY: all module modules-all userspace man tests deps check check-run check-long check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
+.PHONY: all module modules-all userspace man tests unit-tests unit-asan \
+	fuzz fuzz-build deps check check-run check-long check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove install uninstall guest-shell deb
 
@@ -179,6 +181,52 @@ $(BUILD)/tests/unit/printable_test: tests/unit/printable_test.c $(BUILD)/tools/f
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) \
 		$(LDLIBS_CRYPTO)
 
+# The unit tests again, built with ASan and UBSan in build/asan (make
+# unit-asan; tests/run-check runs both builds).
+ASAN_CFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+unit-tests: $(UNIT_BINS)
+
+unit-asan:
+	+@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan \
+		EXTRA_CFLAGS='$(ASAN_CFLAGS)' unit-tests
+
+# libFuzzer targets (tests/fuzz/NAME_fuzz.c), linked with the libraries
+# built again by clang with the fuzzer's coverage and the sanitizers, all
+# in build/fuzz. `make fuzz` runs each for FUZZ_SECONDS on a copy of its
+# corpus (tests/fuzz/run-fuzz); tests/run-check replays the corpora.
+FUZZ_CC := clang
+FUZZ_SECONDS ?= 60
+FUZZ_NAMES := $(patsubst tests/fuzz/%_fuzz.c,%,$(wildcard tests/fuzz/*_fuzz.c))
+FUZZ_BINS := $(FUZZ_NAMES:%=$(BUILD)/fuzz/%_fuzz)
+FUZZ_HDRS := $(wildcard daemon/*.h tools/lib/*.h tools/ftctl/*.h tests/unit/*.h)
+FUZZ_LDLIBS := $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON) $(LDLIBS_CRYPTO)
+
+fuzz-build:
+	+@$(MAKE) --no-print-directory BUILD=$(BUILD)/fuzz CC=$(FUZZ_CC) \
+		EXTRA_CFLAGS='-O1 $(ASAN_CFLAGS) -fsanitize=fuzzer-no-link' \
+		$(FUZZ_BINS)
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) tests/fuzz/run-fuzz $(BUILD)/fuzz $(FUZZ_NAMES)
+
+# (Made by the fuzz-build sub-make, where BUILD is build/fuzz.)
+$(BUILD)/%_fuzz: tests/fuzz/%_fuzz.c $(FUZZ_HDRS) $(DAEMON_LIB) $(LIB)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer -o $@ $(filter %.c %.a,$^) \
+		$(FUZZ_LDLIBS)
+
+# ftctl whole, its main() renamed, the calls that leave the process
+# wrapped (tests/fuzz/ftctl_fuzz.c says how).
+$(BUILD)/tools/ftctl/main_fuzz.o: tools/ftctl/main.c $(FUZZ_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Dmain=ftctl_main -Wno-missing-prototypes -c -o $@ $<
+FTCTL_FUZZ_OBJS := $(filter-out %/main.o,$(FTCTL_SRCS:%.c=$(BUILD)/%.o)) \
+	$(BUILD)/tools/ftctl/main_fuzz.o
+$(BUILD)/ftctl_fuzz: tests/fuzz/ftctl_fuzz.c $(FUZZ_HDRS) $(FTCTL_FUZZ_OBJS) $(LIB)
+	$(CC) $(CFLAGS) -fsanitize=fuzzer \
+		-Wl,--wrap=ftagent_api_call,--wrap=ftagent_query_status,--wrap=geteuid \
+		-o $@ $(filter %.c %.o %.a,$^) $(FUZZ_LDLIBS)
+
 # The kselftest harness comes from Debian's linux-source-6.1, not from git.
 $(KSELFTEST_HDRS): $(KSRC_TARBALL)
 	@mkdir -p $(KSELFTEST_DIR)
@@ -200,12 +248,12 @@ check:
 	@$(MAKE) --no-print-directory check-run
 
 # Every test kernel and flavour, whatever KVER says (tests/run-check).
-check-run: userspace tests
+check-run: userspace tests unit-asan fuzz-build
 	@tests/run-check --build $(BUILD)
 
 # The same with the long stress runs (100 hammered load/unload cycles with
 # the kprobe set too).
-check-long: userspace tests
+check-long: userspace tests unit-asan fuzz-build
 	@tests/run-check --build $(BUILD) --long
 
 # Daemons and modules one ABI minor apart (tests/abi/minor-compat): the
@@ -266,7 +314,7 @@ CHECKPATCH := $(CHECKPATCH_DIR)/checkpatch.pl
 KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h \
 	kmod/compat/*.h kmod/compat/probes/*.c)) uapi/linux/ftagent.h
 USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.[ch] \
-	tests/host/*.c \
+	tests/host/*.c tests/fuzz/*.c \
 	tests/selftests/*.[ch] tools/bench/*.c daemon/*.[ch] daemon/bench/*.c)
 
 $(CHECKPATCH): $(KSRC_TARBALL)
@@ -309,7 +357,7 @@ lint-shell:
 		tools/bench/peers/sysdig tests/abi/run-compat tests/abi/minor-compat \
 		tests/host/layout.sh tests/host/bench_tools.sh \
 		tests/host/shipping_rsyslog.sh \
-		tests/host/metrics_alerts.sh
+		tests/host/metrics_alerts.sh tests/fuzz/run-fuzz tests/fuzz/replay
 
 # A real server: build and install through DKMS so kernel updates rebuild
 # it. Run twice, the same result; older ftagent versions registered are

@@ -133,9 +133,9 @@ static void summary_sock(struct json_object *ev, const char *type, char *out,
 
 static void summary_exec(struct json_object *ev, char *out, size_t len)
 {
-	struct json_object *argv = ftctl_jget(ev, "argv");
 	char arg[256];
-	size_t i, n = argv ? json_object_array_length(argv) : 0, used = 0;
+	size_t i, n, used = 0;
+	struct json_object *argv = ftctl_jarray(ev, "argv", &n);
 
 	out[0] = '\0';
 	for (i = 0; i < n && used + 1 < len; i++) {

@@ -641,7 +641,7 @@ static int resources_once(int json, int clear)
 				       json_object_new_uint64(ftctl_ju64(
 					       reply, "daemon.pid")));
 		v = ftctl_jget(reply, "resources");
-		if (v) {
+		if (v && json_object_get_type(v) == json_type_object) {
 			json_object_object_foreach(v, key, val)
 			{
 				json_object_object_add(line, key,

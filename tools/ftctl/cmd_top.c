@@ -303,14 +303,11 @@ static int by_pid(const void *a, const void *b)
 /* A reply's processes as rows (borrowing the reply's objects). */
 static struct prow *rows_of(struct json_object *reply, size_t *n)
 {
-	struct json_object *arr = ftctl_jget(reply, "processes");
+	struct json_object *arr = ftctl_jarray(reply, "processes", n);
 	struct prow *rows;
 	size_t i;
 	int k;
 
-	*n = arr && json_object_get_type(arr) == json_type_array
-		     ? json_object_array_length(arr)
-		     : 0;
 	rows = calloc(*n ? *n : 1, sizeof(*rows));
 	if (!rows)
 		return NULL;
@@ -352,9 +349,9 @@ static int ask_top(uint64_t limit, int sort, struct json_object **reply)
 
 static void print_once_text(struct json_object *reply, int header)
 {
-	struct json_object *arr = ftctl_jget(reply, "processes");
 	char comm[32], a[16], b[16], c[16], d[16];
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	size_t i, n;
+	struct json_object *arr = ftctl_jarray(reply, "processes", &n);
 
 	if (header)
 		print_header();
@@ -378,9 +375,9 @@ static void print_once_text(struct json_object *reply, int header)
 /* Fill in the names the daemon lacks, so JSON matches the text. */
 static void fill_names(struct json_object *reply)
 {
-	struct json_object *arr = ftctl_jget(reply, "processes");
 	char comm[32];
-	size_t i, n = arr ? json_object_array_length(arr) : 0;
+	size_t i, n;
+	struct json_object *arr = ftctl_jarray(reply, "processes", &n);
 
 	for (i = 0; i < n; i++) {
 		struct json_object *p = json_object_array_get_idx(arr, i);

@@ -273,6 +273,19 @@ const char *ftctl_jstr(struct json_object *o, const char *path)
 	return json_object_get_string(v);
 }
 
+struct json_object *ftctl_jarray(struct json_object *o, const char *path,
+				 size_t *n)
+{
+	struct json_object *v = ftctl_jget(o, path);
+
+	if (!v || json_object_get_type(v) != json_type_array) {
+		*n = 0;
+		return NULL;
+	}
+	*n = json_object_array_length(v);
+	return v;
+}
+
 int ftctl_daemon_call(struct json_object *req, struct json_object **reply,
 		      char *err, size_t err_size)
 {

@@ -45,6 +45,12 @@ int64_t ftctl_ji64(struct json_object *o, const char *path);
 double ftctl_jdouble(struct json_object *o, const char *path);
 /* "" when absent or not a string. */
 const char *ftctl_jstr(struct json_object *o, const char *path);
+/*
+ * The array at @path and its length in *@n; NULL and 0 when absent or
+ * not an array (json-c's array calls assert their argument is one).
+ */
+struct json_object *ftctl_jarray(struct json_object *o, const char *path,
+				 size_t *n);
 
 /* Timeout of one request to the daemon. */
 #define FTCTL_DAEMON_TIMEOUT_MS 5000

@@ -228,8 +228,8 @@ int ftagent_api_reply_major(struct json_object *reply)
 	return (int)json_object_get_int64(major);
 }
 
-static int parse_reply(const char *line, size_t len, struct json_object **reply,
-		       char *err, size_t size)
+int ftagent_api_parse_reply(const char *line, size_t len,
+			    struct json_object **reply, char *err, size_t size)
 {
 	int major;
 
@@ -315,7 +315,7 @@ int ftagent_api_call(const char *sock_path, struct json_object *req,
 		rc = recv_line(fd, &line, &len, deadline, err, err_size);
 	close(fd);
 	if (!rc)
-		rc = parse_reply(line, len, reply, err, err_size);
+		rc = ftagent_api_parse_reply(line, len, reply, err, err_size);
 	free(line);
 	return rc;
 }

@@ -43,6 +43,14 @@ int ftagent_api_call(const char *sock_path, struct json_object *req,
 		     struct json_object **reply, int timeout_ms, char *err,
 		     size_t err_size);
 
+/*
+ * The checks ftagent_api_call() makes of a reply line (@len bytes, NUL at
+ * @line[@len]): one JSON object, this API major, "ok" true. 0 with
+ * *@reply, or -EPROTO / -EREMOTEIO with @err, as ftagent_api_call().
+ */
+int ftagent_api_parse_reply(const char *line, size_t len,
+			    struct json_object **reply, char *err, size_t size);
+
 /* A reply's api_version.major: 1 when absent (1.0), -1 when malformed. */
 int ftagent_api_reply_major(struct json_object *reply);
 

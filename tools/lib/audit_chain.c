@@ -243,7 +243,8 @@ int ftagent_audit_list(const char *dir, char ***paths, size_t *n)
 	}
 	closedir(d);
 	d = NULL;
-	qsort(*paths, *n, sizeof(**paths), by_name);
+	if (*n) /* qsort()'s array may not be NULL, even empty */
+		qsort(*paths, *n, sizeof(**paths), by_name);
 	if (current && list_add(paths, n, dir, FTAGENT_AUDIT_CURRENT) < 0)
 		goto fail;
 	return 0;

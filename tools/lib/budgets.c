@@ -78,13 +78,25 @@ static void put_budget(struct nlmsghdr *nlh,
 	mnl_attr_nest_end(nlh, nest);
 }
 
+size_t ftagent_budgets_msg_size(const struct ftagent_budget_set *s)
+{
+	return MNL_SOCKET_BUFFER_SIZE + s->n * 512;
+}
+
+void ftagent_budgets_put(struct nlmsghdr *req,
+			 const struct ftagent_budget_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		put_budget(req, &s->b[i]);
+}
+
 int ftagent_set_budgets(struct ftnl *ctl, const struct ftagent_budget_set *s,
 			uint64_t *generation, struct ftnl_error *err)
 {
-	size_t size = MNL_SOCKET_BUFFER_SIZE + s->n * 512;
 	struct nlmsghdr *req;
-	char *buf = calloc(1, size);
-	size_t i;
+	char *buf = calloc(1, ftagent_budgets_msg_size(s));
 	int rc;
 
 	if (!buf) {
@@ -93,8 +105,7 @@ int ftagent_set_budgets(struct ftnl *ctl, const struct ftagent_budget_set *s,
 		return -1;
 	}
 	req = ftnl_put_request(ctl, buf, FTAGENT_CTL_CMD_SET_BUDGETS, 0);
-	for (i = 0; i < s->n; i++)
-		put_budget(req, &s->b[i]);
+	ftagent_budgets_put(req, s);
 	rc = ftagent_set_transact(ctl, req, generation, err);
 	free(buf);
 	return rc;
@@ -193,6 +204,12 @@ static int set_attr(const struct nlattr *a, void *data)
 	return mnl_attr_parse_nested(a, budget_attr, b);
 }
 
+int ftagent_budgets_parse(const struct nlmsghdr *nlh,
+			  struct ftagent_budget_set *s)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), set_attr, s);
+}
+
 struct dump_ctx {
 	struct ftagent_budget_set *s;
 	int interrupted;
@@ -204,7 +221,7 @@ static int budgets_reply(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 		ctx->interrupted = 1;
-	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), set_attr, ctx->s);
+	return ftagent_budgets_parse(nlh, ctx->s);
 }
 
 int ftagent_get_budgets(struct ftnl *ctl, struct ftagent_budget_set *s,

@@ -43,6 +43,12 @@ int ftagent_set_budgets(struct ftnl *ctl, const struct ftagent_budget_set *s,
 			uint64_t *generation, struct ftnl_error *err);
 int ftagent_get_budgets(struct ftnl *ctl, struct ftagent_budget_set *s,
 			struct ftnl_error *err);
+/* As ftagent_policy_msg_size(), _put() and _parse() (policy.h). */
+size_t ftagent_budgets_msg_size(const struct ftagent_budget_set *s);
+void ftagent_budgets_put(struct nlmsghdr *req,
+			 const struct ftagent_budget_set *s);
+int ftagent_budgets_parse(const struct nlmsghdr *nlh,
+			  struct ftagent_budget_set *s);
 /* 1 when @a and @b hold the same budgets in order (usage aside). */
 int ftagent_budget_set_equal(const struct ftagent_budget_set *a,
 			     const struct ftagent_budget_set *b);

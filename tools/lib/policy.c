@@ -147,27 +147,38 @@ int ftagent_set_transact(struct ftnl *ctl, struct nlmsghdr *req,
 	return ftnl_transact(ctl, req, generation_reply, generation, err);
 }
 
+size_t ftagent_policy_msg_size(const struct ftagent_policy_spec *p)
+{
+	return MNL_SOCKET_BUFFER_SIZE +
+	       p->n * (sizeof(struct ftagent_rule_spec) + 128);
+}
+
+void ftagent_policy_put(struct nlmsghdr *req,
+			const struct ftagent_policy_spec *p)
+{
+	size_t i;
+
+	mnl_attr_put_u8(req, FTAGENT_CTL_A_POLICY_ENFORCE, !!p->enforce);
+	mnl_attr_put_u32(req, FTAGENT_CTL_A_POLICY_DEFAULT, p->default_action);
+	for (i = 0; i < p->n; i++)
+		put_rule(req, &p->rules[i]);
+}
+
 int ftagent_set_policy(struct ftnl *ctl, const struct ftagent_policy_spec *p,
 		       uint64_t *generation, struct ftnl_error *err)
 {
-	size_t size = MNL_SOCKET_BUFFER_SIZE +
-		      p->n * (sizeof(struct ftagent_rule_spec) + 128);
 	struct nlmsghdr *req;
 	char *buf;
-	size_t i;
 	int rc;
 
-	buf = calloc(1, size);
+	buf = calloc(1, ftagent_policy_msg_size(p));
 	if (!buf) {
 		err->err = ENOMEM;
 		err->msg[0] = '\0';
 		return -1;
 	}
 	req = ftnl_put_request(ctl, buf, FTAGENT_CTL_CMD_SET_POLICY, 0);
-	mnl_attr_put_u8(req, FTAGENT_CTL_A_POLICY_ENFORCE, !!p->enforce);
-	mnl_attr_put_u32(req, FTAGENT_CTL_A_POLICY_DEFAULT, p->default_action);
-	for (i = 0; i < p->n; i++)
-		put_rule(req, &p->rules[i]);
+	ftagent_policy_put(req, p);
 	rc = ftagent_set_transact(ctl, req, generation, err);
 	free(buf);
 	return rc;
@@ -288,6 +299,12 @@ static int policy_attr(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
+int ftagent_policy_parse(const struct nlmsghdr *nlh,
+			 struct ftagent_policy_spec *p)
+{
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), policy_attr, p);
+}
+
 struct dump_ctx {
 	struct ftagent_policy_spec *p;
 	int interrupted;
@@ -299,8 +316,7 @@ static int policy_reply(const struct nlmsghdr *nlh, void *data)
 
 	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
 		ctx->interrupted = 1;
-	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), policy_attr,
-			      ctx->p);
+	return ftagent_policy_parse(nlh, ctx->p);
 }
 
 int ftagent_get_policy(struct ftnl *ctl, struct ftagent_policy_spec *p,

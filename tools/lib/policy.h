@@ -60,6 +60,17 @@ struct ftagent_rule_spec *ftagent_policy_spec_add(
 int ftagent_set_policy(struct ftnl *ctl, const struct ftagent_policy_spec *p,
 		       uint64_t *generation, struct ftnl_error *err);
 /*
+ * The SET_POLICY request's attributes, as ftagent_set_policy() sends
+ * them, into @req (a header already put) in a buffer of at least
+ * ftagent_policy_msg_size(@p) bytes. ftagent_policy_parse() reads a
+ * message's attributes back into @p (initialised); MNL_CB_*.
+ */
+size_t ftagent_policy_msg_size(const struct ftagent_policy_spec *p);
+void ftagent_policy_put(struct nlmsghdr *req,
+			const struct ftagent_policy_spec *p);
+int ftagent_policy_parse(const struct nlmsghdr *nlh,
+			 struct ftagent_policy_spec *p);
+/*
  * 1 when @a and @b decide alike: the same mode, default and rules in the
  * same order, each with the same fields (hit counts aside). A set read
  * back with GET_POLICY compares equal to the one that was pushed.
