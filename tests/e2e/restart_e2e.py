@@ -8,7 +8,9 @@ module loaded: nothing done while no daemon runs is lost.
   namespace of its own (as under the shipped unit's ProtectSystem=) are all
   in `ftctl events` after the next start.
 - Counters: `ftctl top --once` with no daemon answering consumes nothing:
-  bytes written meanwhile reach the restarted daemon, exactly.
+  bytes written meanwhile reach the restarted daemon, exactly; so do the
+  bytes of a writer that keeps writing while the daemon is killed with
+  SIGKILL and restarted 50 times.
 - One daemon at a time: a second ftagentd on the same state directory exits
   5 and the first keeps serving.
 
@@ -16,10 +18,12 @@ Prints TAP. usage: restart_e2e.py BUILD_DIR
 """
 import errno
 import os
+import re
 import signal
 import socket
 import subprocess
 import sys
+import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -133,6 +137,62 @@ def test_top_once_without_the_daemon_consumes_nothing(d):
             e2e.api_top_row(p.pid)))
     e2e.eq("dd file bytes written, as the restarted daemon counts them",
            row["file_out_bytes"], size)
+
+
+KILLS = 50
+
+
+def test_fifty_kill9s_under_traffic_lose_no_byte(d):
+    """A writer keeps writing while the daemon is killed with SIGKILL and
+    started again 50 times: every byte it wrote is counted, exactly, and
+    the daemon still answers."""
+    chunk = 64 * 1024
+    path = os.path.join(e2e.WORK, "kills.out")
+    stop_rd, stop_wr = os.pipe()
+    res_rd, res_wr = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(stop_wr)
+        os.close(res_rd)
+        os.set_blocking(stop_rd, False)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        buf, written = b"k" * chunk, 0
+        while True:
+            # Over the same 64 KiB: counted bytes, not a guest-filling file.
+            os.lseek(fd, 0, os.SEEK_SET)
+            written += os.write(fd, buf)
+            try:
+                if os.read(stop_rd, 1):
+                    break
+            except BlockingIOError:
+                pass
+            time.sleep(0.005)
+        os.close(fd)
+        with open("/proc/self/io") as io:  # the kernel's own count
+            wchar = int(re.search(r"^wchar: (\d+)", io.read(), re.M)[1])
+        os.write(res_wr, b"%d %d\n" % (written, wchar))
+        os._exit(0)
+    os.close(stop_rd)
+    os.close(res_wr)
+    try:
+        for i in range(KILLS):
+            d.kill9()
+            d.start()
+    finally:
+        os.write(stop_wr, b"s")
+        os.close(stop_wr)
+        written, wchar = map(int, os.read(res_rd, 64).split())
+        os.close(res_rd)
+        e2e.eq("writer status", os.waitpid(pid, 0)[1], 0)
+    e2e.eq("the writer's wchar in /proc/PID/io", wchar, written)
+    assert written >= KILLS * chunk, written  # it wrote throughout
+    row = e2e.wait_for("the writer's bytes after %d kills" % KILLS, lambda: (
+        lambda r: r if r and r["file_out_bytes"] >= written else None)(
+            e2e.api_top_row(pid)))
+    e2e.eq("bytes written across %d kill -9s" % KILLS,
+           row["file_out_bytes"], written)
+    e2e.log("%d kill -9s and restarts, %d bytes written meanwhile, all "
+            "counted" % (KILLS, written))
 
 
 def test_full_disk_is_visible_and_loses_no_count(d):
@@ -442,6 +502,7 @@ TESTS = [
     test_execs_while_killed_reach_ftctl_events,
     test_execs_while_a_namespaced_daemon_is_down_reach_ftctl_events,
     test_top_once_without_the_daemon_consumes_nothing,
+    test_fifty_kill9s_under_traffic_lose_no_byte,
     test_full_disk_is_visible_and_loses_no_count,
     test_gate_survives_reload_and_restart,
     test_sigusr1_reopens_event_output_only,
