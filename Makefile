@@ -77,6 +77,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 SELFTEST_SRCS := $(wildcard tests/selftests/*.c)
 SELFTEST_BINS := $(SELFTEST_SRCS:tests/selftests/%.c=$(BUILD)/tests/selftests/%)
 KSELFTEST_DIR := $(BUILD)/kselftest
+FAIL_NTH := $(BUILD)/tests/faults/fail_nth
 KSELFTEST_HDRS := $(KSELFTEST_DIR)/kselftest_harness.h $(KSELFTEST_DIR)/kselftest.h
 # Each kernel's module is built in a copy of the sources of its own
 # (build/kmod/KVER), as DKMS does: kbuild puts objects beside the sources,
@@ -139,7 +140,7 @@ $(SAMPLE_EVENTS): tests/host/sample_events.c tests/unit/collector_build.h $(DAEM
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS_NL) $(LDLIBS_JSON) \
 		$(LDLIBS_DAEMON) $(LDLIBS_CRYPTO)
 
-tests: $(UNIT_BINS) $(SELFTEST_BINS) $(SAMPLE_EVENTS)
+tests: $(UNIT_BINS) $(SELFTEST_BINS) $(SAMPLE_EVENTS) $(FAIL_NTH)
 
 $(BUILD)/%.o: %.c $(wildcard tools/lib/*.h tools/ftctl/*.h) uapi/linux/ftagent.h
 	@mkdir -p $(dir $@)
@@ -190,6 +191,13 @@ $(BUILD)/tests/selftests/%: tests/selftests/%.c $(wildcard tests/selftests/*.h) 
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-missing-prototypes -isystem $(KSELFTEST_DIR) -o $@ \
 		$(filter %.c %.a,$^) -lpthread $(LDLIBS_NL) -lxxhash
+
+# The fault-injection sweeps (tests/faults, make check-faults): the
+# daemon's own apply code comes from libftagentd.a.
+$(FAIL_NTH): tests/faults/fail_nth.c $(DAEMON_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS_NL) $(LDLIBS_JSON) \
+		$(LDLIBS_DAEMON) $(LDLIBS_CRYPTO)
 
 deps:
 	@tools/install-deps $(DEB_PACKAGES)
@@ -267,7 +275,7 @@ KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h \
 	kmod/compat/*.h kmod/compat/probes/*.c)) uapi/linux/ftagent.h
 USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.[ch] \
 	tests/host/*.c \
-	tests/selftests/*.[ch] tools/bench/*.c daemon/*.[ch] daemon/bench/*.c)
+	tests/selftests/*.[ch] tests/faults/*.c tools/bench/*.c daemon/*.[ch] daemon/bench/*.c)
 
 $(CHECKPATCH): $(KSRC_TARBALL)
 	@mkdir -p $(CHECKPATCH_DIR)
