@@ -86,7 +86,7 @@ moddir = $(BUILD)/kmod/$(1)
 module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
-.PHONY: all module modules-all userspace man tests deps check check-run check-long check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
+.PHONY: all module modules-all userspace man tests deps check check-run check-long check-faults check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove install uninstall guest-shell deb
 
@@ -239,6 +239,15 @@ check-rt: userspace tests
 check-packages: all
 	FTG_TCG_OPTS=thread=single tests/deb/guest-test $(BUILD) $(KVER)
 
+# Fault injection (tests/faults, docs/reliability.md): fail-nth sweeps of
+# module init, of every state-changing command and of the daemon's
+# requests, then random slab failures under traffic, on the debug kernel
+# (tools/debug-kernel; `make check-debug` builds it). ARGS go to
+# tests/faults/run-faults (e.g. --sets ftrace --only set); FAULTS_KVER=KVER boots
+# that installed kernel instead, where every sweep must fail.
+check-faults: userspace tests
+	@tests/faults/check-faults --build $(BUILD) $(if $(FAULTS_KVER),--kver $(FAULTS_KVER)) -- $(ARGS)
+
 # The README's main command: the module and a workload in a guest.
 demo:
 	@$(MAKE) --no-print-directory deps
@@ -317,7 +326,8 @@ lint-shell:
 		tools/bench/peers/sysdig tests/abi/run-compat tests/abi/minor-compat \
 		tests/host/layout.sh tests/host/bench_tools.sh \
 		tests/host/shipping_rsyslog.sh \
-		tests/host/metrics_alerts.sh
+		tests/host/metrics_alerts.sh \
+		tests/faults/run-faults tests/faults/check-faults
 
 # A real server: build and install through DKMS so kernel updates rebuild
 # it. Run twice, the same result; older ftagent versions registered are
