@@ -74,7 +74,7 @@
 #define ACK_TIMEOUT_S 20
 
 static int nth_fd = -1, kmsg_fd = -1;
-static unsigned int nth_max = 100000;
+static unsigned int nth_max = 100000, nth_step = 1;
 static int tap_n, tap_failed;
 
 static void tap(int ok, const char *fmt, ...)
@@ -104,6 +104,15 @@ static void diag(const char *fmt, ...)
 }
 
 /* ---- fail-nth ---- */
+
+/* A sweep that injected nothing tested nothing: that fails. */
+static unsigned int none_injected(unsigned int injected)
+{
+	if (injected)
+		return 0;
+	diag("no fault was injected: fail-nth had no effect");
+	return 1;
+}
 
 static int nth_open(void)
 {
@@ -399,7 +408,7 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 	struct tally t = {0};
 	struct leftovers base;
 	struct kmsg_scan ks;
-	unsigned int n, injected = 0, alloc_reports = 0, bad = 0;
+	unsigned int n, injected = 0, alloc_reports = 0, bad = 0, last = 0;
 	double t0 = now_s();
 	char arm[16];
 	int fd, rc, e, done = 0;
@@ -417,7 +426,7 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 	leftovers_base(&base);
 	diag("init[%s]: baseline: %d kprobes, %d ftrace callbacks", params,
 	     base.kprobes, base.ftrace);
-	for (n = first; n <= nth_max && !done; n++) {
+	for (n = first; n <= nth_max && !done; n += nth_step) {
 		const char *left_behind;
 
 		kmsg_skip();
@@ -436,6 +445,8 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 			done = 1; /* fewer than n points: nothing injected */
 		else
 			injected++;
+		if (!left)
+			last = n;
 		if (ks.splat) {
 			tap(0, "init[%s]: N=%u: kernel report: %s", params, n,
 			    ks.first);
@@ -487,17 +498,18 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 			diag("init[%s]: N=%u, %.0f s", params, n, now_s() - t0);
 	}
 	close(fd);
+	bad += none_injected(injected);
 	if (!done && !bad) {
 		diag("init[%s]: FAIL_NTH_MAX=%u reached", params, nth_max);
 		bad++;
 	}
 	tally_print(params, &t);
-	diag("summary init[%s]: N_max=%u faults injected=%u warn_alloc "
-	     "reports=%u time=%.0f s",
-	     params, first + injected - 1, injected, alloc_reports,
+	diag("summary init[%s]: N_max=%u faults injected=%u (from N=%u, every "
+	     "%u) warn_alloc reports=%u time=%.0f s",
+	     params, last, injected, first, nth_step, alloc_reports,
 	     now_s() - t0);
 	tap(!bad, "init[%s]: %u faults injected (N=%u..%u), every load clean",
-	    params, injected, first, first + injected - 1);
+	    params, injected, first, last);
 	return bad;
 }
 
@@ -961,7 +973,7 @@ static int sweep_case(const struct cmd_case *c)
 	struct tally t = {0};
 	struct msg_stats ms = {0};
 	struct kmsg_scan ks;
-	unsigned int n, injected = 0, bad = 0, reports = 0;
+	unsigned int n, injected = 0, bad = 0, reports = 0, last = 0;
 	double t0 = now_s();
 	struct sent r;
 
@@ -976,7 +988,7 @@ static int sweep_case(const struct cmd_case *c)
 		return 1;
 	}
 	snap_free(&after);
-	for (n = 1; n <= nth_max; n++) {
+	for (n = 1; n <= nth_max; n += nth_step) {
 		const char *d;
 		int changed;
 
@@ -988,8 +1000,10 @@ static int sweep_case(const struct cmd_case *c)
 		send_nth(&ctl, c->build(buf, c->apply), n, &r);
 		kmsg_read(&ks);
 		reports += ks.alloc_reports;
-		if (r.left == 0)
+		if (r.left == 0) {
 			injected++;
+			last = n;
+		}
 		account(&t, &ms, n, &r, c->name);
 		if (ks.splat) {
 			tap(0, "%s: N=%u: kernel report: %s", c->name, n,
@@ -1065,9 +1079,9 @@ static int sweep_case(const struct cmd_case *c)
 	tally_print(c->name, &t);
 	diag("summary %s: N_max=%u faults injected=%u, module refusals with "
 	     "message=%u without=%u, warn_alloc reports=%u, time=%.0f s",
-	     c->name, injected, injected, ms.with, ms.without, reports,
+	     c->name, last, injected, ms.with, ms.without, reports,
 	     now_s() - t0);
-	bad += ms.without;
+	bad += ms.without + none_injected(injected);
 	tap(!bad,
 	    "%s: %u faults injected; refusals leave the state, successes set "
 	    "it",
@@ -1077,10 +1091,31 @@ static int sweep_case(const struct cmd_case *c)
 
 /*
  * FLUSH and ACK_GENERATION: the module's timer is stopped (flush
- * interval 0) so only these requests swap generations. A FLUSH that
- * failed must not have swapped: a FLUSH right after must succeed. An ACK
- * that failed must not have acknowledged: the same ACK must then succeed.
+ * interval 0) so only these requests swap generations, and the stats
+ * family's GET_RESOURCES says which generation is idle (GEN_SEQ) and
+ * whether it was acknowledged (GEN_ACKED). A FLUSH that failed must not
+ * have swapped; an ACK that failed must not have acknowledged.
  */
+static int ack_idle(void)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct snap s;
+	struct sent u;
+	int rc = 0;
+
+	if (snap_take(&s))
+		return -1;
+	if (!s.gen_acked) {
+		nlh = ftnl_put_request(&ctl, buf,
+				       FTAGENT_CTL_CMD_ACK_GENERATION, 0);
+		mnl_attr_put_u64(nlh, FTAGENT_CTL_A_GEN_SEQ, s.gen_seq);
+		rc = unarmed(nlh, &u, "ACK_GENERATION");
+	}
+	snap_free(&s);
+	return rc;
+}
+
 static int sweep_flush_ack(int ack)
 {
 	const char *name = ack ? "ACK_GENERATION" : "FLUSH";
@@ -1088,26 +1123,21 @@ static int sweep_flush_ack(int ack)
 	struct tally t = {0};
 	struct msg_stats ms = {0};
 	struct kmsg_scan ks;
-	unsigned int n, injected = 0, bad = 0;
+	unsigned int n, injected = 0, bad = 0, last = 0;
 	double t0 = now_s();
 	struct nlmsghdr *nlh;
+	struct snap before, after;
 	struct sent r, u;
-	uint64_t seq = 0;
 
 	if (unarmed(req_config(buf, 0, 0, 0, 0), &r, name)) {
 		tap(0, "%s: stop the flush timer", name);
 		return 1;
 	}
-	/* Leave no idle generation unacknowledged. */
-	nlh = ftnl_put_request(&ctl, buf, FTAGENT_CTL_CMD_FLUSH, 0);
-	send_nth(&ctl, nlh, 0, &r);
-	if (r.how == SENT_ACKED && !r.err) {
-		nlh = ftnl_put_request(&ctl, buf,
-				       FTAGENT_CTL_CMD_ACK_GENERATION, 0);
-		mnl_attr_put_u64(nlh, FTAGENT_CTL_A_GEN_SEQ, r.u64);
-		send_nth(&ctl, nlh, 0, &u);
-	}
-	for (n = 1; n <= nth_max; n++) {
+	for (n = 1; n <= nth_max; n += nth_step) {
+		if (ack_idle()) {
+			bad++;
+			break;
+		}
 		if (ack) { /* an idle generation to acknowledge */
 			nlh = ftnl_put_request(&ctl, buf, FTAGENT_CTL_CMD_FLUSH,
 					       0);
@@ -1115,19 +1145,24 @@ static int sweep_flush_ack(int ack)
 				bad++;
 				break;
 			}
-			seq = u.u64;
 			nlh = ftnl_put_request(
 				&ctl, buf, FTAGENT_CTL_CMD_ACK_GENERATION, 0);
-			mnl_attr_put_u64(nlh, FTAGENT_CTL_A_GEN_SEQ, seq);
+			mnl_attr_put_u64(nlh, FTAGENT_CTL_A_GEN_SEQ, u.u64);
 		} else {
 			nlh = ftnl_put_request(&ctl, buf, FTAGENT_CTL_CMD_FLUSH,
 					       0);
 		}
+		if (snap_take(&before)) {
+			bad++;
+			break;
+		}
 		kmsg_skip();
 		send_nth(&ctl, nlh, n, &r);
 		kmsg_read(&ks);
-		if (r.left == 0)
+		if (r.left == 0) {
 			injected++;
+			last = n;
+		}
 		account(&t, &ms, n, &r, name);
 		if (ks.splat) {
 			tap(0, "%s: N=%u: kernel report: %s", name, n,
@@ -1136,78 +1171,55 @@ static int sweep_flush_ack(int ack)
 		}
 		if (r.how == SENT_NO_ACK)
 			bad++;
-		if (!ack) {
-			if (r.how == SENT_ACKED && !r.err) {
-				seq = r.u64;
-			} else {
-				/* Did it swap anyway? Then this FLUSH says EBUSY. */
-				nlh = ftnl_put_request(
-					&ctl, buf, FTAGENT_CTL_CMD_FLUSH, 0);
-				send_nth(&ctl, nlh, 0, &u);
-				if (u.how != SENT_ACKED || u.err) {
-					if (r.how != SENT_ACK_LOST) {
-						diag("%s: N=%u: refused (%s), "
-						     "but it swapped: the next "
-						     "FLUSH got %s",
-						     name, n, errname(r.err),
-						     errname(u.err));
-						tally_add(
-							&t,
-							"refused but swapped");
-						bad++;
-					}
-					/* the swap's GEN_SEQ is unknown: ask */
-					struct snap s;
-
-					if (snap_take(&s)) {
-						bad++;
-						break;
-					}
-					seq = s.gen_seq - 1;
-					snap_free(&s);
-				} else {
-					seq = u.u64;
-				}
-			}
-			nlh = ftnl_put_request(
-				&ctl, buf, FTAGENT_CTL_CMD_ACK_GENERATION, 0);
-			mnl_attr_put_u64(nlh, FTAGENT_CTL_A_GEN_SEQ, seq);
-			if (unarmed(nlh, &u, name)) {
-				bad++;
-				break;
-			}
-		} else if (r.how == SENT_ACKED && r.err) {
-			/* Refused: the generation is still to acknowledge. */
-			nlh = ftnl_put_request(
-				&ctl, buf, FTAGENT_CTL_CMD_ACK_GENERATION, 0);
-			mnl_attr_put_u64(nlh, FTAGENT_CTL_A_GEN_SEQ, seq);
-			send_nth(&ctl, nlh, 0, &u);
-			if (u.how != SENT_ACKED || u.err) {
-				diag("%s: N=%u: refused (%s), but the "
-				     "generation was acknowledged (%s)",
-				     name, n, errname(r.err), errname(u.err));
-				tally_add(&t, "refused but acknowledged");
-				bad++;
-				break;
-			}
-		} else if (r.how != SENT_ACKED) {
-			/* Unknown outcome: acknowledge if still idle. */
-			nlh = ftnl_put_request(
-				&ctl, buf, FTAGENT_CTL_CMD_ACK_GENERATION, 0);
-			mnl_attr_put_u64(nlh, FTAGENT_CTL_A_GEN_SEQ, seq);
-			send_nth(&ctl, nlh, 0, &u);
+		if (snap_take(&after)) {
+			bad++;
+			break;
 		}
+		if (r.how == SENT_ACKED && !r.err) {
+			if (!ack &&
+			    (after.gen_seq == before.gen_seq ||
+			     after.gen_seq != r.u64 || after.gen_acked)) {
+				diag("%s: N=%u: succeeded, idle generation "
+				     "%llu -> %llu (reply %llu), acked %u",
+				     name, n,
+				     (unsigned long long)before.gen_seq,
+				     (unsigned long long)after.gen_seq,
+				     (unsigned long long)r.u64,
+				     after.gen_acked);
+				bad++;
+			}
+			if (ack && !after.gen_acked) {
+				diag("%s: N=%u: succeeded, not acknowledged",
+				     name, n);
+				bad++;
+			}
+		} else if (r.how != SENT_ACK_LOST &&
+			   (after.gen_seq != before.gen_seq ||
+			    after.gen_acked != before.gen_acked)) {
+			diag("%s: N=%u: refused (%s), but idle generation %llu "
+			     "-> %llu, acked %u -> %u",
+			     name, n, errname(r.err),
+			     (unsigned long long)before.gen_seq,
+			     (unsigned long long)after.gen_seq,
+			     before.gen_acked, after.gen_acked);
+			tally_add(&t, "refused but %s",
+				  ack ? "acknowledged" : "swapped");
+			bad++;
+		}
+		snap_free(&before);
+		snap_free(&after);
 		if (r.left != 0)
 			break;
 	}
 	if (n > nth_max)
 		bad++;
+	ack_idle();
 	unarmed(req_config(buf, 0, 0, 0, orig_flush), &u, name);
 	tally_print(name, &t);
-	diag("summary %s: N_max=%u faults injected=%u, module refusals with "
-	     "message=%u without=%u, time=%.0f s",
-	     name, injected, injected, ms.with, ms.without, now_s() - t0);
-	bad += ms.without;
+	diag("summary %s: N_max=%u faults injected=%u (every %u), module "
+	     "refusals with message=%u without=%u, time=%.0f s",
+	     name, last, injected, nth_step, ms.with, ms.without, now_s() - t0);
+	bad += ms.without + none_injected(injected);
 	tap(!bad, "%s: %u faults injected; a refusal changes nothing", name,
 	    injected);
 	return !!bad;
@@ -1226,7 +1238,7 @@ static int sweep_exclude_self(void)
 	struct tally t = {0};
 	struct msg_stats ms = {0};
 	struct kmsg_scan ks;
-	unsigned int n, injected = 0, bad = 0;
+	unsigned int n, injected = 0, bad = 0, last = 0;
 	double t0 = now_s();
 	struct snap base, s;
 	struct sent r;
@@ -1235,7 +1247,7 @@ static int sweep_exclude_self(void)
 		tap(0, "%s: state", name);
 		return 1;
 	}
-	for (n = 1; n <= nth_max; n++) {
+	for (n = 1; n <= nth_max; n += nth_step) {
 		struct ftnl_error err;
 		struct ftnl nl;
 
@@ -1250,8 +1262,10 @@ static int sweep_exclude_self(void)
 					  FTAGENT_CTL_CMD_EXCLUDE_SELF, 0),
 			 n, &r);
 		kmsg_read(&ks);
-		if (r.left == 0)
+		if (r.left == 0) {
 			injected++;
+			last = n;
+		}
 		account(&t, &ms, n, &r, name);
 		if (ks.splat) {
 			tap(0, "%s: N=%u: kernel report: %s", name, n,
@@ -1303,8 +1317,8 @@ static int sweep_exclude_self(void)
 	tally_print(name, &t);
 	diag("summary %s: N_max=%u faults injected=%u, module refusals with "
 	     "message=%u without=%u, time=%.0f s",
-	     name, injected, injected, ms.with, ms.without, now_s() - t0);
-	bad += ms.without;
+	     name, last, injected, ms.with, ms.without, now_s() - t0);
+	bad += ms.without + none_injected(injected);
 	tap(!bad, "%s: %u faults injected; the exclusion ends with its socket",
 	    name, injected);
 	return !!bad;
@@ -1350,7 +1364,7 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 	struct snap sa, sb, s;
 	struct tally t = {0};
 	struct kmsg_scan ks;
-	unsigned int n, injected = 0, bad = 0, no_msg = 0;
+	unsigned int n, injected = 0, bad = 0, no_msg = 0, last = 0;
 	double t0 = now_s();
 	char why[512], arm[16];
 	int replaced, rc;
@@ -1379,7 +1393,7 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 		tap(0, "daemon: A and B give the same module state");
 		return 1;
 	}
-	for (n = 1; n <= nth_max; n++) {
+	for (n = 1; n <= nth_max; n += nth_step) {
 		why[0] = '\0';
 		kmsg_skip();
 		snprintf(arm, sizeof(arm), "%u", n);
@@ -1390,8 +1404,10 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 		rc = ftd_module_apply(&m, &b, &replaced, why, sizeof(why));
 		left = nth_disarm();
 		kmsg_read(&ks);
-		if (left == 0)
+		if (left == 0) {
 			injected++;
+			last = n;
+		}
 		if (ks.splat) {
 			tap(0, "daemon: N=%u: kernel report: %s", n, ks.first);
 			return 1;
@@ -1454,8 +1470,8 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 	tally_print("daemon", &t);
 	diag("summary daemon: N_max=%u faults injected=%u, failures without a "
 	     "message=%u, time=%.0f s",
-	     injected, injected, no_msg, now_s() - t0);
-	bad += no_msg;
+	     last, injected, no_msg, now_s() - t0);
+	bad += no_msg + none_injected(injected);
 	tap(!bad, "daemon: %u faults injected into ftd_module_apply(B over A)",
 	    injected);
 	return !!bad;
@@ -1467,8 +1483,12 @@ int main(int argc, char **argv)
 	int bad;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	const char *step = getenv("FAIL_NTH_STEP");
+
 	if (max)
 		nth_max = strtoul(max, NULL, 0);
+	if (step && strtoul(step, NULL, 0) > 1)
+		nth_step = strtoul(step, NULL, 0);
 	if (argc < 2) {
 		fprintf(stderr, "usage: fail_nth check | init MODULE.ko PARAMS "
 				"[FIRST] | set | daemon A.conf B.conf\n");
