@@ -54,6 +54,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <arpa/inet.h>
@@ -385,6 +386,38 @@ static const char *leftovers_check(const struct leftovers *base)
 	return why;
 }
 
+/*
+ * Run what the module hooks (fork, exec, exit, file and socket calls): a
+ * probe, callback or tracepoint a failed load left behind in freed module
+ * memory then faults, and KASAN or an oops says so in the kernel log.
+ */
+static void exercise(void)
+{
+	char buf[64];
+	int fd, sv[2];
+	pid_t pid;
+
+	fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf)) < 0)
+			diag("exercise: read: %s", strerror(errno));
+		close(fd);
+	}
+	if (!socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv)) {
+		if (write(sv[0], "x", 1) != 1 || read(sv[1], buf, 1) != 1)
+			diag("exercise: socketpair: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+	}
+	pid = fork();
+	if (pid == 0) {
+		execl("/bin/true", "true", (char *)NULL);
+		_exit(127);
+	}
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
 static int unload_module(void)
 {
 	int i;
@@ -479,6 +512,16 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 				ks.load_failed
 					? "module said 'load failed'"
 					: "by the loader (no module message)");
+		}
+		exercise();
+		kmsg_read(&ks);
+		alloc_reports += ks.alloc_reports;
+		if (ks.splat) {
+			tap(0,
+			    "init[%s]: N=%u: kernel report after the load: %s",
+			    params, n, ks.first);
+			bad++;
+			break;
 		}
 		left_behind = leftovers_check(&base);
 		if (*left_behind) {
