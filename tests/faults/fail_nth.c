@@ -1520,6 +1520,20 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 	return !!bad;
 }
 
+/*
+ * Touch the stack the sweeps will use now, while nothing is armed: with
+ * the memory locked, a page fault taken later would allocate inside an
+ * armed window.
+ */
+static void prefault_stack(void)
+{
+	volatile char depth[512 << 10];
+	size_t i;
+
+	for (i = 0; i < sizeof(depth); i += 4096)
+		depth[i] = 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *max = getenv("FAIL_NTH_MAX");
@@ -1556,6 +1570,7 @@ int main(int argc, char **argv)
 		tap(0, "mlockall: %s", strerror(errno));
 		return 1;
 	}
+	prefault_stack();
 	kmsg_fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (kmsg_fd < 0)
 		diag("no /dev/kmsg (%s): kernel reports are left to the "
