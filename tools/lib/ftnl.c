@@ -153,8 +153,11 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		 * A late answer to an earlier request (one whose ACK was lost,
 		 * so its caller gave up): not ours, drop it. A datagram holds
 		 * the messages of one answer, so its first says whose it is.
+		 * Sequence 0 (a notification) goes on to mnl_cb_run2() as
+		 * before.
 		 */
 		if (n >= (ssize_t)sizeof(struct nlmsghdr) &&
+		    ((struct nlmsghdr *)buf)->nlmsg_seq &&
 		    ((struct nlmsghdr *)buf)->nlmsg_seq != req->nlmsg_seq) {
 			rc = MNL_CB_OK;
 			continue;
