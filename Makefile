@@ -78,6 +78,7 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 SELFTEST_SRCS := $(wildcard tests/selftests/*.c)
 SELFTEST_BINS := $(SELFTEST_SRCS:tests/selftests/%.c=$(BUILD)/tests/selftests/%)
 KSELFTEST_DIR := $(BUILD)/kselftest
+FAIL_NTH := $(BUILD)/tests/faults/fail_nth
 KSELFTEST_HDRS := $(KSELFTEST_DIR)/kselftest_harness.h $(KSELFTEST_DIR)/kselftest.h
 # Each kernel's module is built in a copy of the sources of its own
 # (build/kmod/KVER), as DKMS does: kbuild puts objects beside the sources,
@@ -87,7 +88,7 @@ module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
 .PHONY: all module modules-all userspace man tests unit-tests unit-asan \
-	fuzz fuzz-build deps check check-run check-long check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
+	fuzz fuzz-build deps check check-run check-long check-faults check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove install uninstall guest-shell deb
 
@@ -141,7 +142,7 @@ $(SAMPLE_EVENTS): tests/host/sample_events.c tests/unit/collector_build.h $(DAEM
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS_NL) $(LDLIBS_JSON) \
 		$(LDLIBS_DAEMON) $(LDLIBS_CRYPTO)
 
-tests: $(UNIT_BINS) $(SELFTEST_BINS) $(SAMPLE_EVENTS)
+tests: $(UNIT_BINS) $(SELFTEST_BINS) $(SAMPLE_EVENTS) $(FAIL_NTH)
 
 $(BUILD)/%.o: %.c $(wildcard tools/lib/*.h tools/ftctl/*.h) uapi/linux/ftagent.h
 	@mkdir -p $(dir $@)
@@ -239,6 +240,13 @@ $(BUILD)/tests/selftests/%: tests/selftests/%.c $(wildcard tests/selftests/*.h) 
 	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-missing-prototypes -isystem $(KSELFTEST_DIR) -o $@ \
 		$(filter %.c %.a,$^) -lpthread $(LDLIBS_NL) -lxxhash
 
+# The fault-injection sweeps (tests/faults, make check-faults): the
+# daemon's own apply code comes from libftagentd.a.
+$(FAIL_NTH): tests/faults/fail_nth.c $(DAEMON_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS_NL) $(LDLIBS_JSON) \
+		$(LDLIBS_DAEMON) $(LDLIBS_CRYPTO)
+
 deps:
 	@tools/install-deps $(DEB_PACKAGES)
 
@@ -279,6 +287,15 @@ check-rt: userspace tests
 check-packages: all
 	FTG_TCG_OPTS=thread=single tests/deb/guest-test $(BUILD) $(KVER)
 
+# Fault injection (tests/faults, docs/reliability.md): fail-nth sweeps of
+# module init, of every state-changing command and of the daemon's
+# requests, then random slab failures under traffic, on the debug kernel
+# (tools/debug-kernel; `make check-debug` builds it). ARGS go to
+# tests/faults/run-faults (e.g. --sets ftrace --only set); FAULTS_KVER=KVER boots
+# that installed kernel instead, where every sweep must fail.
+check-faults: userspace tests
+	@tests/faults/check-faults --build $(BUILD) $(if $(FAULTS_KVER),--kver $(FAULTS_KVER)) -- $(ARGS)
+
 # The README's main command: the module and a workload in a guest.
 demo:
 	@$(MAKE) --no-print-directory deps
@@ -315,7 +332,7 @@ KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h \
 	kmod/compat/*.h kmod/compat/probes/*.c)) uapi/linux/ftagent.h
 USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.[ch] \
 	tests/host/*.c tests/fuzz/*.c \
-	tests/selftests/*.[ch] tools/bench/*.c daemon/*.[ch] daemon/bench/*.c)
+	tests/selftests/*.[ch] tests/faults/*.c tools/bench/*.c daemon/*.[ch] daemon/bench/*.c)
 
 $(CHECKPATCH): $(KSRC_TARBALL)
 	@mkdir -p $(CHECKPATCH_DIR)
@@ -357,7 +374,8 @@ lint-shell:
 		tools/bench/peers/sysdig tests/abi/run-compat tests/abi/minor-compat \
 		tests/host/layout.sh tests/host/bench_tools.sh \
 		tests/host/shipping_rsyslog.sh \
-		tests/host/metrics_alerts.sh tests/fuzz/run-fuzz tests/fuzz/replay
+		tests/host/metrics_alerts.sh tests/fuzz/run-fuzz tests/fuzz/replay \
+		tests/faults/run-faults tests/faults/check-faults
 
 # A real server: build and install through DKMS so kernel updates rebuild
 # it. Run twice, the same result; older ftagent versions registered are

@@ -122,17 +122,21 @@ static int ftagent_ctl_flush(struct sk_buff *skb, struct genl_info *info)
 	err = ftagent_genl_admin(skb, info->extack);
 	if (err)
 		return err;
+	/* The reply first: a swap must not be answered with an error. */
+	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family,
+				     FTAGENT_CTL_CMD_FLUSH, NLMSG_DEFAULT_SIZE,
+				     &hdr);
+	if (!msg) {
+		NL_SET_ERR_MSG(info->extack, "no memory for the reply");
+		return -ENOMEM;
+	}
 	err = ftagent_counters_flush(&idle_seq);
 	if (err == -EBUSY) {
+		nlmsg_free(msg);
 		NL_SET_ERR_MSG(info->extack,
 			       "the idle generation is not acknowledged yet");
 		return err;
 	}
-	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family,
-				     FTAGENT_CTL_CMD_FLUSH, NLMSG_DEFAULT_SIZE,
-				     &hdr);
-	if (!msg)
-		return -ENOMEM;
 	if (nla_put_u64_64bit(msg, FTAGENT_CTL_A_GEN_SEQ, idle_seq,
 			      FTAGENT_CTL_A_PAD)) {
 		nlmsg_free(msg);
@@ -247,8 +251,10 @@ static int ftagent_parse_paths(struct ftagent_filters *f,
 	kfree(f->path_blob);
 	f->path_blob = blob ? kmalloc(blob, GFP_KERNEL) : NULL;
 	f->n_paths = 0;
-	if (blob && !f->path_blob)
+	if (blob && !f->path_blob) {
+		NL_SET_ERR_MSG(extack, "no memory for exclude_paths");
 		return -ENOMEM;
+	}
 	p = f->path_blob;
 	nla_for_each_nested(a, nest, rem) {
 		len = ftagent_name_len(a);
@@ -275,6 +281,7 @@ static int ftagent_ctl_set_filters(struct sk_buff *skb, struct genl_info *info)
 	ftagent_config_lock();
 	f = ftagent_filters_copy();
 	if (!f) {
+		NL_SET_ERR_MSG(info->extack, "no memory to copy the filters");
 		err = -ENOMEM;
 		goto out;
 	}
@@ -427,17 +434,27 @@ static int ftagent_ctl_get_filters(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-/* The reply to SET_POLICY and SET_BUDGETS: the generation now in force. */
-static int ftagent_ctl_reply_generation(struct genl_info *info, u8 cmd,
-					u64 generation)
+/*
+ * The reply to SET_POLICY and SET_BUDGETS, the generation now in force:
+ * allocated before the set is installed, so an installed set is never
+ * answered with an error, and sent after.
+ */
+static struct sk_buff *ftagent_ctl_generation_new(struct genl_info *info,
+						  u8 cmd, void **hdr)
 {
 	struct sk_buff *msg;
-	void *hdr;
 
 	msg = ftagent_genl_reply_new(info, &ftagent_ctl_family, cmd,
-				     NLMSG_DEFAULT_SIZE, &hdr);
+				     NLMSG_DEFAULT_SIZE, hdr);
 	if (!msg)
-		return -ENOMEM;
+		NL_SET_ERR_MSG(info->extack, "no memory for the reply");
+	return msg;
+}
+
+static int ftagent_ctl_generation_send(struct genl_info *info,
+				       struct sk_buff *msg, void *hdr,
+				       u64 generation)
+{
 	if (nla_put_u64_64bit(msg, FTAGENT_CTL_A_POLICY_GENERATION, generation,
 			      FTAGENT_CTL_A_PAD)) {
 		nlmsg_free(msg);
@@ -453,6 +470,9 @@ static void ftagent_gate_hook_msg(struct netlink_ext_ack *extack, int err)
 	if (err == -EOPNOTSUPP)
 		NL_SET_ERR_MSG(extack,
 			       "this kernel lacks a function the set needs (GET_STATUS MISSING)");
+	else if (err == -ENOMEM)
+		NL_SET_ERR_MSG(extack,
+			       "no memory to hook the gate's security functions");
 	else
 		NL_SET_ERR_MSG(extack,
 			       "cannot hook the gate's security functions (livepatched?)");
@@ -461,7 +481,9 @@ static void ftagent_gate_hook_msg(struct netlink_ext_ack *extack, int err)
 static int ftagent_ctl_set_policy(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ftagent_ruleset *set;
+	struct sk_buff *msg;
 	u64 generation;
+	void *hdr;
 	int err;
 
 	err = ftagent_genl_admin(skb, info->extack);
@@ -471,25 +493,33 @@ static int ftagent_ctl_set_policy(struct sk_buff *skb, struct genl_info *info)
 				   nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
 				   nlmsg_attrlen(info->nlhdr, GENL_HDRLEN),
 				   info->extack);
-	if (IS_ERR(set))
+	if (IS_ERR(set)) {
+		if (PTR_ERR(set) == -ENOMEM)
+			NL_SET_ERR_MSG(info->extack, "no memory for the rule set");
 		return PTR_ERR(set);
+	}
 	/* No rule and the default allow: nothing to decide, no gate. */
 	if (!set->n && set->default_action == FTAGENT_ACTION_ALLOW &&
 	    set->enforce) {
 		ftagent_policy_free(set);
 		set = NULL;
 	}
+	msg = ftagent_ctl_generation_new(info, FTAGENT_CTL_CMD_SET_POLICY, &hdr);
+	if (!msg) {
+		ftagent_policy_free(set);
+		return -ENOMEM;
+	}
 	ftagent_config_lock();
 	err = ftagent_policy_install(set);
 	generation = ftagent_policy_generation();
 	ftagent_config_unlock();
 	if (err) {
+		nlmsg_free(msg);
 		ftagent_policy_free(set);
 		ftagent_gate_hook_msg(info->extack, err);
 		return err;
 	}
-	return ftagent_ctl_reply_generation(info, FTAGENT_CTL_CMD_SET_POLICY,
-					    generation);
+	return ftagent_ctl_generation_send(info, msg, hdr, generation);
 }
 
 /*
@@ -563,7 +593,9 @@ static int ftagent_ctl_get_policy(struct sk_buff *skb,
 static int ftagent_ctl_set_budgets(struct sk_buff *skb, struct genl_info *info)
 {
 	struct ftagent_budgetset *set;
+	struct sk_buff *msg;
 	u64 generation;
+	void *hdr;
 	int err;
 
 	err = ftagent_genl_admin(skb, info->extack);
@@ -572,23 +604,33 @@ static int ftagent_ctl_set_budgets(struct sk_buff *skb, struct genl_info *info)
 	set = ftagent_budgets_parse(nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
 				    nlmsg_attrlen(info->nlhdr, GENL_HDRLEN),
 				    info->extack);
-	if (IS_ERR(set))
+	if (IS_ERR(set)) {
+		if (PTR_ERR(set) == -ENOMEM)
+			NL_SET_ERR_MSG(info->extack,
+				       "no memory for the budget set");
 		return PTR_ERR(set);
+	}
 	if (!set->n) {
 		ftagent_budgets_free(set);
 		set = NULL;
+	}
+	msg = ftagent_ctl_generation_new(info, FTAGENT_CTL_CMD_SET_BUDGETS,
+					 &hdr);
+	if (!msg) {
+		ftagent_budgets_free(set);
+		return -ENOMEM;
 	}
 	ftagent_config_lock();
 	err = ftagent_budgets_install(set);
 	generation = ftagent_budgets_generation();
 	ftagent_config_unlock();
 	if (err) {
+		nlmsg_free(msg);
 		ftagent_budgets_free(set);
 		ftagent_gate_hook_msg(info->extack, err);
 		return err;
 	}
-	return ftagent_ctl_reply_generation(info, FTAGENT_CTL_CMD_SET_BUDGETS,
-					    generation);
+	return ftagent_ctl_generation_send(info, msg, hdr, generation);
 }
 
 /* GET_BUDGETS dump: cb->args[0] is the next budget; cb->seq the set. */

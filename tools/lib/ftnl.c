@@ -116,6 +116,19 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 			n = recv(mnl_socket_get_fd(nl->sock), NULL, 0,
 				 MSG_PEEK | MSG_TRUNC);
 		} while (n < 0 && errno == EINTR);
+		/*
+		 * An error here is the socket's pending one, which this call
+		 * just cleared: ENOBUFS when the kernel dropped an answer
+		 * (no memory for the ACK, or a full receive buffer). Waiting
+		 * on would wait for that answer for ever.
+		 */
+		if (n < 0) {
+			int e = errno;
+
+			free(big);
+			set_errno_error(err, e, "cannot receive the reply");
+			return -1;
+		}
 		if (n > (ssize_t)cap) {
 			char *p = realloc(big, n);
 
@@ -135,6 +148,19 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 			free(big);
 			set_errno_error(err, e, "cannot receive the reply");
 			return -1;
+		}
+		/*
+		 * A late answer to an earlier request (one whose ACK was lost,
+		 * so its caller gave up): not ours, drop it. A datagram holds
+		 * the messages of one answer, so its first says whose it is.
+		 * Sequence 0 (a notification) goes on to mnl_cb_run2() as
+		 * before.
+		 */
+		if (n >= (ssize_t)sizeof(struct nlmsghdr) &&
+		    ((struct nlmsghdr *)buf)->nlmsg_seq &&
+		    ((struct nlmsghdr *)buf)->nlmsg_seq != req->nlmsg_seq) {
+			rc = MNL_CB_OK;
+			continue;
 		}
 		errno = 0;
 		rc = mnl_cb_run2(buf, n, req->nlmsg_seq, nl->portid,
