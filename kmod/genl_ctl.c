@@ -157,8 +157,11 @@ static int ftagent_ctl_ack_generation(struct sk_buff *skb,
 	err = ftagent_genl_admin(skb, info->extack);
 	if (err)
 		return err;
-	if (GENL_REQ_ATTR_CHECK(info, FTAGENT_CTL_A_GEN_SEQ))
+	/* MISS_TYPE names the attribute; the message is for people. */
+	if (GENL_REQ_ATTR_CHECK(info, FTAGENT_CTL_A_GEN_SEQ)) {
+		NL_SET_ERR_MSG(info->extack, "ACK_GENERATION needs GEN_SEQ");
 		return -EINVAL;
+	}
 	err = ftagent_counters_ack(nla_get_u64(info->attrs[FTAGENT_CTL_A_GEN_SEQ]));
 	if (err == -ESTALE)
 		NL_SET_ERR_MSG_ATTR(info->extack,
