@@ -713,6 +713,16 @@ static int ftagent_check_ring(const struct nlattr *attr,
 	return -EINVAL;
 }
 
+static int ftagent_check_action(const struct nlattr *attr,
+				struct netlink_ext_ack *extack)
+{
+	if (ftagent_u32_in(attr, 0, __FTAGENT_ACTION_MAX - 1))
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "POLICY_DEFAULT must be 0 (allow), 1 (deny) or 2 (audit)");
+	return -EINVAL;
+}
+
 static int ftagent_check_bool(const struct nlattr *attr,
 			      struct netlink_ext_ack *extack)
 {
@@ -737,6 +747,7 @@ static const struct {
 	{ FTAGENT_CTL_A_FILE_TRACK_READ, ftagent_check_bool },
 	{ FTAGENT_CTL_A_FILE_TRACK_SENDFILE, ftagent_check_bool },
 	{ FTAGENT_CTL_A_POLICY_ENFORCE, ftagent_check_bool },
+	{ FTAGENT_CTL_A_POLICY_DEFAULT, ftagent_check_action },
 };
 
 /* @tb holds only what the command's policy lets through. */
@@ -780,8 +791,7 @@ static const struct nla_policy ftagent_ctl_set_config_policy[FTAGENT_CTL_A_MAX +
 
 static const struct nla_policy ftagent_ctl_set_policy_policy[FTAGENT_CTL_A_MAX + 1] = {
 	[FTAGENT_CTL_A_POLICY_ENFORCE] = { .type = NLA_U8 },
-	[FTAGENT_CTL_A_POLICY_DEFAULT] =
-		NLA_POLICY_MAX(NLA_U32, __FTAGENT_ACTION_MAX - 1),
+	[FTAGENT_CTL_A_POLICY_DEFAULT] = { .type = NLA_U32 },
 	[FTAGENT_CTL_A_POLICY_RULE] = { .type = NLA_NESTED },
 };
 
