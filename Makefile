@@ -88,9 +88,9 @@ module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
 .PHONY: all module modules-all userspace man tests unit-tests unit-asan \
-	fuzz fuzz-build deps check check-run check-long check-faults check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
+	fuzz fuzz-build nl-fuzz deps check check-run check-long check-faults check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
-	dkms-install dkms-remove install uninstall guest-shell deb
+	dkms-install dkms-remove install uninstall guest-shell deb nl-fuzz
 
 all: module userspace tests
 
@@ -281,6 +281,25 @@ check-rt: userspace tests
 	FTG_TCG_OPTS=thread=single tools/guest/run-guest --kver $$k --timeout 3600 \
 		--quiet -- $(CURDIR)/tests/selftests/guest-run \
 		$(CURDIR)/$(BUILD)/kmod/$$k/kmod/ftagent.ko $(CURDIR)/$(BUILD)/tests/selftests
+
+# The netlink fuzzer's long run (tests/e2e/nl_fuzz.py; make check runs
+# it with 1,000 messages per command): 10,000 per command in one guest
+# on KVER. NLFUZZ_SEED=S sends a run's messages again (the seed is the
+# first line it prints); the results are in build/nl-fuzz.
+NLFUZZ_PER_COMMAND ?= 10000
+NLFUZZ_SEED ?=
+NLFUZZ_TIMEOUT ?= 14400
+nl-fuzz: module
+	@rm -rf $(BUILD)/nl-fuzz && mkdir -p $(BUILD)/nl-fuzz $(BUILD)/tests/no-selftests
+	tools/guest/run-guest --kver $(KVER) --timeout $(NLFUZZ_TIMEOUT) \
+		--out $(BUILD)/nl-fuzz --log $(BUILD)/nl-fuzz/kernel.log --quiet -- \
+		env NLFUZZ_PER_COMMAND=$(NLFUZZ_PER_COMMAND) NLFUZZ_SEED=$(NLFUZZ_SEED) \
+		$(CURDIR)/tests/selftests/guest-run --no-lockdown --only nl_fuzz.py \
+		--e2e $(CURDIR)/tests/e2e --build $(CURDIR)/$(BUILD) \
+		$(CURDIR)/$(MODULE) $(CURDIR)/$(BUILD)/tests/no-selftests
+	@awk '{ p += $$2; f += $$3; s += $$4 } END { \
+		printf "nl-fuzz: %d passed, %d failed, %d skipped\n", p, f, s; \
+		exit !(p > 0 && f == 0 && s == 0) }' $(BUILD)/nl-fuzz/tally
 
 # The packages installed, upgraded and purged in a guest (tests/deb/
 # guest-test; 20 to 40 minutes, outside make check).

@@ -10,7 +10,9 @@
  * (GENL_MCAST_CAP_SYS_ADMIN, which genl_bind() checks). The family
  * leaves resv_start_op at zero, so every command is validated strictly:
  * unknown attributes, wrong types and reserved header bits get EINVAL and
- * an extended ACK. Ranges live in the policies, not in the handlers.
+ * an extended ACK. Types and lengths live in the policies; the values
+ * the policies cannot check safely, ftagent_ctl_check_values() checks
+ * first thing in each handler.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,6 +30,8 @@
 #include "symbols.h"
 
 static struct genl_family ftagent_ctl_family;
+static int ftagent_ctl_check_values(struct nlattr **tb,
+				    struct netlink_ext_ack *extack);
 
 /* Alerts go out only while the family is registered. */
 static DEFINE_MUTEX(ftagent_alerts_lock);
@@ -86,6 +90,9 @@ static int ftagent_ctl_set_config(struct sk_buff *skb, struct genl_info *info)
 	int err;
 
 	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
+	err = ftagent_ctl_check_values(tb, info->extack);
 	if (err)
 		return err;
 	if (!tb[FTAGENT_CTL_A_MODE] && !tb[FTAGENT_CTL_A_HOOKS] &&
@@ -154,8 +161,11 @@ static int ftagent_ctl_ack_generation(struct sk_buff *skb,
 	err = ftagent_genl_admin(skb, info->extack);
 	if (err)
 		return err;
-	if (GENL_REQ_ATTR_CHECK(info, FTAGENT_CTL_A_GEN_SEQ))
+	/* MISS_TYPE names the attribute; the message is for people. */
+	if (GENL_REQ_ATTR_CHECK(info, FTAGENT_CTL_A_GEN_SEQ)) {
+		NL_SET_ERR_MSG(info->extack, "ACK_GENERATION needs GEN_SEQ");
 		return -EINVAL;
+	}
 	err = ftagent_counters_ack(nla_get_u64(info->attrs[FTAGENT_CTL_A_GEN_SEQ]));
 	if (err == -ESTALE)
 		NL_SET_ERR_MSG_ATTR(info->extack,
@@ -276,6 +286,9 @@ static int ftagent_ctl_set_filters(struct sk_buff *skb, struct genl_info *info)
 	int err = 0;
 
 	err = ftagent_genl_admin(skb, info->extack);
+	if (err)
+		return err;
+	err = ftagent_ctl_check_values(tb, info->extack);
 	if (err)
 		return err;
 	ftagent_config_lock();
@@ -489,6 +502,9 @@ static int ftagent_ctl_set_policy(struct sk_buff *skb, struct genl_info *info)
 	err = ftagent_genl_admin(skb, info->extack);
 	if (err)
 		return err;
+	err = ftagent_ctl_check_values(info->attrs, info->extack);
+	if (err)
+		return err;
 	set = ftagent_policy_parse(info->attrs,
 				   nlmsg_attrdata(info->nlhdr, GENL_HDRLEN),
 				   nlmsg_attrlen(info->nlhdr, GENL_HDRLEN),
@@ -678,8 +694,13 @@ static const struct nla_policy ftagent_ctl_no_attrs_policy[FTAGENT_CTL_A_MAX + 1
 };
 
 /*
- * Value checks in the policy. A range policy would answer ERANGE; a bad
- * value is a malformed request (EINVAL), and the message says what fits.
+ * Value checks, run by the handlers before they change anything. A range
+ * policy would answer ERANGE; a bad value is a malformed request (EINVAL),
+ * and the message says what fits. Not NLA_POLICY_VALIDATE_FN: on an
+ * integer of the wrong length the core puts the attribute's policy in the
+ * ACK, and 6.1 reads a validation function's pointer as the range's
+ * min and max (a WARN in nla_get_range_unsigned(), and the pointer's
+ * bits sent to the caller).
  */
 static bool ftagent_u32_in(const struct nlattr *attr, u32 min, u32 max)
 {
@@ -734,6 +755,16 @@ static int ftagent_check_ring(const struct nlattr *attr,
 	return -EINVAL;
 }
 
+static int ftagent_check_action(const struct nlattr *attr,
+				struct netlink_ext_ack *extack)
+{
+	if (ftagent_u32_in(attr, 0, __FTAGENT_ACTION_MAX - 1))
+		return 0;
+	NL_SET_ERR_MSG_ATTR(extack, attr,
+			    "POLICY_DEFAULT must be 0 (allow), 1 (deny) or 2 (audit)");
+	return -EINVAL;
+}
+
 static int ftagent_check_bool(const struct nlattr *attr,
 			      struct netlink_ext_ack *extack)
 {
@@ -743,13 +774,50 @@ static int ftagent_check_bool(const struct nlattr *attr,
 	return -EINVAL;
 }
 
+static const struct {
+	int attr;
+	int (*check)(const struct nlattr *attr, struct netlink_ext_ack *extack);
+} ftagent_ctl_checks[] = {
+	{ FTAGENT_CTL_A_MODE, ftagent_check_mode },
+	{ FTAGENT_CTL_A_HOOKS, ftagent_check_hooks },
+	{ FTAGENT_CTL_A_FLUSH_INTERVAL_MS, ftagent_check_interval },
+	{ FTAGENT_CTL_A_RING_BUFFER_SIZE, ftagent_check_ring },
+	{ FTAGENT_CTL_A_NET_TCP, ftagent_check_bool },
+	{ FTAGENT_CTL_A_NET_UDP, ftagent_check_bool },
+	{ FTAGENT_CTL_A_NET_IPV4, ftagent_check_bool },
+	{ FTAGENT_CTL_A_NET_IPV6, ftagent_check_bool },
+	{ FTAGENT_CTL_A_FILE_TRACK_READ, ftagent_check_bool },
+	{ FTAGENT_CTL_A_FILE_TRACK_SENDFILE, ftagent_check_bool },
+	{ FTAGENT_CTL_A_POLICY_ENFORCE, ftagent_check_bool },
+	{ FTAGENT_CTL_A_POLICY_DEFAULT, ftagent_check_action },
+};
+
+/* @tb holds only what the command's policy lets through. */
+static int ftagent_ctl_check_values(struct nlattr **tb,
+				    struct netlink_ext_ack *extack)
+{
+	const struct nlattr *a;
+	unsigned int i;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_ctl_checks); i++) {
+		a = tb[ftagent_ctl_checks[i].attr];
+		if (!a)
+			continue;
+		err = ftagent_ctl_checks[i].check(a, extack);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
 static const struct nla_policy ftagent_ctl_name_policy[FTAGENT_CTL_A_MAX + 1] = {
 	[FTAGENT_CTL_A_NAME] = { .type = NLA_STRING },
 };
 
 static const struct nla_policy ftagent_ctl_set_filters_policy[FTAGENT_CTL_A_MAX + 1] = {
-	[FTAGENT_CTL_A_NET_TCP ... FTAGENT_CTL_A_FILE_TRACK_SENDFILE] =
-		NLA_POLICY_VALIDATE_FN(NLA_U8, ftagent_check_bool),
+	[FTAGENT_CTL_A_NET_TCP ... FTAGENT_CTL_A_FILE_TRACK_SENDFILE] = {
+		.type = NLA_U8 },
 	[FTAGENT_CTL_A_EXCLUDE_PROCESSES] =
 		NLA_POLICY_NESTED(ftagent_ctl_name_policy),
 	[FTAGENT_CTL_A_EXCLUDE_PATHS] =
@@ -757,21 +825,15 @@ static const struct nla_policy ftagent_ctl_set_filters_policy[FTAGENT_CTL_A_MAX 
 };
 
 static const struct nla_policy ftagent_ctl_set_config_policy[FTAGENT_CTL_A_MAX + 1] = {
-	[FTAGENT_CTL_A_RING_BUFFER_SIZE] =
-		NLA_POLICY_VALIDATE_FN(NLA_U32, ftagent_check_ring),
-	[FTAGENT_CTL_A_MODE] = NLA_POLICY_VALIDATE_FN(NLA_U32,
-						      ftagent_check_mode),
-	[FTAGENT_CTL_A_HOOKS] = NLA_POLICY_VALIDATE_FN(NLA_U32,
-						       ftagent_check_hooks),
-	[FTAGENT_CTL_A_FLUSH_INTERVAL_MS] =
-		NLA_POLICY_VALIDATE_FN(NLA_U32, ftagent_check_interval),
+	[FTAGENT_CTL_A_RING_BUFFER_SIZE] = { .type = NLA_U32 },
+	[FTAGENT_CTL_A_MODE] = { .type = NLA_U32 },
+	[FTAGENT_CTL_A_HOOKS] = { .type = NLA_U32 },
+	[FTAGENT_CTL_A_FLUSH_INTERVAL_MS] = { .type = NLA_U32 },
 };
 
 static const struct nla_policy ftagent_ctl_set_policy_policy[FTAGENT_CTL_A_MAX + 1] = {
-	[FTAGENT_CTL_A_POLICY_ENFORCE] =
-		NLA_POLICY_VALIDATE_FN(NLA_U8, ftagent_check_bool),
-	[FTAGENT_CTL_A_POLICY_DEFAULT] =
-		NLA_POLICY_MAX(NLA_U32, __FTAGENT_ACTION_MAX - 1),
+	[FTAGENT_CTL_A_POLICY_ENFORCE] = { .type = NLA_U8 },
+	[FTAGENT_CTL_A_POLICY_DEFAULT] = { .type = NLA_U32 },
 	[FTAGENT_CTL_A_POLICY_RULE] = { .type = NLA_NESTED },
 };
 
