@@ -698,9 +698,9 @@ static const struct nla_policy ftagent_ctl_no_attrs_policy[FTAGENT_CTL_A_MAX + 1
  * policy would answer ERANGE; a bad value is a malformed request (EINVAL),
  * and the message says what fits. Not NLA_POLICY_VALIDATE_FN: on an
  * integer of the wrong length the core puts the attribute's policy in the
- * ACK, and 6.1 reads a validation function's pointer as the range's
- * min and max (a WARN in nla_get_range_unsigned(), and the pointer's
- * bits sent to the caller).
+ * ACK, and 6.1's nla_get_range_unsigned() reads a validation function's
+ * pointer through the range's min and max union and WARNs (a crash under
+ * panic_on_warn, reachable before the CAP_SYS_ADMIN check).
  */
 static bool ftagent_u32_in(const struct nlattr *attr, u32 min, u32 max)
 {
