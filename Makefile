@@ -251,9 +251,11 @@ deps:
 	@tools/install-deps $(DEB_PACKAGES)
 
 # The README's test command: deps, build, unit tests, selftests in a guest.
+# The builds check-run needs (the programs, the tests, the ASan and fuzz
+# builds) on every CPU; tests/run-check schedules its own work.
 check:
 	@$(MAKE) --no-print-directory deps
-	@$(MAKE) --no-print-directory check-run
+	@$(MAKE) --no-print-directory -j$$(nproc) check-run
 
 # Every test kernel and flavour, whatever KVER says (tests/run-check).
 check-run: userspace tests unit-asan fuzz-build
