@@ -207,21 +207,31 @@ static void ftagent_free_probe(void *data, struct task_struct *p)
 /*
  * The exiting process's I/O totals, as /proc/PID/io adds them up: the
  * threads already released are in signal->ioac, the rest still listed.
+ * __exit_signal() moves a thread's figures into signal->ioac and unlists
+ * it inside one write section of signal->stats_lock, so a read that saw
+ * no writer is whole. Read under that seqcount, not under siglock as
+ * 6.1's /proc does: this runs with preemption off, where PREEMPT_RT's
+ * sleeping siglock would schedule while atomic when contended (any
+ * reader of /proc/PID/status can contend it). The plain seqcount inside
+ * the seqlock, since the seqlock's own read side takes its spinlock on
+ * RT when it finds a writer. Bounded: on RT a writer preempted on this
+ * CPU cannot finish while we spin, and then the last read stands.
  */
 static void ftagent_process_io(struct task_struct *me,
 			       struct task_io_accounting *acct)
 {
-	/* Our own sighand: nothing replaces it while we are exiting. */
-	struct sighand_struct *sighand =
-		rcu_dereference_protected(me->sighand, me == current);
+	seqcount_t *sc = &me->signal->stats_lock.seqcount.seqcount;
 	struct task_struct *t;
-	unsigned long flags;
+	unsigned int seq, tries = 0;
 
-	spin_lock_irqsave(&sighand->siglock, flags);
-	*acct = me->signal->ioac;
-	for_each_thread(me, t)
-		task_io_accounting_add(acct, &t->ioac);
-	spin_unlock_irqrestore(&sighand->siglock, flags);
+	rcu_read_lock();
+	do {
+		seq = raw_read_seqcount(sc);
+		*acct = me->signal->ioac;
+		for_each_thread(me, t)
+			task_io_accounting_add(acct, &t->ioac);
+	} while (((seq & 1) || read_seqcount_retry(sc, seq)) && ++tries < 8);
+	rcu_read_unlock();
 }
 
 /* acct_process(): the last thread of a process is exiting. */
