@@ -124,6 +124,13 @@ const char *ftagent_events_size_invalid(u32 bytes)
 		return "ring_buffer_size is larger than 1 GiB";
 	if (bytes / num_possible_cpus() < FTAGENT_RING_PER_CPU_MIN)
 		return "ring_buffer_size must give every CPU at least 64 KiB";
+	/*
+	 * relay_open() takes every page at once (and a resize holds both
+	 * rings for a moment): past this, the allocation wakes the OOM
+	 * killer instead of failing. Found by the netlink fuzzer.
+	 */
+	if (bytes > ((u64)totalram_pages() << PAGE_SHIFT) / 8)
+		return "ring_buffer_size is more than an eighth of this machine's memory";
 	return NULL;
 }
 

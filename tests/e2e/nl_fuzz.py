@@ -976,9 +976,10 @@ def regressions(spec, op):
 # SET_CONFIG requests that change the mode or the hook set re-attach every
 # hook: 7 s each under TCG. Only this many may; later ones keep both.
 SWITCHES = 2
-# An event buffer SET_CONFIG may ask for, at most (the module takes up to
-# 1 GiB: relay_open() then has the OOM killer end this program in a
-# guest of 1 GiB; docs/reliability.md).
+# An event buffer SET_CONFIG may ask for, at most: the module refuses
+# more than an eighth of the machine's memory (past that, relay_open()
+# had the OOM killer end this program in a guest of 1 GiB), and a few
+# large rings in a row still strain a small guest.
 RING_MAX = 16 << 20
 
 

@@ -4,11 +4,13 @@
  * RING_BUFFER_SIZE gives each CPU size / CPUs bytes in 4 sub-buffers
  * (8 from 512 KiB a CPU), which the buffer relay maps must have (mmap()
  * takes exactly the buffer's size); 0 is the mode's default; a size under
- * 64 KiB a CPU or over 1 GiB is refused with a reason and changes nothing;
+ * 64 KiB a CPU, over 1 GiB or over an eighth of the machine's memory is
+ * refused with a reason and changes nothing;
  * a new size replaces the files, and a reader of the old ones sees
  * POLLERR; the records nobody read are counted as discarded.
  */
 #include <poll.h>
+#include <stdio.h>
 #include <sys/mman.h>
 
 #include "kselftest_harness.h"
@@ -88,6 +90,22 @@ TEST_F(ring, sizes_give_the_geometry_the_buffers_have)
 	expect_geometry(_metadata, self, def);
 }
 
+/* MemTotal from /proc/meminfo (totalram, in bytes); 0 if unreadable. */
+static uint64_t ft_memtotal_bytes(void)
+{
+	unsigned long long kb = 0;
+	char line[128];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return (uint64_t)kb * 1024;
+}
+
 TEST_F(ring, bad_sizes_are_refused_and_change_nothing)
 {
 	const char *small = "ring_buffer_size must give every CPU at least "
@@ -103,10 +121,15 @@ TEST_F(ring, bad_sizes_are_refused_and_change_nothing)
 		{0xffffffffu, large},
 	};
 	uint32_t set = self->cpus * (256u << 10);
+	/* An eighth of MemTotal (the kernel's totalram), and one byte more. */
+	const char *ram = "ring_buffer_size is more than an eighth of this "
+			  "machine's memory";
+	uint64_t eighth = ft_memtotal_bytes() / 8;
 	struct ftagent_resources res;
 	struct ftnl_error err;
 	size_t i;
 
+	ASSERT_LT(0, eighth);
 	ASSERT_EQ(0, ev_set_ring(&self->log, set, &err)) TH_LOG("%s", err.msg);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		EXPECT_EQ(-1, ev_set_ring(NULL, bad[i].bytes, &err));
@@ -114,6 +137,11 @@ TEST_F(ring, bad_sizes_are_refused_and_change_nothing)
 		EXPECT_STREQ(bad[i].msg, err.msg)
 		TH_LOG("%u bytes", bad[i].bytes);
 	}
+	/* The guest has 1 GiB or so: an eighth is well under the 1 GiB cap. */
+	ASSERT_GT(FTAGENT_RING_SIZE_MAX, eighth);
+	EXPECT_EQ(-1, ev_set_ring(NULL, (uint32_t)eighth + 1, &err));
+	EXPECT_EQ(EINVAL, err.err);
+	EXPECT_STREQ(ram, err.msg);
 	ASSERT_EQ(0, ev_reopen(&self->log));
 	expect_geometry(_metadata, self, set);
 	ASSERT_EQ(0, ev_resources(&res));
