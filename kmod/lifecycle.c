@@ -204,34 +204,73 @@ static void ftagent_free_probe(void *data, struct task_struct *p)
 	ftagent_exclude_free(p);
 }
 
+/* The threads already released are in signal->ioac, the rest listed. */
+static void ftagent_sum_io(struct task_struct *me,
+			   struct task_io_accounting *acct)
+{
+	struct task_struct *t;
+
+	*acct = me->signal->ioac;
+	for_each_thread(me, t)
+		task_io_accounting_add(acct, &t->ioac);
+}
+
 /*
- * The exiting process's I/O totals, as /proc/PID/io adds them up: the
- * threads already released are in signal->ioac, the rest still listed.
- * __exit_signal() moves a thread's figures into signal->ioac and unlists
- * it inside one write section of signal->stats_lock, so a read that saw
- * no writer is whole. Read under that seqcount, not under siglock as
- * 6.1's /proc does: this runs with preemption off, where PREEMPT_RT's
- * sleeping siglock would schedule while atomic when contended (any
- * reader of /proc/PID/status can contend it). The plain seqcount inside
- * the seqlock, since the seqlock's own read side takes its spinlock on
- * RT when it finds a writer. Bounded: on RT a writer preempted on this
- * CPU cannot finish while we spin, and then the last read stands.
+ * The exiting process's I/O totals, as /proc/PID/io adds them up, under
+ * siglock as 6.1's /proc does (6.12's reads stats_lock): exact.
  */
+static void ftagent_process_io_locked(struct task_struct *me,
+				      struct task_io_accounting *acct)
+{
+	/* Our own sighand: nothing replaces it while we are exiting. */
+	struct sighand_struct *sighand =
+		rcu_dereference_protected(me->sighand, me == current);
+	unsigned long flags;
+
+	spin_lock_irqsave(&sighand->siglock, flags);
+	ftagent_sum_io(me, acct);
+	spin_unlock_irqrestore(&sighand->siglock, flags);
+}
+
+/*
+ * On PREEMPT_RT siglock is a sleeping lock, and this runs with preemption
+ * off: read under signal->stats_lock's plain seqcount instead (the
+ * seqlock's own read side takes its spinlock on RT when it finds a
+ * writer). __exit_signal() adds a released thread's figures to
+ * signal->ioac and unlists it inside one write section, so a read that
+ * saw no writer is whole. Bounded, since a writer preempted on this CPU
+ * cannot finish while we spin: then the last read stands, and may miss
+ * or double one thread's figures (RT only; docs/hooks.md).
+ */
+static void ftagent_process_io_rt(struct task_struct *me,
+				  struct task_io_accounting *acct)
+{
+	seqcount_t *sc = &me->signal->stats_lock.seqcount.seqcount;
+	unsigned int seq, tries;
+	bool whole = false;
+
+	rcu_read_lock();
+	for (tries = 0; tries < 64 && !whole; tries++) {
+		seq = raw_read_seqcount(sc);
+		if (seq & 1) {
+			cpu_relax();
+			continue;
+		}
+		ftagent_sum_io(me, acct);
+		whole = !read_seqcount_retry(sc, seq);
+	}
+	if (!whole)
+		ftagent_sum_io(me, acct);
+	rcu_read_unlock();
+}
+
 static void ftagent_process_io(struct task_struct *me,
 			       struct task_io_accounting *acct)
 {
-	seqcount_t *sc = &me->signal->stats_lock.seqcount.seqcount;
-	struct task_struct *t;
-	unsigned int seq, tries = 0;
-
-	rcu_read_lock();
-	do {
-		seq = raw_read_seqcount(sc);
-		*acct = me->signal->ioac;
-		for_each_thread(me, t)
-			task_io_accounting_add(acct, &t->ioac);
-	} while (((seq & 1) || read_seqcount_retry(sc, seq)) && ++tries < 8);
-	rcu_read_unlock();
+	if (IS_ENABLED(CONFIG_PREEMPT_RT))
+		ftagent_process_io_rt(me, acct);
+	else
+		ftagent_process_io_locked(me, acct);
 }
 
 /* acct_process(): the last thread of a process is exiting. */
