@@ -749,8 +749,24 @@ int ftagent_filters_exclude_self(struct pid *pid, const struct net *net,
 	WRITE_ONCE(ftagent_n_selves, ftagent_n_selves + 1);
 	raw_spin_unlock(&ftagent_excl_lock);
 	err = ftagent_excl_rebuild();
-	if (err)
-		ftagent_self_end(e - ftagent_selves);
+	if (err) {
+		/*
+		 * The rebuild failed before it changed anything (its table
+		 * could not be had), and none can run beside it under the
+		 * config lock: take the slot back, nothing more. Not
+		 * ftagent_self_end(), whose fallback would take the process
+		 * out of the set even when another socket or a name keeps it
+		 * in.
+		 */
+		raw_spin_lock(&ftagent_excl_lock);
+		WRITE_ONCE(e->pid, NULL);
+		WRITE_ONCE(ftagent_n_selves, ftagent_n_selves - 1);
+		e->sk = NULL;
+		raw_spin_unlock(&ftagent_excl_lock);
+		synchronize_rcu();
+		put_pid(pid);
+		sock_put(sk);
+	}
 	return err;
 }
 

@@ -150,7 +150,9 @@ static int ftagent_ctl_flush(struct sk_buff *skb, struct genl_info *info)
 		return -EMSGSIZE;
 	}
 	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	/* The swap is made: a lost reply must not be an error ACK for it. */
+	genlmsg_reply(msg, info);
+	return 0;
 }
 
 static int ftagent_ctl_ack_generation(struct sk_buff *skb,
@@ -474,7 +476,12 @@ static int ftagent_ctl_generation_send(struct genl_info *info,
 		return -EMSGSIZE;
 	}
 	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	/*
+	 * The set is in force: a reply lost to a full receive buffer must
+	 * not turn into an error ACK for a change that took effect.
+	 */
+	genlmsg_reply(msg, info);
+	return 0;
 }
 
 /* A set the gate's hooks could not be attached for: say why. */
