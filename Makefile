@@ -85,7 +85,7 @@ moddir = $(BUILD)/kmod/$(1)
 module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
-.PHONY: all module modules-all userspace man tests deps check check-run check-long check-abi-compat check-packages demo demo-run lint bench bench-run \
+.PHONY: all module modules-all userspace man tests deps check check-run check-long check-debug check-abi-compat check-packages demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove install uninstall guest-shell deb
 
@@ -208,6 +208,13 @@ check-run: userspace tests
 check-long: userspace tests
 	@tests/run-check --build $(BUILD) --long
 
+# The debug-kernel tier: every selftest and the end-to-end programs on a
+# kernel with KASAN, lockdep, kmemleak, UBSAN and debug objects
+# (tools/debug-kernel, built once into a cache outside build/; the first
+# build takes about an hour here). tests/run-check-debug.
+check-debug: userspace tests
+	@tests/run-check-debug --build $(BUILD)
+
 # Daemons and modules one ABI minor apart (tests/abi/minor-compat): the
 # previous minor (0.3) is built from git history, at the last commit
 # before the policy gate brought 0.4. `make check` runs it too.
@@ -283,6 +290,7 @@ lint-format:
 lint-shell:
 	shellcheck -x tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
 		tools/guest/init tools/demo/guest-demo tests/run-check \
+		tests/run-check-debug tools/debug-kernel/build \
 		tools/test-kernels tools/build-module tests/dkms/roundtrip \
 		tests/compat/check-features tests/selftests/repeat-lockdown \
 		tests/selftests/guest-run tools/check-abi tools/check-versions \
