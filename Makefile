@@ -8,6 +8,7 @@
 #   make lint       checkpatch, sparse, clang-format   make clean
 #   make dkms-install / dkms-remove                    (for a real server)
 #   make deb        the Debian packages ftagent-dkms and ftagent, in build/deb
+#   make check-debug the tests on a KASAN/lockdep/kmemleak kernel (built once, cached)
 
 # The kernels the tests boot: the newest installed of each Debian 12
 # series, 6.1 then 6.12 (tools/test-kernels; named by series, so extra
