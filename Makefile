@@ -9,6 +9,7 @@
 #   make dkms-install / dkms-remove                    (for a real server)
 #   make deb        the Debian packages ftagent-dkms and ftagent, in build/deb
 #   make fuzz       each libFuzzer target for FUZZ_SECONDS (60), tests/fuzz
+#   make check-debug the tests on a KASAN/lockdep/kmemleak kernel (built once, cached)
 
 # The kernels the tests boot: the newest installed of each Debian 12
 # series, 6.1 then 6.12 (tools/test-kernels; named by series, so extra
@@ -88,9 +89,9 @@ module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
 .PHONY: all module modules-all userspace man tests unit-tests unit-asan \
-	fuzz fuzz-build nl-fuzz deps check check-run check-long check-faults check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
+	fuzz fuzz-build nl-fuzz deps check check-run check-long check-debug check-faults check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
-	dkms-install dkms-remove install uninstall guest-shell deb nl-fuzz
+	dkms-install dkms-remove install uninstall guest-shell deb
 
 all: module userspace tests
 
@@ -266,6 +267,13 @@ check-run: userspace tests unit-asan fuzz-build
 check-long: userspace tests unit-asan fuzz-build
 	@tests/run-check --build $(BUILD) --long
 
+# The debug-kernel tier: every selftest and the end-to-end programs on a
+# kernel with KASAN, lockdep, kmemleak, UBSAN and debug objects
+# (tools/debug-kernel, built once into a cache outside build/; the first
+# build takes about an hour here). tests/run-check-debug.
+check-debug: userspace tests
+	@tests/run-check-debug --build $(BUILD)
+
 # Daemons and modules one ABI minor apart (tests/abi/minor-compat): the
 # previous minor (0.3) is built from git history, at the last commit
 # before the policy gate brought 0.4. `make check` runs it too.
@@ -381,6 +389,7 @@ lint-format:
 lint-shell:
 	shellcheck -x tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
 		tools/guest/init tools/demo/guest-demo tests/run-check \
+		tests/run-check-debug tools/debug-kernel/build \
 		tools/test-kernels tools/build-module tests/dkms/roundtrip \
 		tests/compat/check-features tests/selftests/repeat-lockdown \
 		tests/selftests/guest-run tools/check-abi tools/check-versions \

@@ -16,6 +16,7 @@
 
 #include <linux/kprobes.h>
 #include <linux/sched.h>
+#include <linux/sched/task_stack.h>
 #include <linux/ptrace.h>
 #include <linux/slab.h>
 
