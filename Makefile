@@ -260,19 +260,19 @@ check:
 
 # Every test kernel and flavour, whatever KVER says (tests/run-check).
 check-run: userspace tests unit-asan fuzz-build
-	@tests/run-check --build $(BUILD)
+	+@tests/run-check --build $(BUILD)
 
 # The same with the long stress runs (100 hammered load/unload cycles with
 # the kprobe set too).
 check-long: userspace tests unit-asan fuzz-build
-	@tests/run-check --build $(BUILD) --long
+	+@tests/run-check --build $(BUILD) --long
 
 # The debug-kernel tier: every selftest and the end-to-end programs on a
 # kernel with KASAN, lockdep, kmemleak, UBSAN and debug objects
 # (tools/debug-kernel, built once into a cache outside build/; the first
 # build takes about an hour here). tests/run-check-debug.
 check-debug: userspace tests
-	@tests/run-check-debug --build $(BUILD)
+	+@tests/run-check-debug --build $(BUILD)
 
 # Daemons and modules one ABI minor apart (tests/abi/minor-compat): the
 # previous minor (0.3) is built from git history, at the last commit
@@ -284,7 +284,7 @@ check-abi-compat: all
 # with both hook sets and the lockdown phase; make check runs them there
 # with the ftrace set only (tests/run-check says why).
 check-rt: userspace tests
-	@k=$$(tools/test-kernels --rt); \
+	+@k=$$(tools/test-kernels --rt); \
 	test -n "$$k" || { echo "no 6.1 PREEMPT_RT kernel: make deps" >&2; exit 1; }; \
 	tools/build-module /lib/modules/$$k/build $(BUILD)/kmod/$$k >/dev/null || \
 		{ tail -n 30 $(BUILD)/kmod/$$k/build.log; exit 1; }; \
