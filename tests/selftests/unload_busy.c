@@ -69,20 +69,18 @@ FIXTURE_TEARDOWN(busy)
  * Under TCG a load while four threads hammer takes seconds (the ftrace
  * set: ~7 s, mostly filter lookups that scan every traceable function,
  * one scan per hooked function; on 6.12 in make check, 15 cycles took
- * 667 s), and `make check` runs the suite on three kernels (6.1, 6.12,
- * 6.1 PREEMPT_RT), with unload_blocked.c cycling six more times under
- * traffic with 64 tasks blocked, so it runs 6 cycles with the default
- * ftrace set and 5 with the kprobe fallback on each; `make check-long`
- * (FTAGENT_LONG=1) runs 100 with each.
+ * 667 s), `make check` runs the suite on two kernels with both sets, and
+ * unload_blocked.c cycles with 64 tasks blocked as well, so it runs 3
+ * cycles with each hook set on each; `make check-long` (FTAGENT_LONG=1)
+ * runs 100 with each.
  */
 static int cycles_for_this_hook_set(void)
 {
-	const char *params = getenv("FTAGENT_PARAMS");
 	const char *longrun = getenv("FTAGENT_LONG");
 
 	if (longrun && !strcmp(longrun, "1"))
 		return 100;
-	return params && strstr(params, "hooks=kprobe") ? 5 : 6;
+	return 3;
 }
 
 TEST_F_TIMEOUT(busy, cycles_while_hammering, 1800)
