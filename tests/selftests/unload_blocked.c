@@ -28,6 +28,7 @@
 
 #include "kselftest_harness.h"
 #include "ftagent_test.h"
+#include "hammer_test.h"
 
 #define PER_KIND  16
 #define N_BLOCKED (4 * PER_KIND)
@@ -101,34 +102,6 @@ static int tcp_listener(struct sockaddr_in *sa, int backlog)
 	    listen(fd, backlog) || getsockname(fd, (struct sockaddr *)sa, &len))
 		return -1;
 	return fd;
-}
-
-static volatile int stop_hammer;
-
-/* pread 4 KiB and send 1 KiB over a socketpair until told to stop. */
-static void *hammer(void *arg)
-{
-	int n = (int)(long)arg, sv[2], fd, i;
-	char buf[4096] = {0}, path[64];
-
-	snprintf(path, sizeof(path), "/tmp/ftub.%d.%d", getpid(), n);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	unlink(path);
-	if (fd < 0 || ft_write_all(fd, buf, sizeof(buf)) ||
-	    socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
-		return (void *)1L;
-	for (i = 0; !stop_hammer; i++) {
-		if (pread(fd, buf, sizeof(buf), 0) != sizeof(buf) ||
-		    send(sv[0], buf, 1024, 0) != 1024 ||
-		    recv(sv[1], buf, sizeof(buf), 0) != 1024)
-			return (void *)1L;
-		if (!(i % 64))
-			usleep(100);
-	}
-	close(sv[0]);
-	close(sv[1]);
-	close(fd);
-	return NULL;
 }
 
 static int cycles(void)
@@ -288,9 +261,9 @@ static void run_cycles(struct __test_metadata *_metadata,
 	pthread_t th[4];
 	void *ret;
 
-	stop_hammer = 0;
+	ft_stop_hammer = 0;
 	for (i = 0; hammering && i < 4; i++)
-		ASSERT_EQ(0, pthread_create(&th[i], NULL, hammer,
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, ft_hammer,
 					    (void *)(long)i));
 	for (i = 0; i < n; i++) {
 		start_blocked(_metadata, self);
@@ -311,7 +284,7 @@ static void run_cycles(struct __test_metadata *_metadata,
 	}
 	TH_LOG("%d cycles, %d threads blocked in each, %s", n, N_BLOCKED,
 	       hammering ? "under traffic" : "idle");
-	stop_hammer = 1;
+	ft_stop_hammer = 1;
 	for (i = 0; hammering && i < 4; i++) {
 		ASSERT_EQ(0, pthread_join(th[i], &ret));
 		EXPECT_EQ(NULL, ret);

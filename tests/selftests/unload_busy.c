@@ -20,34 +20,7 @@
 
 #include "kselftest_harness.h"
 #include "ftagent_test.h"
-
-static volatile int stop_hammer;
-
-static void *hammer(void *arg)
-{
-	int n = (int)(long)arg, sv[2], fd, i;
-	char buf[4096] = {0}, path[64];
-
-	snprintf(path, sizeof(path), "/tmp/fthm.%d.%d", getpid(), n);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	unlink(path);
-	if (fd < 0 || ft_write_all(fd, buf, sizeof(buf)) ||
-	    socketpair(AF_UNIX, SOCK_DGRAM, 0, sv))
-		return (void *)1L;
-	for (i = 0; !stop_hammer; i++) {
-		if (pread(fd, buf, sizeof(buf), 0) != sizeof(buf) ||
-		    send(sv[0], buf, 1024, 0) != 1024 ||
-		    recv(sv[1], buf, sizeof(buf), 0) != 1024)
-			return (void *)1L;
-		/* Two vCPUs, four threads: leave the loader some CPU time. */
-		if (!(i % 64))
-			usleep(100);
-	}
-	close(sv[0]);
-	close(sv[1]);
-	close(fd);
-	return NULL;
-}
+#include "hammer_test.h"
 
 static double now(void)
 {
@@ -92,7 +65,7 @@ TEST_F_TIMEOUT(busy, cycles_while_hammering, 1800)
 	int i;
 
 	for (i = 0; i < 4; i++)
-		ASSERT_EQ(0, pthread_create(&th[i], NULL, hammer,
+		ASSERT_EQ(0, pthread_create(&th[i], NULL, ft_hammer,
 					    (void *)(long)i));
 	for (i = 0; i < cycles; i++) {
 		ASSERT_EQ(0, ft_unload_module()) TH_LOG("cycle %d: unload", i);
@@ -100,7 +73,7 @@ TEST_F_TIMEOUT(busy, cycles_while_hammering, 1800)
 		TH_LOG("cycle %d: load", i);
 	}
 	TH_LOG("%d cycles in %.1f s", cycles, now() - t0);
-	stop_hammer = 1;
+	ft_stop_hammer = 1;
 	for (i = 0; i < 4; i++) {
 		ASSERT_EQ(0, pthread_join(th[i], &ret));
 		EXPECT_EQ(NULL, ret);
