@@ -32,6 +32,28 @@ static void add_u64(struct json_object *o, const char *key, uint64_t v)
 	add(o, key, ftd_json_u64(v));
 }
 
+static struct json_object *fixed(double v, int decimals);
+
+const char *ftd_module_link_name(int link)
+{
+	switch (link) {
+	case FTD_LINK_ATTACHED: return "attached";
+	case FTD_LINK_RELEASED: return "released";
+	case FTD_LINK_ABSENT: return "absent";
+	}
+	return "unknown";
+}
+
+uint64_t ftd_module_detached_ns(const struct ftagentd *d)
+{
+	uint64_t open = 0;
+
+	if (d->module_link != FTD_LINK_ATTACHED && d->module_detached_since_ns)
+		open = ftd_clock_ns(CLOCK_MONOTONIC) -
+		       d->module_detached_since_ns;
+	return d->module_detached_ns + open;
+}
+
 static uint64_t sum_calls(const struct ftd_inout *io)
 {
 	return io->in.calls + io->out.calls;
@@ -143,6 +165,13 @@ struct json_object *ftd_api_daemon_json(const struct ftagentd *d)
 		add_u64(a, "refused", d->api->refused);
 		add(o, "api", a);
 	}
+	add(o, "module_link",
+	    json_object_new_string(ftd_module_link_name(d->module_link)));
+	add_u64(o, "module_releases", d->module_releases);
+	add_u64(o, "module_attaches", d->module_attaches);
+	add_u64(o, "module_reloads", d->module_reloads);
+	add(o, "module_detached_seconds",
+	    fixed((double)ftd_module_detached_ns(d) / 1e9, 3));
 	add_u64(o, "reloads", d->reloads);
 	add_u64(o, "reload_errors", d->reload_errors);
 	add_u64(o, "reopens", d->reopens);

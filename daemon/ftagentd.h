@@ -36,6 +36,14 @@ struct ftd_api;
 struct ftd_event_output;
 struct ftd_audit;
 
+enum ftd_module_link {
+	FTD_LINK_ATTACHED,
+	FTD_LINK_RELEASED, /* let go; the module may still be loaded */
+	FTD_LINK_ABSENT,   /* the module is unloaded */
+};
+
+const char *ftd_module_link_name(int link);
+
 struct ftagentd {
 	struct ftagentd_config cfg;
 	const char *config_path;
@@ -67,6 +75,18 @@ struct ftagentd {
 	uint64_t last_reload_realtime_ns;
 	int last_reload_ok;
 	uint64_t reopens; /* SIGUSR1: event_output reopened */
+	/*
+	 * The link to the module. SIGUSR2 releases it (our event files and
+	 * mount hold it loaded) so that it can be unloaded; the next module
+	 * loaded is attached with the running config. Counted: releases,
+	 * attaches after one, and the time spent detached, when nothing was
+	 * drained (closed periods; the open one runs from detached_since).
+	 */
+	int module_link; /* enum ftd_module_link */
+	uint64_t module_releases, module_attaches;
+	uint64_t module_detached_ns, module_detached_since_ns;
+	/* Attached to a module loaded after the release: its counts restart. */
+	uint64_t module_reloads;
 	/* Rules and budgets left out until their cgroup exists ("" none). */
 	char policy_missing[512];
 	/* Features the loaded module lacks (an older ABI minor); "" none. */
@@ -81,5 +101,8 @@ struct ftagentd {
 	void (*refresh)(void *arg);
 	void *refresh_arg;
 };
+
+/* Time spent detached from the module, the open period included. */
+uint64_t ftd_module_detached_ns(const struct ftagentd *d);
 
 #endif /* FTAGENTD_H */

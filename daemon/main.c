@@ -80,6 +80,12 @@ struct loop {
 	int lock_fd; /* the state directory's lock, held for our life */
 	struct ftd_cgroup_watch cgw; /* the cgroups the policy names by path */
 	int mounted_fs; /* we mounted ftagentfs, so we unmount it */
+	/*
+	 * The control family's id when we released the module: genetlink
+	 * numbers families cyclically, so another id is another load, even
+	 * one made between two of our looks.
+	 */
+	uint16_t released_family_id;
 	uint64_t last_sample_ns, last_snapshot_ns, last_drain_ns;
 	uint64_t
 		tick_ms; /* the wait for the next tick (see IDLE_TICK_MAX_MS) */
@@ -319,6 +325,12 @@ static void sample(struct loop *l, uint64_t now)
 	char msg[384];
 	int have_policy;
 
+	if (l->d.module_link != FTD_LINK_ATTACHED) {
+		/* No module to ask: the last figures stay, marked as such. */
+		ftd_self_usage_sample(&l->d.self, now);
+		l->last_sample_ns = now;
+		return;
+	}
 	if (ftagent_get_resources(&l->mod.stats, &res, &err) < 0) {
 		ftd_log(LOG_WARNING, "module resources: %s",
 			ftnl_format_error(&err, msg, sizeof(msg)));
@@ -343,6 +355,7 @@ static void sample(struct loop *l, uint64_t now)
 	l->last_sample_ns = now;
 }
 
+static int watch_module(struct loop *l);
 static void start_metrics(struct loop *l);
 
 /*
@@ -357,6 +370,13 @@ static void tick(struct loop *l, int full)
 	char why[512];
 	int rc;
 
+	if (l->d.module_link != FTD_LINK_ATTACHED && !watch_module(l)) {
+		now = ftd_clock_ns(CLOCK_MONOTONIC);
+		ftd_audit_tick(&l->audit, now);
+		l->tick_ms = base_tick_ms(l);
+		set_tick(l, l->tick_ms);
+		return;
+	}
 	if (ftd_drain_events(&l->ev, &l->d.col, &l->st) < 0)
 		ftd_log_limited(&l->events_log, ftd_clock_ns(CLOCK_MONOTONIC),
 				LOG_WARNING, "%s", l->ev.error);
@@ -419,6 +439,132 @@ static void tick(struct loop *l, int full)
 	ftd_audit_sets_tick(&l->sets, &l->audit, &l->mod, now);
 	ftd_audit_tick(&l->audit, now);
 	set_tick(l, l->tick_ms);
+}
+
+static void apply_policy_now(struct loop *l);
+
+/*
+ * Attach to the module loaded now, as at start: the handshake, the
+ * running config, the event files and the policy. 0, or -1 (logged; the
+ * next tick tries again) when the module is not ready for us.
+ */
+static int attach_module(struct loop *l)
+{
+	uint64_t now = ftd_clock_ns(CLOCK_MONOTONIC);
+	int replaced, reloaded;
+	char why[640];
+
+	if (ftd_module_connect(&l->mod, why, sizeof(why)) != FTAGENTD_EXIT_OK)
+		goto fail;
+	if (ftd_module_apply(&l->mod, &l->d.cfg, &replaced, why, sizeof(why)) <
+	    0)
+		goto fail;
+	if (open_events(l) < 0) {
+		snprintf(why, sizeof(why), "%s", l->ev.error);
+		ftd_events_close(&l->ev);
+		goto fail;
+	}
+	reloaded = l->d.module_link == FTD_LINK_ABSENT ||
+		   l->mod.ctl.family_id != l->released_family_id;
+	pthread_mutex_lock(&l->d.col.lock);
+	if (reloaded) {
+		/* A new module numbers its generations from 1 again. */
+		l->d.col.last_gen_seq = 0;
+		l->d.col.generations = 0;
+		l->d.module_reloads++;
+	}
+	l->d.module = l->mod.status;
+	snprintf(l->d.module_missing, sizeof(l->d.module_missing), "%s",
+		 ftd_module_missing(&l->mod));
+	l->d.module_link = FTD_LINK_ATTACHED;
+	l->d.module_attaches++;
+	l->d.module_detached_ns += now - l->d.module_detached_since_ns;
+	l->d.module_detached_since_ns = 0;
+	pthread_mutex_unlock(&l->d.col.lock);
+	apply_policy_now(l);
+	ftd_log(LOG_INFO, "attached to the %s module %s (ABI %u.%u)",
+		reloaded ? "reloaded" : "same", l->d.module.module_version,
+		l->d.module.abi_major, l->d.module.abi_minor);
+	ftd_notify("STATUS=running");
+	return 0;
+fail:
+	ftd_log_limited(&l->counters_log, now, LOG_WARNING,
+			"attaching to the module: %s", why);
+	ftd_module_close(&l->mod);
+	return -1;
+}
+
+/*
+ * Detached: has the module gone, or has one been loaded? True once
+ * attached again. The family's id tells a new load from the module we
+ * released, however fast the reload was.
+ */
+static int watch_module(struct loop *l)
+{
+	struct ftnl_error err;
+	struct ftnl probe;
+	char msg[384];
+	int loaded;
+
+	loaded = ftnl_open(&probe, FTAGENT_GENL_CTL_NAME, &err) == 0;
+	if (!loaded && !(err.err == ENOENT && !err.msg[0])) {
+		ftd_log_limited(&l->counters_log, ftd_clock_ns(CLOCK_MONOTONIC),
+				LOG_WARNING, "looking for the module: %s",
+				ftnl_format_error(&err, msg, sizeof(msg)));
+		return 0;
+	}
+	if (!loaded) {
+		if (l->d.module_link == FTD_LINK_RELEASED) {
+			l->d.module_link = FTD_LINK_ABSENT;
+			ftd_log(LOG_INFO, "the module is unloaded; waiting for "
+					  "it to be loaded again");
+			ftd_notify("STATUS=waiting for the module");
+		}
+		return 0;
+	}
+	if (l->d.module_link == FTD_LINK_RELEASED &&
+	    probe.family_id == l->released_family_id) {
+		ftnl_close(&probe);
+		return 0; /* ours, still loaded: wait (SIGUSR2 takes it back) */
+	}
+	ftnl_close(&probe);
+	return attach_module(l) == 0;
+}
+
+/*
+ * SIGUSR2: let the module go so that it can be unloaded; our event files
+ * and our mount of its filesystem hold it. Everything it counted up to
+ * now is drained and saved first; the API keeps answering from the
+ * tables. A module loaded afterwards is attached on the next tick. A
+ * second SIGUSR2 before the module is unloaded takes it back.
+ */
+static void release_module(struct loop *l)
+{
+	if (l->d.module_link != FTD_LINK_ATTACHED) {
+		if (l->d.module_link == FTD_LINK_RELEASED)
+			attach_module(l);
+		return;
+	}
+	tick(l, 1);
+	pthread_mutex_lock(&l->d.col.lock);
+	if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
+		ftd_log(LOG_WARNING, "%s", l->st.error);
+	pthread_mutex_unlock(&l->d.col.lock);
+	ftd_events_close(&l->ev);
+	if (l->mounted_fs && umount2(FTAGENT_FS_MOUNTPOINT, 0) < 0)
+		ftd_log(LOG_WARNING,
+			"umount %s: %s: the module stays held until it is "
+			"unmounted",
+			FTAGENT_FS_MOUNTPOINT, strerror(errno));
+	l->mounted_fs = 0;
+	l->released_family_id = l->mod.ctl.family_id;
+	ftd_module_close(&l->mod);
+	l->d.module_link = FTD_LINK_RELEASED;
+	l->d.module_releases++;
+	l->d.module_detached_since_ns = ftd_clock_ns(CLOCK_MONOTONIC);
+	ftd_log(LOG_INFO, "released the module: it can be unloaded now; the "
+			  "next one loaded is attached");
+	ftd_notify("STATUS=module released");
 }
 
 /*
@@ -505,6 +651,8 @@ static void apply_policy_now(struct loop *l)
 	    epoll_ctl(l->epoll_fd, EPOLL_CTL_ADD, l->cgw.fd, &ev) < 0)
 		ftd_log(LOG_WARNING, "policy: epoll: %s", strerror(errno));
 
+	if (l->d.module_link != FTD_LINK_ATTACHED)
+		return; /* pushed when a module is attached */
 	if (ftd_module_apply_policy(&l->mod, &l->d.cfg, missing,
 				    sizeof(missing), why, sizeof(why)) < 0) {
 		ftd_log(LOG_ERR, "policy: %s", why);
@@ -560,7 +708,9 @@ static void reload(struct loop *l, const struct options *o)
 		ftd_notify("READY=1\nSTATUS=reload refused; old config kept");
 		return;
 	}
-	if (ftd_module_apply(&l->mod, &cfg, &replaced, why, sizeof(why)) < 0) {
+	replaced = 0;
+	if (l->d.module_link == FTD_LINK_ATTACHED &&
+	    ftd_module_apply(&l->mod, &cfg, &replaced, why, sizeof(why)) < 0) {
 		l->d.reload_errors++;
 		snprintf(l->d.last_reload_error, sizeof(l->d.last_reload_error),
 			 "module: %s", why);
@@ -699,6 +849,7 @@ static int setup(struct loop *l, const struct options *o)
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGHUP);
 	sigaddset(&mask, SIGUSR1);
+	sigaddset(&mask, SIGUSR2);
 	sigaddset(&mask, SIGTERM);
 	sigaddset(&mask, SIGINT);
 	sigprocmask(SIG_BLOCK, &mask, NULL);
@@ -758,6 +909,8 @@ static void on_signal(struct loop *l, const struct options *o)
 	while (read(l->signal_fd, &si, sizeof(si)) == sizeof(si)) {
 		if (si.ssi_signo == SIGHUP)
 			reload(l, o);
+		else if (si.ssi_signo == SIGUSR2)
+			release_module(l);
 		else if (si.ssi_signo == SIGUSR1)
 			reopen_output(l);
 		else
@@ -819,7 +972,8 @@ static void shutdown_loop(struct loop *l)
 {
 	ftd_notify("STOPPING=1");
 	/* Everything counted so far goes to the snapshot. */
-	tick(l, 1);
+	if (l->d.module_link == FTD_LINK_ATTACHED)
+		tick(l, 1);
 	if (ftd_state_snapshot(&l->st, &l->d.col) < 0)
 		ftd_log(LOG_WARNING, "%s", l->st.error);
 	stop_metrics(l);

@@ -383,6 +383,16 @@ static void print_config(struct json_object *r)
 					   path, sizeof(path)),
 			   ftctl_ju64(r, "daemon.reloads"),
 			   ftctl_ju64(r, "daemon.reload_errors"));
+	/* Said only once the module was let go (SIGUSR2) at least once. */
+	if (strcmp(ftctl_jstr(r, "daemon.module_link"), "attached") ||
+	    ftctl_ju64(r, "daemon.module_releases"))
+		ftctl_line("Module link:",
+			   "%s, %" PRIu64 " releases, %" PRIu64
+			   " reloads, %.1f s detached",
+			   ftctl_jstr(r, "daemon.module_link"),
+			   ftctl_ju64(r, "daemon.module_releases"),
+			   ftctl_ju64(r, "daemon.module_reloads"),
+			   ftctl_jdouble(r, "daemon.module_detached_seconds"));
 	print_sub("  module lacks:", r, "daemon.module_missing");
 	print_sub("  waiting:", r, "daemon.policy_waiting_for_cgroups");
 	print_sub("  last error:", r, "daemon.last_reload_error");
