@@ -577,20 +577,20 @@ static void put_reloads(struct page *pg, const struct ftagentd *d)
 /* The link to the module: SIGUSR2 releases it for an unload. */
 static void put_module_link(struct page *pg, const struct ftagentd *d)
 {
-	single(pg, "ftagent_module_attached", "gauge",
+	single(pg, "ftagent_link_attached", "gauge",
 	       "1 while ftagentd is attached to the module; 0 after a "
 	       "release (SIGUSR2), until the next module is loaded: "
 	       "nothing is counted or gated by ftagentd's rules then.",
 	       d->module_link == FTD_LINK_ATTACHED);
-	single(pg, "ftagent_module_releases_total", "counter",
+	single(pg, "ftagent_link_releases_total", "counter",
 	       "Releases of the module (SIGUSR2) so that it could be "
 	       "unloaded.",
 	       d->module_releases);
-	single(pg, "ftagent_module_reloads_total", "counter",
+	single(pg, "ftagent_link_reloads_total", "counter",
 	       "Modules attached after a release that were a new load: "
 	       "what the old one counted after the release is not known.",
 	       d->module_reloads);
-	single_float(pg, "ftagent_module_detached_seconds_total", "counter",
+	single_float(pg, "ftagent_link_detached_seconds_total", "counter",
 		     "Time spent detached from the module since ftagentd "
 		     "started.",
 		     (double)ftd_module_detached_ns(d) / 1e9, 3);

@@ -462,6 +462,8 @@ static void render_known_figures(void **state)
 		       "module_abi=\"0.0\"} 1");
 	has_line(page, "ftagent_reloads_total{result=\"failure\"} 0");
 	has_line(page, "ftagent_last_reload_success 1");
+	has_line(page, "ftagent_link_attached 1");
+	has_line(page, "ftagent_link_releases_total 0");
 	has_line(page, "ftagent_metric_series_overflow 0");
 	/* Without the module's resources, nothing claims to be its. */
 	lacks(page, "ftagent_module_");
@@ -952,6 +954,11 @@ static void module_policy_and_verdicts(void **state)
 	d->reload_errors = 1;
 	d->last_reload_realtime_ns = 1700000000500000000ull;
 	d->last_reload_ok = 0;
+	/* Detached: released three times, two of them found a new load. */
+	d->module_link = FTD_LINK_ABSENT;
+	d->module_releases = 3;
+	d->module_reloads = 2;
+	d->module_detached_ns = 1500000000ull;
 
 	page = render(d);
 	has_line(page, "ftagent_build_info{version=\"" FTAGENTD_VERSION
@@ -966,6 +973,10 @@ static void module_policy_and_verdicts(void **state)
 	has_line(page, "ftagent_reloads_total{result=\"failure\"} 1");
 	has_line(page, "ftagent_last_reload_time_seconds 1700000000.500");
 	has_line(page, "ftagent_last_reload_success 0");
+	has_line(page, "ftagent_link_attached 0");
+	has_line(page, "ftagent_link_releases_total 3");
+	has_line(page, "ftagent_link_reloads_total 2");
+	has_line(page, "ftagent_link_detached_seconds_total 1.500");
 	has_line(page, "ftagent_policy_enforcing 1");
 	has_line(page, "ftagent_policy_rule_hits_total{rule=\"no-ssh\","
 		       "action=\"deny\"} 4");
