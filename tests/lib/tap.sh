@@ -25,12 +25,14 @@ tap_count() {
 
 # tap_run NAME COMMAND...: run, show the output, append the tally line.
 tap_run() {
-	local name=$1 out status
+	local name=$1 out status t0=$SECONDS
 	shift
 	out=$(mktemp)
 	"$@" >"$out" 2>&1
 	status=$?
 	cat "$out"
+	# Where make check's time goes (docs/testing.md).
+	echo "# $name: $((SECONDS - t0)) s"
 	echo "$name $(tap_count "$status" <"$out")" >>"$TAP_TALLY"
 	[ "$status" -eq 0 ] || echo "# $name exited with status $status"
 	rm -f "$out"
