@@ -54,7 +54,7 @@ DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	libmnl-dev libnl-utils libjson-c-dev libcmocka-dev libxxhash-dev libinih-dev \
 	libmicrohttpd-dev libsystemd-dev nettle-dev prometheus \
 	dkms sparse clang-format shellcheck clang libclang-rt-14-dev \
-	python3-yaml python3-jsonschema python3-pyroute2 \
+	python3-yaml python3-jsonschema python3-pyroute2 python3-matplotlib \
 	scdoc groff-base bash-completion \
 	debhelper dh-dkms lintian openssl rsyslog systemd
 
