@@ -31,6 +31,7 @@
 #include "budget.h"
 #include "counters.h"
 #include "gate.h"
+#include "kill.h"
 
 struct ftagent_budgetset __rcu *ftagent_budgets;
 DEFINE_STATIC_KEY_FALSE(ftagent_budgets_on);
@@ -298,7 +299,7 @@ static void ftagent_budget_refuse(const struct ftagent_budgetset *set,
 	atomic64_inc(&b->denied);
 	ftagent_budget_verdict(set, i, FTAGENT_VERDICT_OVER_BUDGET, used, c);
 	if (b->kill) {
-		send_sig(SIGKILL, current, 1);
+		ftagent_kill_current();
 		ftagent_budget_verdict(set, i, FTAGENT_VERDICT_KILLED, used, c);
 	}
 }
@@ -497,7 +498,7 @@ void ftagent_budget_exec(void)
 		if (over) {
 			/* Loaded, not yet run: it dies before it starts. */
 			atomic64_inc(&b->denied);
-			send_sig(SIGKILL, current, 1);
+			ftagent_kill_current();
 			ftagent_budget_verdict(set, i,
 					       FTAGENT_VERDICT_OVER_BUDGET,
 					       count, &c);

@@ -32,6 +32,7 @@
 #include "events.h"
 #include "filters.h"
 #include "hooks.h"
+#include "kill.h"
 #include "lifecycle.h"
 #include "symbols.h"
 
@@ -208,6 +209,8 @@ int __init ftagent_config_init(void)
 		pr_warn("hooks=ftrace is not available on this kernel: using kprobe\n");
 		cfg.hooks = FTAGENT_HOOKS_KPROBE;
 	}
+	/* Before anything can set a budget whose action kills. */
+	ftagent_kill_init();
 	err = ftagent_counters_init(ftagent_table_capacity());
 	if (err)
 		return err;
@@ -271,6 +274,8 @@ void ftagent_config_exit(void)
 	mutex_lock(&ftagent_config_mutex);
 	ftagent_hooks_exit();
 	mutex_unlock(&ftagent_config_mutex);
+	/* No hook left to queue one: the kills still pending are sent. */
+	ftagent_kill_exit();
 	ftagent_events_exit();
 	ftagent_filters_exit();
 	ftagent_counters_exit();

@@ -254,6 +254,45 @@ TEST_F(budget, the_call_past_a_call_budget_is_refused)
 	ftagent_budget_set_free(&s);
 }
 
+/*
+ * KILL: the call past the limit is refused and its caller killed (on
+ * PREEMPT_RT through the module's irq_work, kmod/kill.c): a child makes
+ * connects until one fails, and must die of SIGKILL, not return.
+ */
+TEST_F(budget, the_kill_action_kills_the_caller_past_the_limit)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	uint16_t port;
+	int lfd = listener(&port), status, i;
+	pid_t pid;
+
+	budget(&s, "kill-connects", FTAGENT_METRIC_CONNECTS, 2, 60000)->kill =
+		1;
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		for (i = 0; i < 2; i++)
+			if (try_connect(port))
+				_exit(10 + i);
+		try_connect(port);
+		/* Still alive after the refused call: give the kill time. */
+		for (i = 0; i < 100; i++)
+			usleep(10000);
+		_exit(3);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(SIGKILL, WTERMSIG(status));
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(2, got.used);
+	EXPECT_EQ(1, got.denied);
+	close(lfd);
+	ftagent_budget_set_free(&s);
+}
+
 static int run(const char *arg)
 {
 	pid_t pid = fork();
