@@ -290,18 +290,22 @@ static void ftagent_budget_verdict(const struct ftagent_budgetset *set,
 	ftagent_verdict_emit(&vi, c);
 }
 
-/* Refuse (and maybe kill) the current call of budget @i. */
-static void ftagent_budget_refuse(const struct ftagent_budgetset *set,
-				  u32 i, u64 used, struct ftagent_gate_call *c)
+/*
+ * Refuse the current call of budget @i: -EDQUOT, or FTAGENT_BUDGET_KILL
+ * when the budget also kills (the gate's stub sends the signal, in the
+ * caller's own context, as the call returns).
+ */
+static int ftagent_budget_refuse(const struct ftagent_budgetset *set,
+				 u32 i, u64 used, struct ftagent_gate_call *c)
 {
 	struct ftagent_budget *b = &set->b[i];
 
 	atomic64_inc(&b->denied);
 	ftagent_budget_verdict(set, i, FTAGENT_VERDICT_OVER_BUDGET, used, c);
-	if (b->kill) {
-		ftagent_kill_current();
-		ftagent_budget_verdict(set, i, FTAGENT_VERDICT_KILLED, used, c);
-	}
+	if (!b->kill)
+		return -EDQUOT;
+	ftagent_budget_verdict(set, i, FTAGENT_VERDICT_KILLED, used, c);
+	return FTAGENT_BUDGET_KILL;
 }
 
 /* Usage went from @before to @after: alert once per window on crossing. */
@@ -342,10 +346,8 @@ int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric)
 		used = b->used;
 		over = used >= b->limit;
 		raw_spin_unlock_irqrestore(&b->lock, flags);
-		if (over) {
-			ftagent_budget_refuse(set, i, used, c);
-			return -EDQUOT;
-		}
+		if (over)
+			return ftagent_budget_refuse(set, i, used, c);
 	}
 	if (!count)
 		return 0;	/* bytes are charged when the call returns */
@@ -496,12 +498,19 @@ void ftagent_budget_exec(void)
 		}
 		raw_spin_unlock_irqrestore(&b->lock, flags);
 		if (over) {
-			/* Loaded, not yet run: it dies before it starts. */
+			/*
+			 * Loaded, not yet run: it dies before it starts (on
+			 * RT, see kmod/kill.c). A kill that could not be
+			 * queued is not recorded as one.
+			 */
 			atomic64_inc(&b->denied);
-			ftagent_kill_current();
 			ftagent_budget_verdict(set, i,
 					       FTAGENT_VERDICT_OVER_BUDGET,
 					       count, &c);
+			if (ftagent_kill_current())
+				ftagent_budget_verdict(set, i,
+						       FTAGENT_VERDICT_KILLED,
+						       count, &c);
 			return;
 		}
 		if (alert) {

@@ -209,8 +209,6 @@ int __init ftagent_config_init(void)
 		pr_warn("hooks=ftrace is not available on this kernel: using kprobe\n");
 		cfg.hooks = FTAGENT_HOOKS_KPROBE;
 	}
-	/* Before anything can set a budget whose action kills. */
-	ftagent_kill_init();
 	err = ftagent_counters_init(ftagent_table_capacity());
 	if (err)
 		return err;
@@ -246,8 +244,14 @@ int __init ftagent_config_init(void)
 	err = ftagent_gate_init();
 	if (err)
 		goto err_lifecycle;
+	/* Before the families are registered: nothing can set a budget yet. */
+	err = ftagent_kill_init();
+	if (err)
+		goto err_gate;
 	return 0;
 
+err_gate:
+	ftagent_gate_exit();
 err_lifecycle:
 	ftagent_lifecycle_exit();
 err_hooks:

@@ -24,7 +24,8 @@
  *
  * To refuse, the callback points the saved instruction pointer at
  * ftagent_gate_refuse() (a rule: -EPERM) or ftagent_gate_over_budget()
- * (-EDQUOT), which returns in the hook's place: the
+ * (-EDQUOT; ftagent_gate_over_budget_kill() also kills the caller),
+ * which returns in the hook's place: the
  * caller sees the security hook fail, exactly as with an LSM denial, and
  * unwinds normally. This is the one place ftagent redirects (the ops are
  * IPMODIFY, so a livepatch of these functions and the gate exclude each
@@ -51,6 +52,7 @@
 #include <linux/net.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/signal.h>
 #include <linux/socket.h>
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
@@ -89,6 +91,18 @@ static noinline int ftagent_gate_refuse(void)
 /* The same for a used-up budget: EDQUOT. */
 static noinline int ftagent_gate_over_budget(void)
 {
+	return -EDQUOT;
+}
+
+/*
+ * A used-up budget that kills: here, in the caller's own context (not
+ * the hook's, where preemption is off), siglock may be taken, which
+ * sleeps on PREEMPT_RT. The call fails with EDQUOT and the caller dies
+ * on its way back to user mode.
+ */
+static noinline int ftagent_gate_over_budget_kill(void)
+{
+	send_sig(SIGKILL, current, 1);
 	return -EDQUOT;
 }
 
@@ -565,7 +579,7 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
 	struct pt_regs *regs = ftagent_fregs_args(fregs);
 	unsigned long refuse = 0;
-	int metric, fastopen = 0;
+	int metric, fastopen = 0, over = 0;
 
 	if (unlikely(current->flags & PF_KTHREAD) ||
 	    ftagent_gate_kernel_work(point, regs))
@@ -604,9 +618,13 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 	if (!refuse && static_branch_unlikely(&ftagent_budgets_on)) {
 		metric = ftagent_gate_metric(point, regs);
 		/* A Fast Open send is a connect as well. */
-		if ((fastopen > 0 &&
-		     ftagent_budget_gate(&c, FTAGENT_METRIC_CONNECTS)) ||
-		    (metric >= 0 && ftagent_budget_gate(&c, metric)))
+		if (fastopen > 0)
+			over = ftagent_budget_gate(&c, FTAGENT_METRIC_CONNECTS);
+		if (!over && metric >= 0)
+			over = ftagent_budget_gate(&c, metric);
+		if (over == FTAGENT_BUDGET_KILL)
+			refuse = (unsigned long)ftagent_gate_over_budget_kill;
+		else if (over)
 			refuse = (unsigned long)ftagent_gate_over_budget;
 	}
 	if (refuse)

@@ -1,120 +1,117 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * A budget's kill action. The hooks that decide it run with preemption
- * off, and send_sig() takes the target's siglock: a spinlock that sleeps
- * on PREEMPT_RT, where taking it there is a bug ("scheduling while
- * atomic" once it is contended). On RT the kill is handed to an irq_work
- * instead. RT runs irq_work (unless marked hard) in a per-CPU thread of
- * real-time priority, which runs as soon as the hook's CPU leaves its
- * preempt-off section: an ordinary task is killed before it returns to
- * user mode; a real-time task of higher priority than that thread runs
- * on until it yields (docs/policy.md). Everywhere else send_sig() runs
- * at once, as before.
+ * The exec-time kill of a `repeats` budget (ftagent_budget_exec()), on
+ * PREEMPT_RT. It is decided in the exec tracepoint, with preemption off,
+ * and send_sig() takes the target's siglock: a spinlock that sleeps on
+ * RT, where taking it there schedules while atomic once contended. (The
+ * gate's kills do not need this: the gate makes the refused call return
+ * through ftagent_gate_over_budget_kill(), which runs in the caller's own
+ * context and sends the signal itself.)
  *
- * Per CPU, a few slots of tasks to kill, each holding a reference; a
- * task already queued is not queued twice (a task refused again before
- * its kill lands). The slots are touched with interrupts off, on their
- * own CPU only: by the hook, and by the irq_work, which runs on the CPU
- * that queued it.
+ * On RT the process (its thread group: the refused thread may exit
+ * first) is queued for the module's kill thread, a kthread_worker at
+ * SCHED_FIFO 50: it runs as soon as the CPU is free of work of that
+ * priority or above, normally before the new program's first
+ * instruction, but a real-time task of priority 50 or more on the same
+ * CPU, or a threaded interrupt handler, runs first (docs/policy.md).
+ * The queue holds FTAGENT_KILL_SLOTS processes, each by a pid
+ * reference; one already queued is not queued twice. Elsewhere the
+ * signal is sent at once, as it always was.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/irq_work.h>
-#include <linux/percpu.h>
-#include <linux/printk.h>
+#include <linux/err.h>
+#include <linux/kthread.h>
+#include <linux/pid.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/sched/signal.h>
-#include <linux/sched/task.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
 
 #include "kill.h"
 
-#define FTAGENT_KILL_SLOTS 8
+#define FTAGENT_KILL_SLOTS 64
 
-struct ftagent_kill_queue {
-	struct irq_work work;
-	unsigned int n;
-	struct task_struct *task[FTAGENT_KILL_SLOTS];
-};
+static struct kthread_worker *ftagent_kill_worker;
+static struct kthread_work ftagent_kill_work;
+static DEFINE_RAW_SPINLOCK(ftagent_kill_lock);
+static unsigned int ftagent_kill_n;
+static struct pid *ftagent_kill_pid[FTAGENT_KILL_SLOTS];
 
-static DEFINE_PER_CPU(struct ftagent_kill_queue, ftagent_kill_queue);
-
-static void ftagent_kill_run(struct irq_work *work)
+static void ftagent_kill_run(struct kthread_work *work)
 {
-	struct ftagent_kill_queue *q =
-		container_of(work, struct ftagent_kill_queue, work);
-	struct task_struct *task[FTAGENT_KILL_SLOTS];
+	struct pid *pid[FTAGENT_KILL_SLOTS];
 	unsigned long flags;
 	unsigned int i, n;
 
-	local_irq_save(flags);
-	n = q->n;
-	memcpy(task, q->task, n * sizeof(task[0]));
-	q->n = 0;
-	local_irq_restore(flags);
+	raw_spin_lock_irqsave(&ftagent_kill_lock, flags);
+	n = ftagent_kill_n;
+	memcpy(pid, ftagent_kill_pid, n * sizeof(pid[0]));
+	ftagent_kill_n = 0;
+	raw_spin_unlock_irqrestore(&ftagent_kill_lock, flags);
 	for (i = 0; i < n; i++) {
-		send_sig(SIGKILL, task[i], 1);
-		put_task_struct(task[i]);
+		kill_pid(pid[i], SIGKILL, 1);
+		put_pid(pid[i]);
 	}
 }
 
-static void ftagent_kill_queue_current(void)
+static bool ftagent_kill_queue_current(void)
 {
-	struct ftagent_kill_queue *q;
+	struct pid *tgid = task_tgid(current);
 	unsigned long flags;
 	unsigned int i;
 	bool queued = false, full;
 
-	local_irq_save(flags);
-	q = this_cpu_ptr(&ftagent_kill_queue);
-	for (i = 0; i < q->n; i++)
-		queued |= q->task[i] == current;
-	full = !queued && q->n == FTAGENT_KILL_SLOTS;
-	if (!queued && !full) {
-		get_task_struct(current);
-		q->task[q->n++] = current;
-	}
-	irq_work_queue(&q->work);
-	local_irq_restore(flags);
-	/*
-	 * Every slot holds a task not yet killed, all on this CPU: only
-	 * tasks of higher priority than the irq_work thread keep it from
-	 * running. The call is refused all the same; the next one tries
-	 * again.
-	 */
+	raw_spin_lock_irqsave(&ftagent_kill_lock, flags);
+	for (i = 0; i < ftagent_kill_n && !queued; i++)
+		queued = ftagent_kill_pid[i] == tgid;
+	full = !queued && ftagent_kill_n == FTAGENT_KILL_SLOTS;
+	if (!queued && !full)
+		ftagent_kill_pid[ftagent_kill_n++] = get_pid(tgid);
+	raw_spin_unlock_irqrestore(&ftagent_kill_lock, flags);
+	/* worker->lock is a raw spinlock: fine with preemption off. */
+	kthread_queue_work(ftagent_kill_worker, &ftagent_kill_work);
 	if (full)
-		pr_warn_ratelimited("budget kill of %d (%s) deferred: %d kills pending on CPU %d\n",
-				    task_pid_nr(current), current->comm,
-				    FTAGENT_KILL_SLOTS, raw_smp_processor_id());
+		pr_warn_ratelimited("kill of %d (%s) not sent: %d kills pending\n",
+				    task_tgid_nr(current), current->comm,
+				    FTAGENT_KILL_SLOTS);
+	return !full;
 }
 
-void ftagent_kill_current(void)
+bool ftagent_kill_current(void)
 {
+	/* Only a task's own call may cost it its life. */
+	if (WARN_ON_ONCE(!in_task()))
+		return false;
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		ftagent_kill_queue_current();
-	else
-		send_sig(SIGKILL, current, 1);
+		return ftagent_kill_queue_current();
+	send_sig(SIGKILL, current, 1);
+	return true;
 }
 
-void ftagent_kill_init(void)
+int ftagent_kill_init(void)
 {
-	int cpu;
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+		return 0;
+	kthread_init_work(&ftagent_kill_work, ftagent_kill_run);
+	ftagent_kill_worker = kthread_create_worker(0, "ftagent_kill");
+	if (IS_ERR(ftagent_kill_worker)) {
+		int err = PTR_ERR(ftagent_kill_worker);
 
-	for_each_possible_cpu(cpu)
-		init_irq_work(&per_cpu_ptr(&ftagent_kill_queue, cpu)->work,
-			      ftagent_kill_run);
+		ftagent_kill_worker = NULL;
+		return err;
+	}
+	sched_set_fifo(ftagent_kill_worker->task);
+	return 0;
 }
 
 void ftagent_kill_exit(void)
 {
-	int cpu;
-
-	if (!IS_ENABLED(CONFIG_PREEMPT_RT))
+	if (!ftagent_kill_worker)
 		return;
-	for_each_possible_cpu(cpu) {
-		struct ftagent_kill_queue *q = per_cpu_ptr(&ftagent_kill_queue,
-							   cpu);
-
-		/* Queued work runs on its CPU; wait for it to finish. */
-		irq_work_sync(&q->work);
-		WARN_ON_ONCE(q->n);
-	}
+	/* Sends what is queued, then stops the thread. */
+	kthread_destroy_worker(ftagent_kill_worker);
+	ftagent_kill_worker = NULL;
+	WARN_ON_ONCE(ftagent_kill_n);
 }

@@ -1,15 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A budget's kill action, from hook context (kmod/kill.c).
+ * The exec-time kill of a `repeats` budget, from hook context
+ * (kmod/kill.c).
  */
 #ifndef FTAGENT_KILL_H
 #define FTAGENT_KILL_H
 
-/* Before any hook is attached. */
-void ftagent_kill_init(void);
-/* SIGKILL the current task; hook context (preemption off) is fine. */
-void ftagent_kill_current(void);
-/* Unload, after every hook is gone: the kills still queued are sent. */
+#include <linux/types.h>
+
+/* Before any hook is attached: 0 or -errno (the RT kill thread). */
+int ftagent_kill_init(void);
+/*
+ * SIGKILL the current process from hook context (preemption off): at
+ * once, or on PREEMPT_RT by the kill thread. False when it could not be
+ * queued (said in the kernel log).
+ */
+bool ftagent_kill_current(void);
+/* Unload, after every hook is gone: sends what is queued. */
 void ftagent_kill_exit(void);
 
 #endif /* FTAGENT_KILL_H */
