@@ -363,9 +363,49 @@ static bool ftagent_gate_decide(struct ftagent_gate_call *c)
 }
 
 /*
+ * A connect or send to the unspecified address reaches this host: the
+ * kernel routes 0.0.0.0 to the socket's bound IPv4 address or else to
+ * 127.0.0.1 (ip_route_output_key_hash_rcu()), and :: to ::1, or to
+ * ::ffff:127.0.0.1 when an IPv6 socket connects bound to an IPv4-mapped
+ * address (tcp_v6_connect(), ip6_datagram_connect(); sends: "::
+ * means loopback"). ::ffff:0.0.0.0 is 0.0.0.0 sent the IPv4 way. The
+ * rules judge the address the call will reach, so rewrite it here (a
+ * bind's unspecified address is "any", and stays).
+ */
+static void ftagent_gate_this_host(struct ftagent_gate_call *c,
+				   const struct sock *sk)
+{
+	struct in6_addr *a6 = (struct in6_addr *)c->addr;
+	bool inet = sk && (sk->sk_family == AF_INET ||
+			   sk->sk_family == AF_INET6);
+	__be32 *a4 = NULL;
+
+	if (c->family == AF_INET)
+		a4 = (__be32 *)c->addr;
+	else if (ipv6_addr_v4mapped(a6))
+		a4 = &a6->s6_addr32[3];
+	if (a4 && !*a4) {
+		*a4 = inet ? READ_ONCE(inet_sk(sk)->inet_saddr) : 0;
+		if (!*a4)
+			*a4 = htonl(INADDR_LOOPBACK);
+	} else if (!a4 && ipv6_addr_any(a6)) {
+#if IS_ENABLED(CONFIG_IPV6)
+		if (c->op == FTAGENT_OP_CONNECT && inet &&
+		    sk->sk_family == AF_INET6 &&
+		    ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
+			ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK), a6);
+			return;
+		}
+#endif
+		*a6 = in6addr_loopback;
+	}
+}
+
+/*
  * The address a bind, connect or send names. IPv4 sockets also take
  * family 0 (AF_UNSPEC) with an IPv4 address in bind and in UDP and raw
- * sends, and use it as AF_INET: so does the gate.
+ * sends, and use it as AF_INET: so does the gate. A connect to family 0
+ * is a disconnect, and names no address.
  */
 static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
 				  const struct socket *sock,
@@ -377,7 +417,8 @@ static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
 	if (!sa)
 		return;
 	family = sa->sa_family;
-	if (family == AF_UNSPEC && sk && sk->sk_family == AF_INET)
+	if (family == AF_UNSPEC && sk && sk->sk_family == AF_INET &&
+	    c->op != FTAGENT_OP_CONNECT)
 		family = AF_INET;
 	if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = (const void *)sa;
@@ -394,6 +435,8 @@ static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
 		c->port = ntohs(in6->sin6_port);
 		memcpy(c->addr, &in6->sin6_addr, 16);
 	}
+	if (c->have_addr && c->op != FTAGENT_OP_BIND)
+		ftagent_gate_this_host(c, sk);
 }
 
 /* The connected peer of an IPv4/IPv6 socket sending without an address. */
