@@ -731,11 +731,20 @@ int ftagent_gate_refresh(u32 extra)
 		want |= BIT(FTAGENT_GATE_SENDPAGE);
 	if (b)
 		want |= ftagent_budgets_gate_points(b->metrics);
+	missing = READ_ONCE(ftagent_degraded) >> FTAGENT_FEATURE_GATE_EXEC;
+	/*
+	 * A TCP or MPTCP Fast Open sendto connects inside the send, past
+	 * security_socket_connect: connect rules and budgets need the send
+	 * point too (its other sends then pass undecided, as no send rule
+	 * asks for them).
+	 */
+	if ((want & BIT(FTAGENT_OP_CONNECT)) &&
+	    !(missing & BIT(FTAGENT_OP_SEND)))
+		want |= BIT(FTAGENT_OP_SEND);
 	/*
 	 * A point this kernel lacks (symbols.c): refuse a set that needs it,
 	 * but sendfile/splice sends just go ungated, as the status says.
 	 */
-	missing = READ_ONCE(ftagent_degraded) >> FTAGENT_FEATURE_GATE_EXEC;
 	want &= ~(missing & BIT(FTAGENT_GATE_SENDPAGE));
 	if (want & missing)
 		return -EOPNOTSUPP;

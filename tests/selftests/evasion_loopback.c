@@ -234,6 +234,31 @@ TEST_F(lo, any6_on_a_mapped_socket_is_ipv4_loopback)
 	EXPECT_EQ(0, ev_accepts(self->lfd));
 }
 
+/* Fast Open connects inside sendto: a connect rule alone must see it. */
+TEST_F(lo, fastopen_under_a_connect_rule_alone)
+{
+	struct sockaddr_in a = sin4(INADDR_ANY, self->port);
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+	int fd;
+
+	ftagent_policy_spec_init(&p);
+	r = ev_rule(&p, "no-lo4", 1u << FTAGENT_OP_CONNECT,
+		    FTAGENT_ACTION_DENY);
+	ev_cidr(r, lo4, 4, 8);
+	ev_port(r, self->port, self->port);
+	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ftagent_policy_spec_free(&p);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	EXPECT_EQ(-1, sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&a,
+			     sizeof(a)));
+	EXPECT_EQ(EPERM, errno);
+	close(fd);
+	ev_sleep_ms(50);
+	EXPECT_EQ(0, ev_accepts(self->lfd));
+}
+
 /* bind's 0.0.0.0 is "any"; a connect to family 0 is a disconnect. */
 TEST_F(lo, bind_any_and_disconnect_are_not_loopback)
 {
