@@ -14,6 +14,11 @@
  *   recv     security_socket_recvmsg(sock, msg, size, flags)
  *   rw       security_file_permission(file, mask)  every read and write
  *
+ * SCTP's connectx and bindx (setsockopt) and the association a sendmsg
+ * opens pass none of those but security_sctp_bind_connect(sk, optname,
+ * addrs, len), hooked whenever connect or bind is: each address is
+ * decided as a connect or a bind.
+ *
  * So a rule judges what the call will really use (no re-read of user
  * memory after the check), and calls made through io_uring are gated as
  * well. An operation is hooked only while a rule set needs it.
@@ -51,6 +56,7 @@
 #include <linux/net.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sctp.h>
 #include <linux/socket.h>
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
@@ -408,10 +414,9 @@ static void ftagent_gate_this_host(struct ftagent_gate_call *c,
  * is a disconnect, and names no address.
  */
 static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
-				  const struct socket *sock,
+				  const struct sock *sk,
 				  const struct sockaddr *sa, int len)
 {
-	const struct sock *sk = sock ? sock->sk : NULL;
 	sa_family_t family;
 
 	if (!sa)
@@ -487,7 +492,7 @@ static int ftagent_gate_send(struct ftagent_gate_call *c,
 		struct ftagent_gate_call conn =
 			FTAGENT_GATE_CALL_INIT(FTAGENT_OP_CONNECT);
 
-		ftagent_gate_sockaddr(&conn, sock, msg->msg_name,
+		ftagent_gate_sockaddr(&conn, sk, msg->msg_name,
 				      msg->msg_namelen);
 		if (ftagent_gate_decide(&conn))
 			return -1;
@@ -498,11 +503,55 @@ static int ftagent_gate_send(struct ftagent_gate_call *c,
 	if (!stream && msg && msg->msg_name &&
 	    !(((const struct sockaddr *)msg->msg_name)->sa_family ==
 		      AF_UNSPEC && sk && sk->sk_family == AF_INET6))
-		ftagent_gate_sockaddr(c, sock, msg->msg_name,
+		ftagent_gate_sockaddr(c, sk, msg->msg_name,
 				      msg->msg_namelen);
 	else
 		ftagent_gate_peer(c, sock);
 	return 0;
+}
+
+/*
+ * SCTP (security_sctp_bind_connect): connectx and the association a
+ * sendmsg opens are connects, bindx a bind, each to every address of
+ * the packed list (sockaddr_in and sockaddr_in6 back to back, as
+ * sctp_connect_new_asoc() and sctp_bindx_add() walk it). True when one
+ * is refused. Other options name addresses of an association already
+ * decided (primary addresses, ASCONF of a bindx): not decided again.
+ */
+static bool ftagent_gate_sctp(const struct sock *sk, int optname,
+			      const struct sockaddr *addrs, int len)
+{
+	const u8 *p = (const u8 *)addrs;
+	int off = 0, size;
+	u8 op;
+
+	switch (optname) {
+	case SCTP_SOCKOPT_CONNECTX:
+	case SCTP_SENDMSG_CONNECT:
+		op = FTAGENT_OP_CONNECT;
+		break;
+	case SCTP_SOCKOPT_BINDX_ADD:
+		op = FTAGENT_OP_BIND;
+		break;
+	default:
+		return false;
+	}
+	while (addrs && off + (int)sizeof(sa_family_t) <= len) {
+		const struct sockaddr *sa = (const void *)(p + off);
+		struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(op);
+
+		size = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+		       sa->sa_family == AF_INET6 ?
+						  sizeof(struct sockaddr_in6) : 0;
+		/* What the kernel refuses itself (EINVAL) ends the list. */
+		if (!size || off + size > len)
+			break;
+		ftagent_gate_sockaddr(&c, sk, sa, size);
+		if (ftagent_gate_decide(&c))
+			return true;
+		off += size;
+	}
+	return false;
 }
 
 /* Byte budgets are about the network: IPv4 and IPv6 sockets only. */
@@ -586,6 +635,9 @@ static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
 	case FTAGENT_GATE_SENDPAGE:
 		sock = (const struct socket *)regs->di;
 		break;
+	case FTAGENT_GATE_SCTP:
+		sk = (const struct sock *)regs->di;
+		return sk && sk->sk_kern_sock;
 	case FTAGENT_GATE_PERM:
 		file = (struct file *)regs->di;
 		if ((file->f_flags & __FMODE_EXEC) && current->in_execve)
@@ -607,6 +659,7 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 	unsigned int point = (unsigned long)ops->private;
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
 	struct pt_regs *regs = ftagent_fregs_args(fregs);
+	const struct socket *sock;
 	unsigned long refuse = 0;
 	int metric, fastopen = 0;
 
@@ -624,7 +677,8 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 		break;
 	case FTAGENT_OP_CONNECT:
 	case FTAGENT_OP_BIND:
-		ftagent_gate_sockaddr(&c, (const struct socket *)regs->di,
+		sock = (const struct socket *)regs->di;
+		ftagent_gate_sockaddr(&c, sock ? sock->sk : NULL,
 				      (const struct sockaddr *)regs->si,
 				      (int)regs->dx);
 		break;
@@ -639,6 +693,13 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 		/* sendfile and splice to a socket: the connected peer. */
 		ftagent_gate_peer(&c, (const struct socket *)regs->di);
 		c.op = FTAGENT_OP_SEND;
+		break;
+	case FTAGENT_GATE_SCTP:
+		if (ftagent_gate_sctp((const struct sock *)regs->di,
+				      (int)regs->si,
+				      (const struct sockaddr *)regs->dx,
+				      (int)regs->cx))
+			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	}
 	if (!refuse && c.op != FTAGENT_OP_NONE && ftagent_gate_decide(&c))
@@ -665,6 +726,7 @@ static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_GATE_RECV] = "security_socket_recvmsg",
 	[FTAGENT_GATE_PERM] = "security_file_permission",
 	[FTAGENT_GATE_SENDPAGE] = FTAGENT_SENDPAGE_SYMBOL,
+	[FTAGENT_GATE_SCTP] = "security_sctp_bind_connect",
 };
 
 static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX];
@@ -695,7 +757,8 @@ static int ftagent_gate_attach(u32 want)
 		if (err == -ENOENT) {
 			/* Not on this kernel (said once, in the status too). */
 			ftrace_free_filter(o);
-			if (point == FTAGENT_GATE_SENDPAGE)
+			if (point == FTAGENT_GATE_SENDPAGE ||
+			    point == FTAGENT_GATE_SCTP)
 				continue;
 			return -EOPNOTSUPP;
 		}
@@ -729,6 +792,9 @@ int ftagent_gate_refresh(u32 extra)
 	if ((want & BIT(FTAGENT_OP_SEND)) &&
 	    ftagent_gate_symbols[FTAGENT_GATE_SENDPAGE])
 		want |= BIT(FTAGENT_GATE_SENDPAGE);
+	/* SCTP connects and binds by a way of its own. */
+	if (want & (BIT(FTAGENT_OP_CONNECT) | BIT(FTAGENT_OP_BIND)))
+		want |= BIT(FTAGENT_GATE_SCTP);
 	if (b)
 		want |= ftagent_budgets_gate_points(b->metrics);
 	missing = READ_ONCE(ftagent_degraded) >> FTAGENT_FEATURE_GATE_EXEC;
@@ -743,9 +809,11 @@ int ftagent_gate_refresh(u32 extra)
 		want |= BIT(FTAGENT_OP_SEND);
 	/*
 	 * A point this kernel lacks (symbols.c): refuse a set that needs it,
-	 * but sendfile/splice sends just go ungated, as the status says.
+	 * but sendfile/splice sends and SCTP's connectx and bindx just go
+	 * ungated, as the status says.
 	 */
-	want &= ~(missing & BIT(FTAGENT_GATE_SENDPAGE));
+	want &= ~(missing & (BIT(FTAGENT_GATE_SENDPAGE) |
+			     BIT(FTAGENT_GATE_SCTP)));
 	if (want & missing)
 		return -EOPNOTSUPP;
 	return ftagent_gate_attach(want);

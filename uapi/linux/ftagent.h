@@ -388,10 +388,14 @@ enum ftagent_ctl_attr {
  * @FTAGENT_FEATURE_GATE_SENDPAGE: send rules and budgets on sendfile and
  *	splice to a socket, on kernels where those bypass
  *	security_socket_sendmsg (kernel_sendpage, up to 6.4)
+ * @FTAGENT_FEATURE_GATE_SCTP: connect and bind rules on SCTP's connectx,
+ *	bindx and implicit connects (security_sctp_bind_connect; since
+ *	ABI 0.6)
  *
  * A rule or budget set that needs a gate feature that is off is refused
- * (EOPNOTSUPP with a message), except GATE_SENDPAGE: then send rules hold
- * for every send but sendfile and splice, which DEGRADED says.
+ * (EOPNOTSUPP with a message), except GATE_SENDPAGE and GATE_SCTP: then
+ * send rules hold for every send but sendfile and splice, and connect
+ * and bind rules for every call but SCTP's own, which DEGRADED says.
  */
 enum ftagent_feature {
 	FTAGENT_FEATURE_FTRACE_SET,
@@ -408,6 +412,7 @@ enum ftagent_feature {
 	FTAGENT_FEATURE_GATE_RECV,
 	FTAGENT_FEATURE_GATE_RW,
 	FTAGENT_FEATURE_GATE_SENDPAGE,
+	FTAGENT_FEATURE_GATE_SCTP,
 
 	__FTAGENT_FEATURE_MAX
 };
