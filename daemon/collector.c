@@ -180,8 +180,8 @@ static void sock_learn(struct ftd_collector *c, struct ftd_sock *s,
 	struct ftd_flow_key fk = {0};
 	struct ftd_flow *f;
 
-	fk.family = (uint8_t)rs->family;
-	fk.protocol = (uint8_t)rs->protocol;
+	fk.family = rs->family;
+	fk.protocol = rs->protocol;
 	fk.local_port = rs->local_port;
 	fk.remote_port = rs->remote_port;
 	memcpy(fk.local_addr, rs->local_addr, 16);
@@ -430,7 +430,7 @@ static void merge_counter(struct ftd_collector *c,
 		ftd_groups_add(&c->groups, ftd_proc_group_name(c, p),
 			       FTD_GO_SOCKET, d.in.bytes, d.out.bytes);
 		s->family = k->family;
-		s->protocol = k->protocol;
+		s->protocol = ftagent_counter_protocol(k);
 		s->last_ns = now;
 		if (s->known) {
 			struct ftd_flow *f = ftd_table_get(

@@ -57,15 +57,14 @@ struct ftd_sock_key {
 
 /* A flow's identity: protocol and both ends. Zeros when unknown. */
 struct ftd_flow_key {
-	uint8_t family, protocol;
+	uint16_t family, protocol; /* protocol whole: IPPROTO_MPTCP is 262 */
 	uint16_t local_port, remote_port;
-	uint16_t pad;
 	uint8_t local_addr[16], remote_addr[16];
 };
 
 struct ftd_sock {
 	struct ftd_sock_key key;
-	uint8_t family, protocol;
+	uint16_t family, protocol;
 	int known;  /* the flow key below came from an event */
 	int closed; /* a close record was seen */
 	struct ftd_flow_key flow;

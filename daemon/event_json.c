@@ -115,6 +115,7 @@ struct json_object *ftd_json_protocol(unsigned int protocol)
 	switch (protocol) {
 	case IPPROTO_TCP: return json_object_new_string("tcp");
 	case IPPROTO_UDP: return json_object_new_string("udp");
+	case IPPROTO_MPTCP: return json_object_new_string("mptcp");
 	}
 	return json_object_new_int64(protocol);
 }

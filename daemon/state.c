@@ -400,32 +400,50 @@ static void replay_generation(struct ftd_collector *c, const void *p,
 			      uint64_t len)
 {
 	struct ftagent_generation gen = {0};
+	struct ftagent_counter *old = NULL;
+	const char *counters;
 	struct j_gen jg;
 	const uint64_t *lost;
-	uint64_t need;
-	size_t i;
+	uint64_t tail;
+	size_t i, size = sizeof(*gen.counters);
 
 	if (len < sizeof(jg))
 		return;
 	memcpy(&jg, p, sizeof(jg));
-	need = sizeof(jg) + (uint64_t)jg.n_counters * sizeof(*gen.counters) +
-	       (uint64_t)jg.n_cpus * sizeof(uint64_t) * __FTAGENT_LOSS_MAX;
-	if (need != len)
-		return;
+	tail = (uint64_t)jg.n_cpus * sizeof(uint64_t) * __FTAGENT_LOSS_MAX;
+	/* Counters as this daemon's ABI has them, or (journaled before an
+	 * upgrade) as ABI 0.5 had them: widened here.
+	 */
+	if (len != sizeof(jg) + (uint64_t)jg.n_counters * size + tail) {
+		size = FTAGENT_COUNTER_SIZE_V5;
+		if (len != sizeof(jg) + (uint64_t)jg.n_counters * size + tail)
+			return;
+	}
+	counters = (const char *)p + sizeof(jg);
 	gen.seq = jg.seq;
 	gen.n_counters = jg.n_counters;
-	gen.counters = (struct ftagent_counter *)((const char *)p + sizeof(jg));
+	gen.counters = (struct ftagent_counter *)counters;
+	if (size != sizeof(*gen.counters)) {
+		old = calloc(jg.n_counters + 1, sizeof(*old));
+		if (!old)
+			return;
+		for (i = 0; i < jg.n_counters; i++)
+			memcpy(&old[i], counters + i * size, size);
+		gen.counters = old;
+	}
 	gen.n_cpus = jg.n_cpus;
 	gen.cpus = calloc(jg.n_cpus + 1, sizeof(*gen.cpus));
-	if (!gen.cpus)
+	if (!gen.cpus) {
+		free(old);
 		return;
-	lost = (const uint64_t *)((const char *)gen.counters +
-				  jg.n_counters * sizeof(*gen.counters));
+	}
+	lost = (const uint64_t *)(counters + jg.n_counters * size);
 	for (i = 0; i < jg.n_cpus; i++)
 		memcpy(gen.cpus[i].lost, &lost[i * __FTAGENT_LOSS_MAX],
 		       sizeof(uint64_t) * __FTAGENT_LOSS_MAX);
 	ftd_collector_generation(c, &gen);
 	free(gen.cpus);
+	free(old);
 }
 
 static uint64_t replay_records(struct ftd_collector *c, const void *p,

@@ -37,9 +37,12 @@ void ftd_totals_account(struct ftd_metrics_totals *t,
 		f = family_of(k->family);
 		/* The protocol numbers are IP's only for IP sockets. */
 		if (f == FTD_MF_IPV4 || f == FTD_MF_IPV6) {
-			if (k->protocol == IPPROTO_TCP)
+			unsigned int proto = ftagent_counter_protocol(k);
+
+			/* MPTCP runs over TCP: its bytes are TCP's. */
+			if (proto == IPPROTO_TCP || proto == IPPROTO_MPTCP)
 				p = FTD_MP_TCP;
-			else if (k->protocol == IPPROTO_UDP)
+			else if (proto == IPPROTO_UDP)
 				p = FTD_MP_UDP;
 		}
 		io_add(&t->net[f][p][FTD_MD_IN], &k->in);

@@ -328,7 +328,9 @@ bool ftagent_counters_idle_next(int cpu, u32 *slot,
 		out->tgid = s->key.tgid;
 		out->kind = s->key.kind;
 		out->family = s->key.family;
-		out->protocol = s->key.protocol;
+		/* The u8 of ABI 0.5 takes only what fits (not IPPROTO_MPTCP). */
+		out->protocol = s->key.protocol <= U8_MAX ? s->key.protocol : 0;
+		out->protocol_full = s->key.protocol;
 		out->dev = new_encode_dev(s->key.dev);
 		out->cpu = cpu;
 		out->ino = s->key.ino;

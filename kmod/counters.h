@@ -15,10 +15,10 @@
 struct ftagent_key {
 	u32 tgid;
 	u16 kind;		/* enum ftagent_obj_kind */
-	u8 family;
-	u8 protocol;
+	u16 family;
 	u32 dev;		/* the kernel's dev_t: encoded when dumped */
-	u32 pad;
+	u16 protocol;		/* whole: IPPROTO_MPTCP is 262 */
+	u16 pad;
 	u64 ino;
 	u64 peer_ino;
 };

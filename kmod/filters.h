@@ -84,7 +84,9 @@ static __always_inline bool ftagent_sock_tracked(u32 flags,
 	if ((family == AF_INET && !(flags & FTAGENT_TRACK_IPV4)) ||
 	    (family == AF_INET6 && !(flags & FTAGENT_TRACK_IPV6)))
 		return false;
-	if ((protocol == IPPROTO_TCP && !(flags & FTAGENT_TRACK_TCP)) ||
+	/* MPTCP is TCP on the wire, and the tcp toggle's. */
+	if (((protocol == IPPROTO_TCP || protocol == IPPROTO_MPTCP) &&
+	     !(flags & FTAGENT_TRACK_TCP)) ||
 	    (protocol == IPPROTO_UDP && !(flags & FTAGENT_TRACK_UDP)))
 		return false;
 	return true;

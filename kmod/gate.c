@@ -14,6 +14,11 @@
  *   recv     security_socket_recvmsg(sock, msg, size, flags)
  *   rw       security_file_permission(file, mask)  every read and write
  *
+ * SCTP's connectx and bindx (setsockopt) and the association a sendmsg
+ * opens pass none of those but security_sctp_bind_connect(sk, optname,
+ * addrs, len), hooked whenever connect or bind is: each address is
+ * decided as a connect or a bind.
+ *
  * So a rule judges what the call will really use (no re-read of user
  * memory after the check), and calls made through io_uring are gated as
  * well. An operation is hooked only while a rule set needs it.
@@ -53,6 +58,7 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
+#include <linux/sctp.h>
 #include <linux/socket.h>
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
@@ -377,21 +383,61 @@ static bool ftagent_gate_decide(struct ftagent_gate_call *c)
 }
 
 /*
+ * A connect or send to the unspecified address reaches this host: the
+ * kernel routes 0.0.0.0 to the socket's bound IPv4 address or else to
+ * 127.0.0.1 (ip_route_output_key_hash_rcu()), and :: to ::1, or to
+ * ::ffff:127.0.0.1 when an IPv6 socket connects bound to an IPv4-mapped
+ * address (tcp_v6_connect(), ip6_datagram_connect(); sends: "::
+ * means loopback"). ::ffff:0.0.0.0 is 0.0.0.0 sent the IPv4 way. The
+ * rules judge the address the call will reach, so rewrite it here (a
+ * bind's unspecified address is "any", and stays).
+ */
+static void ftagent_gate_this_host(struct ftagent_gate_call *c,
+				   const struct sock *sk)
+{
+	struct in6_addr *a6 = (struct in6_addr *)c->addr;
+	bool inet = sk && (sk->sk_family == AF_INET ||
+			   sk->sk_family == AF_INET6);
+	__be32 *a4 = NULL;
+
+	if (c->family == AF_INET)
+		a4 = (__be32 *)c->addr;
+	else if (ipv6_addr_v4mapped(a6))
+		a4 = &a6->s6_addr32[3];
+	if (a4 && !*a4) {
+		*a4 = inet ? READ_ONCE(inet_sk(sk)->inet_saddr) : 0;
+		if (!*a4)
+			*a4 = htonl(INADDR_LOOPBACK);
+	} else if (!a4 && ipv6_addr_any(a6)) {
+#if IS_ENABLED(CONFIG_IPV6)
+		if (c->op == FTAGENT_OP_CONNECT && inet &&
+		    sk->sk_family == AF_INET6 &&
+		    ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
+			ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK), a6);
+			return;
+		}
+#endif
+		*a6 = in6addr_loopback;
+	}
+}
+
+/*
  * The address a bind, connect or send names. IPv4 sockets also take
  * family 0 (AF_UNSPEC) with an IPv4 address in bind and in UDP and raw
- * sends, and use it as AF_INET: so does the gate.
+ * sends, and use it as AF_INET: so does the gate. A connect to family 0
+ * is a disconnect, and names no address.
  */
 static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
-				  const struct socket *sock,
+				  const struct sock *sk,
 				  const struct sockaddr *sa, int len)
 {
-	const struct sock *sk = sock ? sock->sk : NULL;
 	sa_family_t family;
 
 	if (!sa)
 		return;
 	family = sa->sa_family;
-	if (family == AF_UNSPEC && sk && sk->sk_family == AF_INET)
+	if (family == AF_UNSPEC && sk && sk->sk_family == AF_INET &&
+	    c->op != FTAGENT_OP_CONNECT)
 		family = AF_INET;
 	if (family == AF_INET && len >= sizeof(struct sockaddr_in)) {
 		const struct sockaddr_in *in = (const void *)sa;
@@ -408,6 +454,8 @@ static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
 		c->port = ntohs(in6->sin6_port);
 		memcpy(c->addr, &in6->sin6_addr, 16);
 	}
+	if (c->have_addr && c->op != FTAGENT_OP_BIND)
+		ftagent_gate_this_host(c, sk);
 }
 
 /* The connected peer of an IPv4/IPv6 socket sending without an address. */
@@ -458,7 +506,7 @@ static int ftagent_gate_send(struct ftagent_gate_call *c,
 		struct ftagent_gate_call conn =
 			FTAGENT_GATE_CALL_INIT(FTAGENT_OP_CONNECT);
 
-		ftagent_gate_sockaddr(&conn, sock, msg->msg_name,
+		ftagent_gate_sockaddr(&conn, sk, msg->msg_name,
 				      msg->msg_namelen);
 		if (ftagent_gate_decide(&conn))
 			return -1;
@@ -469,11 +517,55 @@ static int ftagent_gate_send(struct ftagent_gate_call *c,
 	if (!stream && msg && msg->msg_name &&
 	    !(((const struct sockaddr *)msg->msg_name)->sa_family ==
 		      AF_UNSPEC && sk && sk->sk_family == AF_INET6))
-		ftagent_gate_sockaddr(c, sock, msg->msg_name,
+		ftagent_gate_sockaddr(c, sk, msg->msg_name,
 				      msg->msg_namelen);
 	else
 		ftagent_gate_peer(c, sock);
 	return 0;
+}
+
+/*
+ * SCTP (security_sctp_bind_connect): connectx and the association a
+ * sendmsg opens are connects, bindx a bind, each to every address of
+ * the packed list (sockaddr_in and sockaddr_in6 back to back, as
+ * sctp_connect_new_asoc() and sctp_bindx_add() walk it). True when one
+ * is refused. Other options name addresses of an association already
+ * decided (primary addresses, ASCONF of a bindx): not decided again.
+ */
+static bool ftagent_gate_sctp(const struct sock *sk, int optname,
+			      const struct sockaddr *addrs, int len)
+{
+	const u8 *p = (const u8 *)addrs;
+	int off = 0, size;
+	u8 op;
+
+	switch (optname) {
+	case SCTP_SOCKOPT_CONNECTX:
+	case SCTP_SENDMSG_CONNECT:
+		op = FTAGENT_OP_CONNECT;
+		break;
+	case SCTP_SOCKOPT_BINDX_ADD:
+		op = FTAGENT_OP_BIND;
+		break;
+	default:
+		return false;
+	}
+	while (addrs && off + (int)sizeof(sa_family_t) <= len) {
+		const struct sockaddr *sa = (const void *)(p + off);
+		struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(op);
+
+		size = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+		       sa->sa_family == AF_INET6 ?
+						  sizeof(struct sockaddr_in6) : 0;
+		/* What the kernel refuses itself (EINVAL) ends the list. */
+		if (!size || off + size > len)
+			break;
+		ftagent_gate_sockaddr(&c, sk, sa, size);
+		if (ftagent_gate_decide(&c))
+			return true;
+		off += size;
+	}
+	return false;
 }
 
 /* Byte budgets are about the network: IPv4 and IPv6 sockets only. */
@@ -557,6 +649,9 @@ static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
 	case FTAGENT_GATE_SENDPAGE:
 		sock = (const struct socket *)regs->di;
 		break;
+	case FTAGENT_GATE_SCTP:
+		sk = (const struct sock *)regs->di;
+		return sk && sk->sk_kern_sock;
 	case FTAGENT_GATE_PERM:
 		file = (struct file *)regs->di;
 		if ((file->f_flags & __FMODE_EXEC) && current->in_execve)
@@ -578,6 +673,7 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 	unsigned int point = (unsigned long)ops->private;
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
 	struct pt_regs *regs = ftagent_fregs_args(fregs);
+	const struct socket *sock;
 	unsigned long refuse = 0;
 	int metric, fastopen = 0, over = 0;
 
@@ -595,7 +691,8 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 		break;
 	case FTAGENT_OP_CONNECT:
 	case FTAGENT_OP_BIND:
-		ftagent_gate_sockaddr(&c, (const struct socket *)regs->di,
+		sock = (const struct socket *)regs->di;
+		ftagent_gate_sockaddr(&c, sock ? sock->sk : NULL,
 				      (const struct sockaddr *)regs->si,
 				      (int)regs->dx);
 		break;
@@ -610,6 +707,13 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 		/* sendfile and splice to a socket: the connected peer. */
 		ftagent_gate_peer(&c, (const struct socket *)regs->di);
 		c.op = FTAGENT_OP_SEND;
+		break;
+	case FTAGENT_GATE_SCTP:
+		if (ftagent_gate_sctp((const struct sock *)regs->di,
+				      (int)regs->si,
+				      (const struct sockaddr *)regs->dx,
+				      (int)regs->cx))
+			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	}
 	if (!refuse && c.op != FTAGENT_OP_NONE && ftagent_gate_decide(&c))
@@ -640,6 +744,7 @@ static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_GATE_RECV] = "security_socket_recvmsg",
 	[FTAGENT_GATE_PERM] = "security_file_permission",
 	[FTAGENT_GATE_SENDPAGE] = FTAGENT_SENDPAGE_SYMBOL,
+	[FTAGENT_GATE_SCTP] = "security_sctp_bind_connect",
 };
 
 static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX];
@@ -670,7 +775,8 @@ static int ftagent_gate_attach(u32 want)
 		if (err == -ENOENT) {
 			/* Not on this kernel (said once, in the status too). */
 			ftrace_free_filter(o);
-			if (point == FTAGENT_GATE_SENDPAGE)
+			if (point == FTAGENT_GATE_SENDPAGE ||
+			    point == FTAGENT_GATE_SCTP)
 				continue;
 			return -EOPNOTSUPP;
 		}
@@ -704,14 +810,28 @@ int ftagent_gate_refresh(u32 extra)
 	if ((want & BIT(FTAGENT_OP_SEND)) &&
 	    ftagent_gate_symbols[FTAGENT_GATE_SENDPAGE])
 		want |= BIT(FTAGENT_GATE_SENDPAGE);
+	/* SCTP connects and binds by a way of its own. */
+	if (want & (BIT(FTAGENT_OP_CONNECT) | BIT(FTAGENT_OP_BIND)))
+		want |= BIT(FTAGENT_GATE_SCTP);
 	if (b)
 		want |= ftagent_budgets_gate_points(b->metrics);
+	missing = READ_ONCE(ftagent_degraded) >> FTAGENT_FEATURE_GATE_EXEC;
+	/*
+	 * A TCP or MPTCP Fast Open sendto connects inside the send, past
+	 * security_socket_connect: connect rules and budgets need the send
+	 * point too (its other sends then pass undecided, as no send rule
+	 * asks for them).
+	 */
+	if ((want & BIT(FTAGENT_OP_CONNECT)) &&
+	    !(missing & BIT(FTAGENT_OP_SEND)))
+		want |= BIT(FTAGENT_OP_SEND);
 	/*
 	 * A point this kernel lacks (symbols.c): refuse a set that needs it,
-	 * but sendfile/splice sends just go ungated, as the status says.
+	 * but sendfile/splice sends and SCTP's connectx and bindx just go
+	 * ungated, as the status says.
 	 */
-	missing = READ_ONCE(ftagent_degraded) >> FTAGENT_FEATURE_GATE_EXEC;
-	want &= ~(missing & BIT(FTAGENT_GATE_SENDPAGE));
+	want &= ~(missing & (BIT(FTAGENT_GATE_SENDPAGE) |
+			     BIT(FTAGENT_GATE_SCTP)));
 	if (want & missing)
 		return -EOPNOTSUPP;
 	return ftagent_gate_attach(want);

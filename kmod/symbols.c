@@ -87,6 +87,8 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "byte budgets on reads and writes" },
 	{ FTAGENT_SENDPAGE_SYMBOL, false, FTAGENT_FEATURE_GATE_SENDPAGE,
 	  "send rules and budgets on sendfile and splice to a socket" },
+	{ "security_sctp_bind_connect", false, FTAGENT_FEATURE_GATE_SCTP,
+	  "connect and bind rules on SCTP connectx and bindx" },
 };
 
 unsigned long ftagent_degraded;
@@ -197,6 +199,8 @@ int __init ftagent_symbols_init(bool strict)
 	BUILD_BUG_ON(__FTAGENT_FEATURE_MAX > 32);
 	BUILD_BUG_ON(FTAGENT_FEATURE_GATE_EXEC + FTAGENT_GATE_SENDPAGE !=
 		     FTAGENT_FEATURE_GATE_SENDPAGE);
+	BUILD_BUG_ON(FTAGENT_FEATURE_GATE_EXEC + FTAGENT_GATE_SCTP !=
+		     FTAGENT_FEATURE_GATE_SCTP);
 	if (ftagent_pretend_unknown()) {
 		pr_err("pretend_missing: %s is not a function or tracepoint ftagent looks up on this kernel\n",
 		       ftagent_pretend_unknown());

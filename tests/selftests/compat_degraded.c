@@ -329,6 +329,14 @@ FIXTURE_VARIANT_ADD(missing, kernel_sendpage){
 	.only_with_kernel_sendpage = 1,
 };
 
+/* Connect and bind rules still load; SCTP's own calls go ungated. */
+FIXTURE_VARIANT_ADD(missing, sctp){
+	.name = "security_sctp_bind_connect",
+	.feature = FTAGENT_FEATURE_GATE_SCTP,
+	.check = CHECK_NOTHING_REFUSED,
+	.arg = FTAGENT_OP_CONNECT,
+};
+
 TEST_F_TIMEOUT(missing, only_its_feature_goes, 300)
 {
 	struct lifecycle_counts c;
@@ -401,7 +409,9 @@ TEST_F_TIMEOUT(missing, only_its_feature_goes, 300)
 		EXPECT_EQ(0, set_budget(-1, &err));
 		break;
 	case CHECK_NOTHING_REFUSED:
-		EXPECT_EQ(0, set_rule(FTAGENT_OP_SEND, &err))
+		EXPECT_EQ(0, set_rule(variant->arg ? variant->arg
+						   : FTAGENT_OP_SEND,
+				      &err))
 		TH_LOG("%s", err.msg);
 		EXPECT_EQ(0, set_rule(-1, &err));
 		break;

@@ -123,6 +123,7 @@ static int generation_attr(const struct nlattr *a, void *data)
 {
 	struct ftagent_generation *gen = data;
 	uint32_t acked;
+	size_t len;
 
 	switch (mnl_attr_get_type(a)) {
 	case FTAGENT_STATS_A_GEN_SEQ:
@@ -141,15 +142,23 @@ static int generation_attr(const struct nlattr *a, void *data)
 		gen->n_cpus++;
 		return MNL_CB_OK;
 	case FTAGENT_STATS_A_COUNTER:
-		/* A newer minor ABI may append fields; never accept less. */
-		if (mnl_attr_get_payload_len(a) <
-		    sizeof(struct ftagent_counter))
+		/*
+		 * A newer minor ABI may append fields; a module of ABI 0.5
+		 * or older sends fewer (protocol_full and after read 0);
+		 * never accept less than that.
+		 */
+		len = mnl_attr_get_payload_len(a);
+		if (len < FTAGENT_COUNTER_SIZE_V5)
 			return MNL_CB_ERROR;
+		if (len > sizeof(struct ftagent_counter))
+			len = sizeof(struct ftagent_counter);
 		if (grow((void **)&gen->counters, &gen->cap_counters,
 			 gen->n_counters + 1, sizeof(*gen->counters)))
 			return MNL_CB_ERROR;
+		memset(&gen->counters[gen->n_counters], 0,
+		       sizeof(*gen->counters));
 		memcpy(&gen->counters[gen->n_counters++],
-		       mnl_attr_get_payload(a), sizeof(struct ftagent_counter));
+		       mnl_attr_get_payload(a), len);
 		return MNL_CB_OK;
 	}
 	return MNL_CB_OK;

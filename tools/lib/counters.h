@@ -37,6 +37,16 @@ uint64_t ftagent_cpu_ev_lost(const struct ftagent_cpu_stats *c);
 int ftagent_ev_lost_parse(const struct nlattr *nest,
 			  uint64_t lost[__FTAGENT_EV_LOSS_MAX]);
 
+/*
+ * A counter's socket protocol, whole: protocol_full from ABI 0.6 on (an
+ * older module leaves it 0, and its u8 protocol is all there is).
+ */
+static inline unsigned int ftagent_counter_protocol(
+	const struct ftagent_counter *k)
+{
+	return k->protocol_full ? k->protocol_full : k->protocol;
+}
+
 /* One dumped generation: its counters, as the module sent them. */
 struct ftagent_generation {
 	uint64_t seq;

@@ -155,6 +155,8 @@ const char *ftagent_feature_name(unsigned int feature)
 		[FTAGENT_FEATURE_GATE_RW] = "read and write budgets",
 		[FTAGENT_FEATURE_GATE_SENDPAGE] =
 			"send rules and budgets on sendfile and splice",
+		[FTAGENT_FEATURE_GATE_SCTP] =
+			"connect and bind rules on SCTP connectx and bindx",
 	};
 
 	if (feature < sizeof(names) / sizeof(names[0]))

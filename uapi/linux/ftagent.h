@@ -38,7 +38,7 @@
 #include <linux/types.h>
 
 #define FTAGENT_ABI_MAJOR	0
-#define FTAGENT_ABI_MINOR	5
+#define FTAGENT_ABI_MINOR	6
 
 #define FTAGENT_GENL_CTL_NAME		"ftagent_ctl"
 #define FTAGENT_GENL_CTL_VERSION	1
@@ -162,7 +162,8 @@ struct ftagent_dir_counts {
  * @tgid: process (thread group) that made the calls
  * @kind: enum ftagent_obj_kind
  * @family: sockets: AF_INET, AF_INET6, AF_UNIX, ...; else 0
- * @protocol: sockets: IPPROTO_TCP, IPPROTO_UDP, ...; else 0
+ * @protocol: sockets: IPPROTO_TCP, IPPROTO_UDP, ... when it fits in 8
+ *	bits; else (IPPROTO_MPTCP, 262) 0: read @protocol_full
  * @dev: files, pipes, other, transfers: st_dev as stat(2) reports it
  * @cpu: the CPU whose table held this counter (a key can appear once
  *	per CPU; sum them)
@@ -171,6 +172,11 @@ struct ftagent_dir_counts {
  * @peer_ino: transfers: the destination socket's inode; else 0
  * @in: reads and receives (for transfers: unused)
  * @out: writes and sends (for transfers: the bytes moved)
+ * @protocol_full: sockets: the protocol whole (IPPROTO_MPTCP is 262, not
+ *	6); else 0. Since ABI 0.6: a module of 0.5 or older sends the
+ *	struct without it and the members after (64 bytes)
+ * @reserved: 0
+ * @reserved2: 0
  *
  * Sent as the binary payload of FTAGENT_STATS_A_COUNTER. A newer minor ABI
  * may append fields: read the first sizeof(struct ftagent_counter) bytes.
@@ -186,7 +192,13 @@ struct ftagent_counter {
 	__u64 peer_ino;
 	struct ftagent_dir_counts in;
 	struct ftagent_dir_counts out;
+	__u16 protocol_full;
+	__u16 reserved;
+	__u32 reserved2;
 };
+
+/* The size of struct ftagent_counter up to ABI 0.5. */
+#define FTAGENT_COUNTER_SIZE_V5	64
 
 /*
  * Control family commands. Every command requires CAP_SYS_ADMIN in the
@@ -376,10 +388,14 @@ enum ftagent_ctl_attr {
  * @FTAGENT_FEATURE_GATE_SENDPAGE: send rules and budgets on sendfile and
  *	splice to a socket, on kernels where those bypass
  *	security_socket_sendmsg (kernel_sendpage, up to 6.4)
+ * @FTAGENT_FEATURE_GATE_SCTP: connect and bind rules on SCTP's connectx,
+ *	bindx and implicit connects (security_sctp_bind_connect; since
+ *	ABI 0.6)
  *
  * A rule or budget set that needs a gate feature that is off is refused
- * (EOPNOTSUPP with a message), except GATE_SENDPAGE: then send rules hold
- * for every send but sendfile and splice, which DEGRADED says.
+ * (EOPNOTSUPP with a message), except GATE_SENDPAGE and GATE_SCTP: then
+ * send rules hold for every send but sendfile and splice, and connect
+ * and bind rules for every call but SCTP's own, which DEGRADED says.
  */
 enum ftagent_feature {
 	FTAGENT_FEATURE_FTRACE_SET,
@@ -396,6 +412,7 @@ enum ftagent_feature {
 	FTAGENT_FEATURE_GATE_RECV,
 	FTAGENT_FEATURE_GATE_RW,
 	FTAGENT_FEATURE_GATE_SENDPAGE,
+	FTAGENT_FEATURE_GATE_SCTP,
 
 	__FTAGENT_FEATURE_MAX
 };

@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SCTP reaches connect and bind by ways of its own: connectx and bindx
+ * (setsockopt SCTP_SOCKOPT_CONNECTX, SCTP_SOCKOPT_BINDX_ADD) and the
+ * association a sendmsg on a one-to-many socket opens. None passes
+ * security_socket_connect or _bind; all pass security_sctp_bind_connect,
+ * which the gate hooks: a connect or bind rule refuses them as it refuses
+ * connect() and bind(). Skipped where the sctp module can't be loaded.
+ */
+#include "kselftest_harness.h"
+#include "evasion_test.h"
+
+/* From linux/sctp.h, which needs the rest of lksctp's headers. */
+#ifndef SOL_SCTP
+#define SOL_SCTP 132
+#endif
+#define SCTP_SOCKOPT_BINDX_ADD 100
+#define SCTP_SOCKOPT_CONNECTX  110
+
+static struct sockaddr_in lo(uint32_t addr, uint16_t port)
+{
+	struct sockaddr_in s = {.sin_family = AF_INET};
+
+	s.sin_addr.s_addr = htonl(addr);
+	s.sin_port = htons(port);
+	return s;
+}
+
+/* An SCTP listener on 127.0.0.1; its fd and port. */
+static int sctp_listener(int type, uint16_t *port)
+{
+	struct sockaddr_in s = lo(INADDR_LOOPBACK, 0);
+	socklen_t len = sizeof(s);
+	int fd = socket(AF_INET, type, IPPROTO_SCTP);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&s, sizeof(s)) ||
+	    listen(fd, 16) || getsockname(fd, (struct sockaddr *)&s, &len))
+		return -1;
+	*port = ntohs(s.sin_port);
+	return fd;
+}
+
+FIXTURE(sctp)
+{
+	int lfd;
+	uint16_t port;
+};
+
+FIXTURE_SETUP(sctp)
+{
+	int fd;
+
+	/* The guest's root is the host's: its /lib/modules. */
+	if (system("modprobe sctp 2>/dev/null"))
+		fprintf(stderr, "# modprobe sctp failed\n");
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	if (fd < 0)
+		SKIP(return, "no SCTP (%s): modprobe sctp", strerror(errno));
+	close(fd);
+	ASSERT_EQ(0, ev_clear_policy());
+	self->lfd = sctp_listener(SOCK_STREAM, &self->port);
+	ASSERT_GE(self->lfd, 0);
+}
+
+FIXTURE_TEARDOWN(sctp)
+{
+	EXPECT_EQ(0, ev_clear_policy());
+	if (self->lfd > 0)
+		close(self->lfd);
+}
+
+static void deny(struct __test_metadata *_metadata, uint32_t op, uint16_t port)
+{
+	struct ftagent_policy_spec p;
+	struct ftnl_error err;
+	const uint8_t a[4] = {127, 0, 0, 1};
+	struct ftagent_rule_spec *r;
+
+	ftagent_policy_spec_init(&p);
+	r = ev_rule(&p, "no-sctp", 1u << op, FTAGENT_ACTION_DENY);
+	if (op == FTAGENT_OP_CONNECT)
+		ev_cidr(r, a, 4, 32);
+	ev_port(r, port, port);
+	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ftagent_policy_spec_free(&p);
+}
+
+/* setsockopt(SCTP_SOCKOPT_CONNECTX) with @n addresses: >= 0 or -errno. */
+static int connectx(const struct sockaddr_in *a, int n)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP), rc;
+
+	rc = setsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_CONNECTX, a, n * sizeof(*a));
+	rc = rc < 0 ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+TEST_F(sctp, connectx_is_a_connect)
+{
+	/* The denied address second: every address is decided. */
+	struct sockaddr_in a[2] = {lo(0x7f000002, self->port),
+				   lo(INADDR_LOOPBACK, self->port)};
+	struct sockaddr_in one = lo(INADDR_LOOPBACK, self->port);
+	int fd;
+
+	ASSERT_EQ(0, connectx(&a[1], 1));
+	deny(_metadata, FTAGENT_OP_CONNECT, self->port);
+	EXPECT_EQ(-EPERM, connectx(a, 2));
+	EXPECT_EQ(-EPERM, connectx(&a[1], 1));
+	/* An address the rule does not name goes (refused by no one). */
+	EXPECT_NE(-EPERM, connectx(&a[0], 1));
+	/* connect() as ever. */
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	EXPECT_EQ(-EPERM, ev_connect(fd, &one, sizeof(one)));
+	close(fd);
+}
+
+/* A one-to-many socket's sendmsg to a new peer opens an association. */
+TEST_F(sctp, a_send_that_opens_an_association_is_a_connect)
+{
+	struct sockaddr_in to = lo(INADDR_LOOPBACK, 0);
+	uint16_t port;
+	int l = sctp_listener(SOCK_SEQPACKET, &port), fd;
+
+	ASSERT_GE(l, 0);
+	to.sin_port = htons(port);
+	fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+	ASSERT_EQ(0, ev_sendto(fd, &to, sizeof(to)));
+	close(fd);
+	/* A connect rule only: the send is not refused as a send. */
+	deny(_metadata, FTAGENT_OP_CONNECT, port);
+	fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+	EXPECT_EQ(-EPERM, ev_sendto(fd, &to, sizeof(to)));
+	close(fd);
+	close(l);
+}
+
+TEST_F(sctp, bindx_is_a_bind)
+{
+	struct sockaddr_in a[2] = {lo(INADDR_LOOPBACK, 999),
+				   lo(0x7f000002, 999)};
+	struct sockaddr_in any = lo(INADDR_LOOPBACK, 0);
+	int fd;
+
+	deny(_metadata, FTAGENT_OP_BIND, 999);
+	fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_BINDX_ADD, a,
+				 sizeof(a)));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, bind(fd, (struct sockaddr *)a, sizeof(a[0])));
+	EXPECT_EQ(EPERM, errno);
+	/* Another port binds. */
+	EXPECT_EQ(0, setsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_BINDX_ADD, &any,
+				sizeof(any)));
+	close(fd);
+}
+
+TEST_HARNESS_MAIN
