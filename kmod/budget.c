@@ -302,7 +302,8 @@ static int ftagent_budget_refuse(const struct ftagent_budgetset *set,
 
 	atomic64_inc(&b->denied);
 	ftagent_budget_verdict(set, i, FTAGENT_VERDICT_OVER_BUDGET, used, c);
-	if (!b->kill)
+	/* Killing init panics the kernel: it is refused, never killed. */
+	if (!b->kill || is_global_init(current))
 		return -EDQUOT;
 	ftagent_budget_verdict(set, i, FTAGENT_VERDICT_KILLED, used, c);
 	return FTAGENT_BUDGET_KILL;
@@ -327,12 +328,17 @@ int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric)
 		     metric == FTAGENT_METRIC_EXECS ||
 		     metric == FTAGENT_METRIC_OPENS;
 	unsigned long flags;
+	int refused = 0;
 	u32 i;
 
 	set = rcu_dereference_sched(ftagent_budgets);
 	if (!set || !(set->metrics & BIT(metric)))
 		return 0;
-	/* First every matching budget may refuse; only then is it charged. */
+	/*
+	 * First every matching budget may refuse, each with its verdict (a
+	 * budget that only refuses must not hide one that kills); only
+	 * then, if none did, is the call charged.
+	 */
 	for (i = 0; i < set->n; i++) {
 		struct ftagent_budget *b = &set->b[i];
 		bool over;
@@ -346,9 +352,15 @@ int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric)
 		used = b->used;
 		over = used >= b->limit;
 		raw_spin_unlock_irqrestore(&b->lock, flags);
-		if (over)
-			return ftagent_budget_refuse(set, i, used, c);
+		if (over) {
+			int r = ftagent_budget_refuse(set, i, used, c);
+
+			if (r == FTAGENT_BUDGET_KILL || !refused)
+				refused = r;
+		}
 	}
+	if (refused)
+		return refused;
 	if (!count)
 		return 0;	/* bytes are charged when the call returns */
 	for (i = 0; i < set->n; i++) {

@@ -54,6 +54,7 @@
 #include <linux/ipv6.h>
 #include <net/ipv6.h>
 #include <linux/mm.h>
+#include <linux/module.h>
 #include <linux/net.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
@@ -109,6 +110,14 @@ static noinline int ftagent_gate_over_budget(void)
 static noinline int ftagent_gate_over_budget_kill(void)
 {
 	send_sig(SIGKILL, current, 1);
+	/*
+	 * The hook took a module reference for us: on RT send_sig() may
+	 * sleep here, in module text, where the RCU-tasks wait of unload
+	 * would count the sleep as quiescent. After the put only this
+	 * return runs, which that wait does cover (a preemption there is
+	 * not quiescent).
+	 */
+	module_put(THIS_MODULE);
 	return -EDQUOT;
 }
 
@@ -726,7 +735,11 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 			over = ftagent_budget_gate(&c, FTAGENT_METRIC_CONNECTS);
 		if (!over && metric >= 0)
 			over = ftagent_budget_gate(&c, metric);
-		if (over == FTAGENT_BUDGET_KILL)
+		/*
+		 * Unloading (no reference to be had): refused, not killed,
+		 * though the verdict says killed.
+		 */
+		if (over == FTAGENT_BUDGET_KILL && try_module_get(THIS_MODULE))
 			refuse = (unsigned long)ftagent_gate_over_budget_kill;
 		else if (over)
 			refuse = (unsigned long)ftagent_gate_over_budget;

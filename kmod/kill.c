@@ -81,8 +81,8 @@ static bool ftagent_kill_queue_current(void)
 
 bool ftagent_kill_current(void)
 {
-	/* Only a task's own call may cost it its life. */
-	if (WARN_ON_ONCE(!in_task()))
+	/* Only a task's own call may cost it its life; never init's. */
+	if (WARN_ON_ONCE(!in_task()) || is_global_init(current))
 		return false;
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		return ftagent_kill_queue_current();

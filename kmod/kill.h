@@ -8,7 +8,7 @@
 
 #include <linux/types.h>
 
-/* Before any hook is attached: 0 or -errno (the RT kill thread). */
+/* Before any budget can be set: 0 or -errno (the RT kill thread). */
 int ftagent_kill_init(void);
 /*
  * SIGKILL the current process from hook context (preemption off): at

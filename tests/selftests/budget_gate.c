@@ -255,9 +255,10 @@ TEST_F(budget, the_call_past_a_call_budget_is_refused)
 }
 
 /*
- * KILL: the call past the limit is refused and its caller killed (on
- * PREEMPT_RT through the module's irq_work, kmod/kill.c): a child makes
- * connects until one fails, and must die of SIGKILL, not return.
+ * KILL: the call past the limit is refused and its caller killed before
+ * it returns to user space (the gate's stub sends SIGKILL in the
+ * caller's context): a child makes connects until one fails; anything
+ * it writes after the refused call means it came back.
  */
 TEST_F(budget, the_kill_action_kills_the_caller_past_the_limit)
 {
@@ -265,30 +266,68 @@ TEST_F(budget, the_kill_action_kills_the_caller_past_the_limit)
 	struct ftagent_budget_spec got;
 	struct ftnl_error err;
 	uint16_t port;
-	int lfd = listener(&port), status, i;
+	int lfd = listener(&port), status, i, pfd[2];
+	char mark;
 	pid_t pid;
 
 	budget(&s, "kill-connects", FTAGENT_METRIC_CONNECTS, 2, 60000)->kill =
 		1;
 	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, pipe(pfd));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (pid == 0) {
+		close(pfd[0]);
 		for (i = 0; i < 2; i++)
 			if (try_connect(port))
 				_exit(10 + i);
 		try_connect(port);
-		/* Still alive after the refused call: give the kill time. */
-		for (i = 0; i < 100; i++)
-			usleep(10000);
+		/* Must not get here: the refused call does not return. */
+		if (write(pfd[1], "r", 1) != 1)
+			_exit(4);
 		_exit(3);
 	}
+	close(pfd[1]);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, read(pfd[0], &mark, 1))
+	TH_LOG("the refused call returned");
+	close(pfd[0]);
 	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("status %#x", status);
 	EXPECT_EQ(SIGKILL, WTERMSIG(status));
 	ASSERT_EQ(0, get_one(&got));
 	EXPECT_EQ(2, got.used);
 	EXPECT_EQ(1, got.denied);
+	close(lfd);
+	ftagent_budget_set_free(&s);
+}
+
+/*
+ * Two budgets on one metric, both used up: the first only refuses, the
+ * second kills. The first must not hide the second.
+ */
+TEST_F(budget, a_refusing_budget_does_not_hide_a_killing_one)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftnl_error err;
+	uint16_t port;
+	int lfd = listener(&port), status;
+	pid_t pid;
+
+	budget(&s, "refuse-connects", FTAGENT_METRIC_CONNECTS, 1, 60000);
+	budget(&s, "kill-connects", FTAGENT_METRIC_CONNECTS, 1, 60000)->kill =
+		1;
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (pid == 0) {
+		if (try_connect(port))
+			_exit(10);
+		try_connect(port);
+		_exit(3);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(SIGKILL, WTERMSIG(status));
 	close(lfd);
 	ftagent_budget_set_free(&s);
 }
