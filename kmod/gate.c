@@ -43,6 +43,7 @@
 #include <linux/dcache.h>
 #include <linux/file.h>
 #include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/ipv6.h>
@@ -55,6 +56,7 @@
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
+#include <asm/unaligned.h>
 
 #include "budget.h"
 #include "compat/fs.h"
@@ -296,31 +298,91 @@ void ftagent_verdict_emit(const struct ftagent_verdict_info *vi,
 	ftagent_event_commit(hdr, size);
 }
 
+static const u32 ftagent_no_rules[1] = { FTAGENT_RULE_END };
+
+/* The rules for @c's port (ending with FTAGENT_RULE_END). */
+static const u32 *ftagent_port_rules(const struct ftagent_port_index *pi,
+				     u16 port)
+{
+	u32 mask = BIT(pi->bits) - 1, h = hash_32(port, pi->bits);
+
+	for (;; h = (h + 1) & mask) {
+		if (pi->slots[h].port == port + 1u)
+			return pi->rules + pi->slots[h].off;
+		if (!pi->slots[h].port)
+			return ftagent_no_rules;
+	}
+}
+
+/* The rules whose prefix covers @c's address. */
+static const u32 *ftagent_addr_rules(const struct ftagent_ruleset *set,
+				     const struct ftagent_gate_call *c)
+{
+	const struct ftagent_addr_index *ai;
+	u32 lo = 0, hi, mid;
+
+	if (c->family == AF_INET) {
+		u32 a = get_unaligned_be32(c->addr);
+
+		ai = &set->addr4[c->op];
+		if (!ai->n)
+			return ftagent_no_rules;
+		for (hi = ai->n; hi - lo > 1;) {
+			mid = (lo + hi) / 2;
+			if (ai->start4[mid] <= a)
+				lo = mid;
+			else
+				hi = mid;
+		}
+	} else {
+		u64 ah = get_unaligned_be64(c->addr);
+		u64 al = get_unaligned_be64(c->addr + 8);
+
+		ai = &set->addr6[c->op];
+		if (!ai->n)
+			return ftagent_no_rules;
+		for (hi = ai->n; hi - lo > 1;) {
+			const struct ftagent_addr128 *s;
+
+			mid = (lo + hi) / 2;
+			s = &ai->start6[mid];
+			if (s->hi < ah || (s->hi == ah && s->lo <= al))
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+	return ai->rules + ai->off[lo];
+}
+
 /*
  * The first rule for @c's operation that matches, or FTAGENT_RULE_DEFAULT:
- * the general list and the call's port bucket, merged in rule order.
+ * the general list, the call's port list and its address interval's
+ * list, merged in rule order (each is sorted and ends with
+ * FTAGENT_RULE_END, which is above every rule index).
  */
 static u32 ftagent_first_match(const struct ftagent_ruleset *set,
 			       struct ftagent_gate_call *c)
 {
-	const u32 *g = set->general[c->op], *b = NULL;
-	u32 ng = set->n_general[c->op], nb = 0, i = 0, j = 0, idx;
+	const u32 *g = set->general[c->op];
+	const u32 *p = ftagent_no_rules, *a = ftagent_no_rules;
+	u32 idx;
 
-	if (set->bucket_rules[c->op] && c->have_addr) {
-		u32 k = c->port % FTAGENT_PORT_BUCKETS;
-
-		b = set->bucket_rules[c->op] + set->bucket_off[c->op][k];
-		nb = set->bucket_off[c->op][k + 1] - set->bucket_off[c->op][k];
+	if (c->have_addr) {
+		if (set->ports[c->op].slots)
+			p = ftagent_port_rules(&set->ports[c->op], c->port);
+		a = ftagent_addr_rules(set, c);
 	}
-	while (i < ng || j < nb) {
-		if (j == nb || (i < ng && g[i] < b[j]))
-			idx = g[i++];
-		else
-			idx = b[j++];
+	for (;;) {
+		idx = min3(*g, *p, *a);
+		if (idx == FTAGENT_RULE_END)
+			return FTAGENT_RULE_DEFAULT;
+		g += *g == idx;
+		p += *p == idx;
+		a += *a == idx;
 		if (ftagent_rule_matches(set, &set->rules[idx], c))
 			return idx;
 	}
-	return FTAGENT_RULE_DEFAULT;
 }
 
 /* Decide @c; true when the call must be refused. */
