@@ -82,16 +82,34 @@ static DECLARE_DELAYED_WORK(ftagent_verdict_alert_work,
 			    ftagent_verdict_alert_fn);
 static bool ftagent_gate_live;
 
-/* Return in the security hook's place: the call fails with EPERM. */
-static noinline int ftagent_gate_refuse(void)
+/*
+ * Return in the hooked function's place: the call fails with EPERM. Long,
+ * so that callers of functions returning long (do_splice_direct) see the
+ * error sign-extended; callers of an int function read the low half.
+ */
+static noinline long ftagent_gate_refuse(void)
 {
 	return -EPERM;
 }
 
 /* The same for a used-up budget: EDQUOT. */
-static noinline int ftagent_gate_over_budget(void)
+static noinline long ftagent_gate_over_budget(void)
 {
 	return -EDQUOT;
+}
+
+/*
+ * sendfile to a socket, up to 6.4: do_splice_direct(), once per call, on
+ * its own ftrace_ops attached and detached with FTAGENT_GATE_SENDPAGE's
+ * (compat/net.h). Not a point of its own: it only decides send rules.
+ */
+#define FTAGENT_GATE_SPLICE_DIRECT	__FTAGENT_GATE_MAX
+
+/* The socket behind @file, or NULL. */
+static struct socket *ftagent_file_sock(struct file *file)
+{
+	return S_ISSOCK(file_inode(file)->i_mode) ? sock_from_file(file) :
+						    NULL;
 }
 
 static const char *ftagent_gate_obj(struct ftagent_gate_call *c)
@@ -552,7 +570,8 @@ static int ftagent_gate_metric(unsigned int point, struct pt_regs *regs)
 		return ftagent_inet((const struct socket *)regs->di) ?
 		       FTAGENT_METRIC_BYTES_RECEIVED : -1;
 	case FTAGENT_GATE_SENDPAGE:
-		return ftagent_inet((const struct socket *)regs->di) ?
+		/* generic_splice_sendpage(pipe, out, ...) */
+		return ftagent_inet(ftagent_file_sock((struct file *)regs->si)) ?
 		       FTAGENT_METRIC_BYTES_SENT : -1;
 	case FTAGENT_GATE_PERM:
 		/* Every read and write: sockets and regular files count. */
@@ -602,8 +621,13 @@ static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
 	case FTAGENT_OP_BIND:
 	case FTAGENT_OP_SEND:
 	case FTAGENT_GATE_RECV:
-	case FTAGENT_GATE_SENDPAGE:
 		sock = (const struct socket *)regs->di;
+		break;
+	case FTAGENT_GATE_SENDPAGE:
+		sock = ftagent_file_sock((struct file *)regs->si);
+		break;
+	case FTAGENT_GATE_SPLICE_DIRECT:
+		sock = ftagent_file_sock((struct file *)regs->dx);
 		break;
 	case FTAGENT_GATE_PERM:
 		file = (struct file *)regs->di;
@@ -628,6 +652,8 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 	struct pt_regs *regs = ftagent_fregs_args(fregs);
 	unsigned long refuse = 0;
 	int metric, fastopen = 0;
+	struct socket *sock;
+	bool decided = false;
 
 	if (unlikely(current->flags & PF_KTHREAD) ||
 	    ftagent_gate_kernel_work(point, regs))
@@ -655,12 +681,27 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	case FTAGENT_GATE_SENDPAGE:
-		/* sendfile and splice to a socket: the connected peer. */
-		ftagent_gate_peer(&c, (const struct socket *)regs->di);
+		/*
+		 * splice to a socket: the connected peer. From the task's
+		 * own pipe this is a pipe-full of a sendfile, decided once
+		 * for the whole call at do_splice_direct(); only budgets
+		 * are checked here.
+		 */
+		ftagent_gate_peer(&c, ftagent_file_sock((struct file *)regs->si));
+		c.op = FTAGENT_OP_SEND;
+		decided = (void *)regs->di == current->splice_pipe;
+		break;
+	case FTAGENT_GATE_SPLICE_DIRECT:
+		/* sendfile: the whole call, if it goes to a socket. */
+		sock = ftagent_file_sock((struct file *)regs->dx);
+		if (!sock)
+			return;
+		ftagent_gate_peer(&c, sock);
 		c.op = FTAGENT_OP_SEND;
 		break;
 	}
-	if (!refuse && c.op != FTAGENT_OP_NONE && ftagent_gate_decide(&c))
+	if (!refuse && !decided && c.op != FTAGENT_OP_NONE &&
+	    ftagent_gate_decide(&c))
 		refuse = (unsigned long)ftagent_gate_refuse;
 	/* A refused call is not charged to any budget. */
 	if (!refuse && static_branch_unlikely(&ftagent_budgets_on)) {
@@ -686,8 +727,40 @@ static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_GATE_SENDPAGE] = FTAGENT_SENDPAGE_SYMBOL,
 };
 
-static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX];
+/* The points' ops, and do_splice_direct's last. */
+static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX + 1];
 static u32 ftagent_gate_on;	/* points registered now */
+
+/* Hook @point's function (@name); -ENOENT when this kernel lacks it. */
+static int ftagent_gate_hook_one(unsigned int point, const char *name)
+{
+	struct ftrace_ops *o = &ftagent_gate_ops[point];
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->func = ftagent_gate_hook;
+	o->flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
+	o->private = (void *)(unsigned long)point;
+	err = ftagent_symbol_filter(o, name);
+	if (err == -ENOENT) {
+		/* Not on this kernel (said once, in the status too). */
+		ftrace_free_filter(o);
+		return err;
+	}
+	if (!err)
+		err = register_ftrace_function(o);
+	if (err) {
+		ftrace_free_filter(o);
+		pr_err("gate: cannot hook %s: %d\n", name, err);
+	}
+	return err;
+}
+
+static void ftagent_gate_unhook_one(unsigned int point)
+{
+	unregister_ftrace_function(&ftagent_gate_ops[point]);
+	ftrace_free_filter(&ftagent_gate_ops[point]);
+}
 
 static int ftagent_gate_attach(u32 want)
 {
@@ -695,37 +768,38 @@ static int ftagent_gate_attach(u32 want)
 	int err;
 
 	for (point = 0; point < __FTAGENT_GATE_MAX; point++) {
-		struct ftrace_ops *o = &ftagent_gate_ops[point];
 		bool on = ftagent_gate_on & BIT(point);
 
 		if (!!(want & BIT(point)) == on)
 			continue;
 		if (on) {
-			unregister_ftrace_function(o);
-			ftrace_free_filter(o);
+			ftagent_gate_unhook_one(point);
+			/* After its pipe-fulls: sendfile is never ungated. */
+			if (point == FTAGENT_GATE_SENDPAGE)
+				ftagent_gate_unhook_one(FTAGENT_GATE_SPLICE_DIRECT);
 			ftagent_gate_on &= ~BIT(point);
 			continue;
 		}
-		memset(o, 0, sizeof(*o));
-		o->func = ftagent_gate_hook;
-		o->flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
-		o->private = (void *)(unsigned long)point;
-		err = ftagent_symbol_filter(o, ftagent_gate_symbols[point]);
-		if (err == -ENOENT) {
-			/* Not on this kernel (said once, in the status too). */
-			ftrace_free_filter(o);
-			if (point == FTAGENT_GATE_SENDPAGE)
+		if (point == FTAGENT_GATE_SENDPAGE) {
+			/* sendfile's whole call first, then its pipe-fulls. */
+			err = ftagent_gate_hook_one(FTAGENT_GATE_SPLICE_DIRECT,
+						    FTAGENT_SPLICE_DIRECT_SYMBOL);
+			if (!err) {
+				err = ftagent_gate_hook_one(point,
+							    ftagent_gate_symbols[point]);
+				if (err)
+					ftagent_gate_unhook_one(FTAGENT_GATE_SPLICE_DIRECT);
+			}
+			if (err == -ENOENT)
 				continue;
-			return -EOPNOTSUPP;
+		} else {
+			err = ftagent_gate_hook_one(point,
+						    ftagent_gate_symbols[point]);
+			if (err == -ENOENT)
+				return -EOPNOTSUPP;
 		}
-		if (!err)
-			err = register_ftrace_function(o);
-		if (err) {
-			ftrace_free_filter(o);
-			pr_err("gate: cannot hook %s: %d\n",
-			       ftagent_gate_symbols[point], err);
+		if (err)
 			return err;
-		}
 		ftagent_gate_on |= BIT(point);
 	}
 	return 0;

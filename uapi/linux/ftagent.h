@@ -375,7 +375,8 @@ enum ftagent_ctl_attr {
  *	(security_file_permission)
  * @FTAGENT_FEATURE_GATE_SENDPAGE: send rules and budgets on sendfile and
  *	splice to a socket, on kernels where those bypass
- *	security_socket_sendmsg (kernel_sendpage, up to 6.4)
+ *	security_socket_sendmsg (generic_splice_sendpage and
+ *	do_splice_direct, up to 6.4)
  *
  * A rule or budget set that needs a gate feature that is off is refused
  * (EOPNOTSUPP with a message), except GATE_SENDPAGE: then send rules hold
