@@ -30,7 +30,7 @@
  * IPMODIFY, so a livepatch of these functions and the gate exclude each
  * other); observing hooks never do.
  *
- * Everything here runs with preemption off (ftrace's recursion guard),
+ * Everything here runs with preemption off (the recursion guard),
  * which is also the RCU read side the rule set is freed after. Nothing
  * sleeps and nothing is allocated: paths are resolved into per-CPU
  * buffers.
@@ -53,6 +53,7 @@
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/socket.h>
+#include <linux/trace_recursion.h>
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
@@ -322,9 +323,9 @@ static const u32 ftagent_no_rules[1] = { FTAGENT_RULE_END };
 static const u32 *ftagent_port_rules(const struct ftagent_port_index *pi,
 				     u16 port)
 {
-	u32 mask = BIT(pi->bits) - 1, h = hash_32(port, pi->bits);
+	u32 h = hash_32(port, pi->bits);
 
-	for (;; h = (h + 1) & mask) {
+	for (;; h = (h + 1) & pi->mask) {
 		if (pi->slots[h].port == port + 1u)
 			return pi->rules + pi->slots[h].off;
 		if (!pi->slots[h].port)
@@ -389,7 +390,8 @@ static u32 ftagent_first_match(const struct ftagent_ruleset *set,
 	if (c->have_addr) {
 		if (set->ports[c->op].slots)
 			p = ftagent_port_rules(&set->ports[c->op], c->port);
-		a = ftagent_addr_rules(set, c);
+		if (set->addr4[c->op].n || set->addr6[c->op].n)
+			a = ftagent_addr_rules(set, c);
 	}
 	for (;;) {
 		idx = min3(*g, *p, *a);
@@ -403,22 +405,17 @@ static u32 ftagent_first_match(const struct ftagent_ruleset *set,
 	}
 }
 
-/* Decide @c; true when the call must be refused. */
-static bool ftagent_gate_decide(struct ftagent_gate_call *c)
+/*
+ * A decision other than allow: its verdict record; true when the call
+ * must be refused. Out of line, so that an allowed call does not pay
+ * for its frame.
+ */
+static noinline bool ftagent_gate_verdict(const struct ftagent_ruleset *set,
+					  u32 idx, u8 action,
+					  struct ftagent_gate_call *c)
 {
-	const struct ftagent_ruleset *set;
-	u32 idx;
-	u8 action, verdict;
+	u8 verdict;
 
-	set = rcu_dereference_sched(ftagent_policy);
-	if (!set || !(set->gated_ops & BIT(c->op)))
-		return false;
-	idx = ftagent_first_match(set, c);
-	action = idx == FTAGENT_RULE_DEFAULT ? set->default_action :
-					       set->rules[idx].action;
-	ftagent_policy_hit(set, idx == FTAGENT_RULE_DEFAULT ? set->n : idx);
-	if (action == FTAGENT_ACTION_ALLOW)
-		return false;
 	if (action == FTAGENT_ACTION_AUDIT)
 		verdict = FTAGENT_VERDICT_AUDITED;
 	else if (set->enforce)
@@ -440,6 +437,25 @@ static bool ftagent_gate_decide(struct ftagent_gate_call *c)
 		ftagent_verdict_emit(&vi, c);
 	}
 	return verdict == FTAGENT_VERDICT_DENIED;
+}
+
+/* Decide @c; true when the call must be refused. */
+static bool ftagent_gate_decide(struct ftagent_gate_call *c)
+{
+	const struct ftagent_ruleset *set;
+	u32 idx;
+	u8 action;
+
+	set = rcu_dereference_sched(ftagent_policy);
+	if (!set || !(set->gated_ops & BIT(c->op)))
+		return false;
+	idx = ftagent_first_match(set, c);
+	action = idx == FTAGENT_RULE_DEFAULT ? set->default_action :
+					       set->rules[idx].action;
+	ftagent_policy_hit(set, idx == FTAGENT_RULE_DEFAULT ? set->n : idx);
+	if (likely(action == FTAGENT_ACTION_ALLOW))
+		return false;
+	return ftagent_gate_verdict(set, idx, action, c);
 }
 
 /*
@@ -511,9 +527,9 @@ static void ftagent_gate_peer(struct ftagent_gate_call *c,
  * -1 when that connect must be refused, 1 for a Fast Open connect that
  * may go, else 0.
  */
-static int ftagent_gate_send(struct ftagent_gate_call *c,
-			     const struct socket *sock,
-			     const struct msghdr *msg)
+static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
+					     const struct socket *sock,
+					     const struct msghdr *msg)
 {
 	const struct sock *sk = sock ? sock->sk : NULL;
 	bool stream = sk && sk->sk_type == SOCK_STREAM;
@@ -642,12 +658,9 @@ static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
 	return sk && sk->sk_kern_sock;
 }
 
-static void notrace ftagent_gate_hook(unsigned long ip,
-				      unsigned long parent_ip,
-				      struct ftrace_ops *ops,
-				      struct ftrace_regs *fregs)
+static __always_inline void ftagent_gate_point(unsigned int point,
+					       struct ftrace_regs *fregs)
 {
-	unsigned int point = (unsigned long)ops->private;
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
 	struct pt_regs *regs = ftagent_fregs_args(fregs);
 	unsigned long refuse = 0;
@@ -655,8 +668,7 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 	struct socket *sock;
 	bool decided = false;
 
-	if (unlikely(current->flags & PF_KTHREAD) ||
-	    ftagent_gate_kernel_work(point, regs))
+	if (ftagent_gate_kernel_work(point, regs))
 		return;
 	if (point < __FTAGENT_OP_MAX)
 		c.op = point;
@@ -716,6 +728,28 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 		ftagent_fregs_set_ip(fregs, refuse);
 }
 
+/*
+ * The ftrace callback. The recursion lock is taken here rather than by
+ * ftrace (FTRACE_OPS_FL_RECURSION), which would call through a helper
+ * and an indirect call on every gated call; it also turns preemption
+ * off, the RCU read side the sets are read in.
+ */
+static void notrace ftagent_gate_hook(unsigned long ip,
+				      unsigned long parent_ip,
+				      struct ftrace_ops *ops,
+				      struct ftrace_regs *fregs)
+{
+	int bit;
+
+	if (unlikely(current->flags & PF_KTHREAD))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (unlikely(bit < 0))
+		return;
+	ftagent_gate_point((unsigned long)ops->private, fregs);
+	ftrace_test_recursion_unlock(bit);
+}
+
 static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_OP_EXEC] = "security_bprm_creds_for_exec",
 	[FTAGENT_OP_CONNECT] = "security_socket_connect",
@@ -739,7 +773,7 @@ static int ftagent_gate_hook_one(unsigned int point, const char *name)
 
 	memset(o, 0, sizeof(*o));
 	o->func = ftagent_gate_hook;
-	o->flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
+	o->flags = FTRACE_OPS_FL_IPMODIFY;
 	o->private = (void *)(unsigned long)point;
 	err = ftagent_symbol_filter(o, name);
 	if (err == -ENOENT) {

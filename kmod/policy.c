@@ -516,6 +516,7 @@ static int ftagent_port_index_build(struct ftagent_ruleset *set, u32 op,
 		return 0;
 	pi->bits = ilog2(roundup_pow_of_two(2 * n_port));
 	mask = BIT(pi->bits) - 1;
+	pi->mask = mask;
 	pi->slots = kvcalloc(mask + 1, sizeof(*pi->slots), GFP_KERNEL);
 	cnt = kvcalloc(mask + 1, sizeof(u32), GFP_KERNEL);
 	if (!pi->slots || !cnt)

@@ -54,6 +54,7 @@ struct ftagent_port_slot {
 
 struct ftagent_port_index {
 	u32 bits;		/* log2 of the slots; no slots: no index */
+	u32 mask;		/* the slots - 1 */
 	struct ftagent_port_slot *slots;
 	u32 *rules;
 };
