@@ -57,7 +57,6 @@
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
-#include <asm/unaligned.h>
 
 #include "budget.h"
 #include "compat/fs.h"
@@ -341,7 +340,7 @@ static const u32 *ftagent_addr_rules(const struct ftagent_ruleset *set,
 	u32 lo = 0, hi, mid;
 
 	if (c->family == AF_INET) {
-		u32 a = get_unaligned_be32(c->addr);
+		u32 a = ftagent_be32_at(c->addr);
 
 		ai = &set->addr4[c->op];
 		if (!ai->n)
@@ -354,8 +353,8 @@ static const u32 *ftagent_addr_rules(const struct ftagent_ruleset *set,
 				hi = mid;
 		}
 	} else {
-		u64 ah = get_unaligned_be64(c->addr);
-		u64 al = get_unaligned_be64(c->addr + 8);
+		u64 ah = ftagent_be64_at(c->addr);
+		u64 al = ftagent_be64_at(c->addr + 8);
 
 		ai = &set->addr6[c->op];
 		if (!ai->n)

@@ -15,7 +15,6 @@
 #include <linux/sort.h>
 #include <linux/socket.h>
 #include <linux/string.h>
-#include <asm/unaligned.h>
 #include <net/netlink.h>
 
 #include "gate.h"
@@ -346,15 +345,15 @@ static void ftagent_addr_range(const struct ftagent_rule *r, u16 family,
 	u64 mhi, mlo;
 
 	if (r->family == AF_INET6) {
-		a.hi = get_unaligned_be64(r->addr);
-		a.lo = get_unaligned_be64(r->addr + 8);
+		a.hi = ftagent_be64_at(r->addr);
+		a.lo = ftagent_be64_at(r->addr + 8);
 	} else if (family == AF_INET) {
 		a.hi = 0;
-		a.lo = get_unaligned_be32(r->addr);
+		a.lo = ftagent_be32_at(r->addr);
 		len += 96;
 	} else {
 		a.hi = 0;
-		a.lo = 0xffff00000000ULL | get_unaligned_be32(r->addr);
+		a.lo = 0xffff00000000ULL | ftagent_be32_at(r->addr);
 		len += 96;
 	}
 	mhi = ftagent_mask64(len);

@@ -9,6 +9,7 @@
 #include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/ftagent.h>
 
@@ -58,6 +59,26 @@ struct ftagent_port_index {
 	struct ftagent_port_slot *slots;
 	u32 *rules;
 };
+
+/*
+ * Big-endian numbers at any alignment (asm/unaligned.h became
+ * linux/unaligned.h in 6.12: memcpy compiles to a plain load on both).
+ */
+static inline u32 ftagent_be32_at(const u8 *p)
+{
+	__be32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32_to_cpu(v);
+}
+
+static inline u64 ftagent_be64_at(const u8 *p)
+{
+	__be64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be64_to_cpu(v);
+}
 
 /* An IPv6 address as a number, most significant half first. */
 struct ftagent_addr128 {
