@@ -41,10 +41,16 @@ static struct ftagent_rule_spec *rule(struct ftagent_policy_spec *p,
 	return r;
 }
 
-static void port_of(struct ftagent_rule_spec *r, uint16_t port)
+static void port_rule_of(struct ftagent_rule_spec *r, uint16_t lo, uint16_t hi)
 {
 	r->set |= FTAGENT_RULE_SET_PORT;
-	r->port_min = r->port_max = port;
+	r->port_min = lo;
+	r->port_max = hi;
+}
+
+static void port_of(struct ftagent_rule_spec *r, uint16_t port)
+{
+	port_rule_of(r, port, port);
 }
 
 /* @r's prefix: @text is an IPv4 or IPv6 address. */
@@ -328,6 +334,178 @@ TEST_F(index, ten_thousand_prefixes)
 	EXPECT_EQ(1, hits_of(10000));
 	EXPECT_EQ(1, hits_of(10001));
 	ftagent_policy_spec_free(&p);
+}
+
+/* A rule as the test sees it, to find the first match by a scan. */
+struct model {
+	int have_port, have_addr, other_uid;
+	uint16_t lo, hi;
+	int family; /* AF_INET or AF_INET6 */
+	uint8_t addr[16], len;
+	int deny;
+};
+
+static int model_addr(const struct model *m, int family, const uint8_t *a)
+{
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0,    0,
+					   0, 0, 0, 0, 0xff, 0xff};
+	unsigned int bytes = m->len / 8, bits = m->len % 8;
+
+	if (family == AF_INET6 && m->family == AF_INET &&
+	    !memcmp(a, mapped, 12)) {
+		family = AF_INET;
+		a += 12;
+	}
+	if (family != m->family || memcmp(a, m->addr, bytes))
+		return 0;
+	return !bits || !((a[bytes] ^ m->addr[bytes]) & (0xff00 >> bits));
+}
+
+/* The rule a scan of every rule finds for a call, or -1. */
+static int model_first(const struct model *m, int n, int family,
+		       const uint8_t *a, uint16_t port)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (m[i].have_port && (port < m[i].lo || port > m[i].hi))
+			continue;
+		if (m[i].have_addr && !model_addr(&m[i], family, a))
+			continue;
+		if (m[i].other_uid)
+			continue;
+		return i;
+	}
+	return -1;
+}
+
+/*
+ * Random sets of nested prefixes (both families), ports, ranges, rules
+ * with both, general rules and rules of every kind for another user, and
+ * random calls near them: each decides as a scan of every rule does, by
+ * refusal and by hit count. (With this seed, of the 1,200 calls 743 are
+ * decided by 160 different rules, 278 of them refused, and 457 by the
+ * default.)
+ */
+TEST_F(index, random_sets_decide_as_a_scan)
+{
+	enum { RULES = 300, CALLS = 400, SETS = 3 };
+	static const uint8_t lens4[] = {20, 24, 26, 28, 30, 31, 32, 32};
+	static const uint8_t lens6[] = {56, 64, 96, 112, 120, 126, 128, 128};
+	struct model *m = calloc(RULES, sizeof(*m));
+	uint64_t *want = calloc(RULES, sizeof(*want));
+	struct ftagent_policy_spec p, got;
+	struct ftnl_error err;
+	int set, i, k;
+
+	ASSERT_NE(NULL, m);
+	ASSERT_NE(NULL, want);
+	srand(1216);
+	for (set = 0; set < SETS; set++) {
+		ftagent_policy_spec_init(&p);
+		memset(want, 0, RULES * sizeof(*want));
+		for (i = 0; i < RULES; i++) {
+			struct ftagent_rule_spec *r;
+			char name[32];
+			int kind = rand() % 7;
+
+			memset(&m[i], 0, sizeof(m[i]));
+			m[i].deny = rand() % 3 == 0;
+			snprintf(name, sizeof(name), "s%d-r%d", set, i);
+			r = rule(&p, name,
+				 m[i].deny ? FTAGENT_ACTION_DENY
+					   : FTAGENT_ACTION_AUDIT);
+			if (kind == 0 || kind == 5) {
+				m[i].have_port = 1;
+				m[i].lo = m[i].hi = 80 + rand() % 200;
+			} else if (kind == 1) {
+				m[i].have_port = 1;
+				m[i].lo = 80 + rand() % 200;
+				m[i].hi = m[i].lo + rand() % 6;
+			}
+			if (kind == 2 || kind == 5 || kind == 6) {
+				m[i].have_addr = 1;
+				m[i].family = AF_INET;
+				m[i].addr[0] = 10;
+				m[i].addr[1] = rand() % 4;
+				m[i].addr[2] = rand() % 3 * 16;
+				m[i].addr[3] = rand() % 256;
+				m[i].len = lens4[rand() % sizeof(lens4)];
+			} else if (kind == 3) {
+				m[i].have_addr = 1;
+				m[i].family = AF_INET6;
+				m[i].addr[0] = 0x20;
+				m[i].addr[1] = 0x01;
+				m[i].addr[2] = 0x0d;
+				m[i].addr[3] = 0xb8;
+				m[i].addr[5] = rand() % 3;
+				m[i].addr[6] = rand() % 2;
+				m[i].addr[15] = rand() % 8;
+				m[i].len = lens6[rand() % sizeof(lens6)];
+			}
+			if (kind == 6 || kind == 4 || rand() % 3 == 0) {
+				m[i].other_uid = 1;
+				r->set |= FTAGENT_RULE_SET_UID;
+				r->uid = 4242;
+			}
+			if (m[i].have_port)
+				port_rule_of(r, m[i].lo, m[i].hi);
+			if (m[i].have_addr) {
+				r->set |= FTAGENT_RULE_SET_ADDR |
+					  FTAGENT_RULE_SET_PREFIX_LEN;
+				r->addr_len = m[i].family == AF_INET ? 4 : 16;
+				memcpy(r->addr, m[i].addr, r->addr_len);
+				r->prefix_len = m[i].len;
+			}
+		}
+		ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+		for (k = 0; k < CALLS; k++) {
+			uint8_t a[16] = {0};
+			char text[INET6_ADDRSTRLEN];
+			uint16_t port = 78 + rand() % 210;
+			int family, first, kind = rand() % 3;
+
+			if (kind == 2) {
+				family = AF_INET6;
+				a[0] = 0x20;
+				a[1] = 0x01;
+				a[2] = 0x0d;
+				a[3] = 0xb8;
+				a[5] = rand() % 4;
+				a[6] = rand() % 3;
+				a[15] = rand() % 8;
+				inet_ntop(AF_INET6, a, text, sizeof(text));
+			} else {
+				uint8_t *v4 = kind ? a + 12 : a;
+
+				family = kind ? AF_INET6 : AF_INET;
+				if (kind)
+					a[10] = a[11] = 0xff;
+				v4[0] = rand() % 8 ? 10 : 11;
+				v4[1] = rand() % 4;
+				v4[2] = rand() % 3 * 16 + rand() % 2;
+				v4[3] = rand() % 256;
+				inet_ntop(family, a, text, sizeof(text));
+			}
+			first = model_first(m, RULES, family, a, port);
+			if (first >= 0)
+				want[first]++;
+			EXPECT_EQ(first >= 0 && m[first].deny,
+				  refused(text, port))
+			TH_LOG("set %d: %s port %u: rule %d", set, text, port,
+			       first);
+		}
+		ftagent_policy_spec_init(&got);
+		ASSERT_EQ(0, ftagent_get_policy(ctl(), &got, &err));
+		ASSERT_EQ(RULES, got.n);
+		for (i = 0; i < RULES; i++)
+			EXPECT_EQ(want[i], got.rules[i].hits)
+		TH_LOG("set %d rule %d", set, i);
+		ftagent_policy_spec_free(&got);
+		ftagent_policy_spec_free(&p);
+	}
+	free(m);
+	free(want);
 }
 
 TEST_HARNESS_MAIN
