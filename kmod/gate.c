@@ -36,7 +36,7 @@
  * IPMODIFY, so a livepatch of these functions and the gate exclude each
  * other); observing hooks never do.
  *
- * Everything here runs with preemption off (ftrace's recursion guard),
+ * Everything here runs with preemption off (the recursion guard),
  * which is also the RCU read side the rule set is freed after. Nothing
  * sleeps and nothing is allocated: paths are resolved into per-CPU
  * buffers.
@@ -49,6 +49,7 @@
 #include <linux/dcache.h>
 #include <linux/file.h>
 #include <linux/ftrace.h>
+#include <linux/hash.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/ipv6.h>
@@ -61,6 +62,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sctp.h>
 #include <linux/socket.h>
+#include <linux/trace_recursion.h>
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
 #include <net/sock.h>
@@ -89,14 +91,18 @@ static DECLARE_DELAYED_WORK(ftagent_verdict_alert_work,
 			    ftagent_verdict_alert_fn);
 static bool ftagent_gate_live;
 
-/* Return in the security hook's place: the call fails with EPERM. */
-static noinline int ftagent_gate_refuse(void)
+/*
+ * Return in the hooked function's place: the call fails with EPERM. Long,
+ * so that callers of functions returning long (do_splice_direct) see the
+ * error sign-extended; callers of an int function read the low half.
+ */
+static noinline long ftagent_gate_refuse(void)
 {
 	return -EPERM;
 }
 
 /* The same for a used-up budget: EDQUOT. */
-static noinline int ftagent_gate_over_budget(void)
+static noinline long ftagent_gate_over_budget(void)
 {
 	return -EDQUOT;
 }
@@ -107,7 +113,7 @@ static noinline int ftagent_gate_over_budget(void)
  * sleeps on PREEMPT_RT. The call fails with EDQUOT and the caller dies
  * on its way back to user mode.
  */
-static noinline int ftagent_gate_over_budget_kill(void)
+static noinline long ftagent_gate_over_budget_kill(void)
 {
 	send_sig(SIGKILL, current, 1);
 	/*
@@ -119,6 +125,20 @@ static noinline int ftagent_gate_over_budget_kill(void)
 	 */
 	module_put(THIS_MODULE);
 	return -EDQUOT;
+}
+
+/*
+ * sendfile to a socket, up to 6.4: do_splice_direct(), once per call, on
+ * its own ftrace_ops attached and detached with FTAGENT_GATE_SENDPAGE's
+ * (compat/net.h). Not a point of its own: it only decides send rules.
+ */
+#define FTAGENT_GATE_SPLICE_DIRECT	__FTAGENT_GATE_MAX
+
+/* The socket behind @file, or NULL. */
+static struct socket *ftagent_file_sock(struct file *file)
+{
+	return S_ISSOCK(file_inode(file)->i_mode) ? sock_from_file(file) :
+						    NULL;
 }
 
 static const char *ftagent_gate_obj(struct ftagent_gate_call *c)
@@ -325,49 +345,105 @@ void ftagent_verdict_emit(const struct ftagent_verdict_info *vi,
 	ftagent_event_commit(hdr, size);
 }
 
+static const u32 ftagent_no_rules[1] = { FTAGENT_RULE_END };
+
+/* The rules for @c's port (ending with FTAGENT_RULE_END). */
+static const u32 *ftagent_port_rules(const struct ftagent_port_index *pi,
+				     u16 port)
+{
+	u32 h = hash_32(port, pi->bits);
+
+	for (;; h = (h + 1) & pi->mask) {
+		if (pi->slots[h].port == port + 1u)
+			return pi->rules + pi->slots[h].off;
+		if (!pi->slots[h].port)
+			return ftagent_no_rules;
+	}
+}
+
+/* The rules whose prefix covers @c's address. */
+static const u32 *ftagent_addr_rules(const struct ftagent_ruleset *set,
+				     const struct ftagent_gate_call *c)
+{
+	const struct ftagent_addr_index *ai;
+	u32 lo = 0, hi, mid;
+
+	if (c->family == AF_INET) {
+		u32 a = ftagent_be32_at(c->addr);
+
+		ai = &set->addr4[c->op];
+		if (!ai->n)
+			return ftagent_no_rules;
+		for (hi = ai->n; hi - lo > 1;) {
+			mid = (lo + hi) / 2;
+			if (ai->start4[mid] <= a)
+				lo = mid;
+			else
+				hi = mid;
+		}
+	} else {
+		u64 ah = ftagent_be64_at(c->addr);
+		u64 al = ftagent_be64_at(c->addr + 8);
+
+		ai = &set->addr6[c->op];
+		if (!ai->n)
+			return ftagent_no_rules;
+		for (hi = ai->n; hi - lo > 1;) {
+			const struct ftagent_addr128 *s;
+
+			mid = (lo + hi) / 2;
+			s = &ai->start6[mid];
+			if (s->hi < ah || (s->hi == ah && s->lo <= al))
+				lo = mid;
+			else
+				hi = mid;
+		}
+	}
+	return ai->rules + ai->off[lo];
+}
+
 /*
  * The first rule for @c's operation that matches, or FTAGENT_RULE_DEFAULT:
- * the general list and the call's port bucket, merged in rule order.
+ * the general list, the call's port list and its address interval's
+ * list, merged in rule order (each is sorted and ends with
+ * FTAGENT_RULE_END, which is above every rule index).
  */
 static u32 ftagent_first_match(const struct ftagent_ruleset *set,
 			       struct ftagent_gate_call *c)
 {
-	const u32 *g = set->general[c->op], *b = NULL;
-	u32 ng = set->n_general[c->op], nb = 0, i = 0, j = 0, idx;
+	const u32 *g = set->general[c->op];
+	const u32 *p = ftagent_no_rules, *a = ftagent_no_rules;
+	u32 idx;
 
-	if (set->bucket_rules[c->op] && c->have_addr) {
-		u32 k = c->port % FTAGENT_PORT_BUCKETS;
-
-		b = set->bucket_rules[c->op] + set->bucket_off[c->op][k];
-		nb = set->bucket_off[c->op][k + 1] - set->bucket_off[c->op][k];
+	if (c->have_addr) {
+		if (set->ports[c->op].slots)
+			p = ftagent_port_rules(&set->ports[c->op], c->port);
+		if (set->addr4[c->op].n || set->addr6[c->op].n)
+			a = ftagent_addr_rules(set, c);
 	}
-	while (i < ng || j < nb) {
-		if (j == nb || (i < ng && g[i] < b[j]))
-			idx = g[i++];
-		else
-			idx = b[j++];
+	for (;;) {
+		idx = min3(*g, *p, *a);
+		if (idx == FTAGENT_RULE_END)
+			return FTAGENT_RULE_DEFAULT;
+		g += *g == idx;
+		p += *p == idx;
+		a += *a == idx;
 		if (ftagent_rule_matches(set, &set->rules[idx], c))
 			return idx;
 	}
-	return FTAGENT_RULE_DEFAULT;
 }
 
-/* Decide @c; true when the call must be refused. */
-static bool ftagent_gate_decide(struct ftagent_gate_call *c)
+/*
+ * A decision other than allow: its verdict record; true when the call
+ * must be refused. Out of line, so that an allowed call does not pay
+ * for its frame.
+ */
+static noinline bool ftagent_gate_verdict(const struct ftagent_ruleset *set,
+					  u32 idx, u8 action,
+					  struct ftagent_gate_call *c)
 {
-	const struct ftagent_ruleset *set;
-	u32 idx;
-	u8 action, verdict;
+	u8 verdict;
 
-	set = rcu_dereference_sched(ftagent_policy);
-	if (!set || !(set->gated_ops & BIT(c->op)))
-		return false;
-	idx = ftagent_first_match(set, c);
-	action = idx == FTAGENT_RULE_DEFAULT ? set->default_action :
-					       set->rules[idx].action;
-	ftagent_policy_hit(set, idx == FTAGENT_RULE_DEFAULT ? set->n : idx);
-	if (action == FTAGENT_ACTION_ALLOW)
-		return false;
 	if (action == FTAGENT_ACTION_AUDIT)
 		verdict = FTAGENT_VERDICT_AUDITED;
 	else if (set->enforce)
@@ -389,6 +465,25 @@ static bool ftagent_gate_decide(struct ftagent_gate_call *c)
 		ftagent_verdict_emit(&vi, c);
 	}
 	return verdict == FTAGENT_VERDICT_DENIED;
+}
+
+/* Decide @c; true when the call must be refused. */
+static bool ftagent_gate_decide(struct ftagent_gate_call *c)
+{
+	const struct ftagent_ruleset *set;
+	u32 idx;
+	u8 action;
+
+	set = rcu_dereference_sched(ftagent_policy);
+	if (!set || !(set->gated_ops & BIT(c->op)))
+		return false;
+	idx = ftagent_first_match(set, c);
+	action = idx == FTAGENT_RULE_DEFAULT ? set->default_action :
+					       set->rules[idx].action;
+	ftagent_policy_hit(set, idx == FTAGENT_RULE_DEFAULT ? set->n : idx);
+	if (likely(action == FTAGENT_ACTION_ALLOW))
+		return false;
+	return ftagent_gate_verdict(set, idx, action, c);
 }
 
 /*
@@ -502,9 +597,9 @@ static void ftagent_gate_peer(struct ftagent_gate_call *c,
  * -1 when that connect must be refused, 1 for a Fast Open connect that
  * may go, else 0.
  */
-static int ftagent_gate_send(struct ftagent_gate_call *c,
-			     const struct socket *sock,
-			     const struct msghdr *msg)
+static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
+					     const struct socket *sock,
+					     const struct msghdr *msg)
 {
 	const struct sock *sk = sock ? sock->sk : NULL;
 	bool stream = sk && sk->sk_type == SOCK_STREAM;
@@ -605,7 +700,8 @@ static int ftagent_gate_metric(unsigned int point, struct pt_regs *regs)
 		return ftagent_inet((const struct socket *)regs->di) ?
 		       FTAGENT_METRIC_BYTES_RECEIVED : -1;
 	case FTAGENT_GATE_SENDPAGE:
-		return ftagent_inet((const struct socket *)regs->di) ?
+		/* generic_splice_sendpage(pipe, out, ...) */
+		return ftagent_inet(ftagent_file_sock((struct file *)regs->si)) ?
 		       FTAGENT_METRIC_BYTES_SENT : -1;
 	case FTAGENT_GATE_PERM:
 		/* Every read and write: sockets and regular files count. */
@@ -655,12 +751,17 @@ static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
 	case FTAGENT_OP_BIND:
 	case FTAGENT_OP_SEND:
 	case FTAGENT_GATE_RECV:
-	case FTAGENT_GATE_SENDPAGE:
 		sock = (const struct socket *)regs->di;
 		break;
 	case FTAGENT_GATE_SCTP:
 		sk = (const struct sock *)regs->di;
 		return sk && sk->sk_kern_sock;
+	case FTAGENT_GATE_SENDPAGE:
+		sock = ftagent_file_sock((struct file *)regs->si);
+		break;
+	case FTAGENT_GATE_SPLICE_DIRECT:
+		sock = ftagent_file_sock((struct file *)regs->dx);
+		break;
 	case FTAGENT_GATE_PERM:
 		file = (struct file *)regs->di;
 		if ((file->f_flags & __FMODE_EXEC) && current->in_execve)
@@ -674,20 +775,17 @@ static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
 	return sk && sk->sk_kern_sock;
 }
 
-static void notrace ftagent_gate_hook(unsigned long ip,
-				      unsigned long parent_ip,
-				      struct ftrace_ops *ops,
-				      struct ftrace_regs *fregs)
+static __always_inline void ftagent_gate_point(unsigned int point,
+					       struct ftrace_regs *fregs)
 {
-	unsigned int point = (unsigned long)ops->private;
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
 	struct pt_regs *regs = ftagent_fregs_args(fregs);
 	const struct socket *sock;
 	unsigned long refuse = 0;
 	int metric, fastopen = 0, over = 0;
+	bool decided = false;
 
-	if (unlikely(current->flags & PF_KTHREAD) ||
-	    ftagent_gate_kernel_work(point, regs))
+	if (ftagent_gate_kernel_work(point, regs))
 		return;
 	if (point < __FTAGENT_OP_MAX)
 		c.op = point;
@@ -713,8 +811,22 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	case FTAGENT_GATE_SENDPAGE:
-		/* sendfile and splice to a socket: the connected peer. */
-		ftagent_gate_peer(&c, (const struct socket *)regs->di);
+		/*
+		 * splice to a socket: the connected peer. From the task's
+		 * own pipe this is a pipe-full of a sendfile, decided once
+		 * for the whole call at do_splice_direct(); only budgets
+		 * are checked here.
+		 */
+		ftagent_gate_peer(&c, ftagent_file_sock((struct file *)regs->si));
+		c.op = FTAGENT_OP_SEND;
+		decided = (void *)regs->di == current->splice_pipe;
+		break;
+	case FTAGENT_GATE_SPLICE_DIRECT:
+		/* sendfile: the whole call, if it goes to a socket. */
+		sock = ftagent_file_sock((struct file *)regs->dx);
+		if (!sock)
+			return;
+		ftagent_gate_peer(&c, sock);
 		c.op = FTAGENT_OP_SEND;
 		break;
 	case FTAGENT_GATE_SCTP:
@@ -725,7 +837,8 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	}
-	if (!refuse && c.op != FTAGENT_OP_NONE && ftagent_gate_decide(&c))
+	if (!refuse && !decided && c.op != FTAGENT_OP_NONE &&
+	    ftagent_gate_decide(&c))
 		refuse = (unsigned long)ftagent_gate_refuse;
 	/* A refused call is not charged to any budget. */
 	if (!refuse && static_branch_unlikely(&ftagent_budgets_on)) {
@@ -748,6 +861,28 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 		ftagent_fregs_set_ip(fregs, refuse);
 }
 
+/*
+ * The ftrace callback. The recursion lock is taken here rather than by
+ * ftrace (FTRACE_OPS_FL_RECURSION), which would call through a helper
+ * and an indirect call on every gated call; it also turns preemption
+ * off, the RCU read side the sets are read in.
+ */
+static void notrace ftagent_gate_hook(unsigned long ip,
+				      unsigned long parent_ip,
+				      struct ftrace_ops *ops,
+				      struct ftrace_regs *fregs)
+{
+	int bit;
+
+	if (unlikely(current->flags & PF_KTHREAD))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (unlikely(bit < 0))
+		return;
+	ftagent_gate_point((unsigned long)ops->private, fregs);
+	ftrace_test_recursion_unlock(bit);
+}
+
 static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_OP_EXEC] = "security_bprm_creds_for_exec",
 	[FTAGENT_OP_CONNECT] = "security_socket_connect",
@@ -760,8 +895,40 @@ static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_GATE_SCTP] = "security_sctp_bind_connect",
 };
 
-static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX];
+/* The points' ops, and do_splice_direct's last. */
+static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX + 1];
 static u32 ftagent_gate_on;	/* points registered now */
+
+/* Hook @point's function (@name); -ENOENT when this kernel lacks it. */
+static int ftagent_gate_hook_one(unsigned int point, const char *name)
+{
+	struct ftrace_ops *o = &ftagent_gate_ops[point];
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->func = ftagent_gate_hook;
+	o->flags = FTRACE_OPS_FL_IPMODIFY;
+	o->private = (void *)(unsigned long)point;
+	err = ftagent_symbol_filter(o, name);
+	if (err == -ENOENT) {
+		/* Not on this kernel (said once, in the status too). */
+		ftrace_free_filter(o);
+		return err;
+	}
+	if (!err)
+		err = register_ftrace_function(o);
+	if (err) {
+		ftrace_free_filter(o);
+		pr_err("gate: cannot hook %s: %d\n", name, err);
+	}
+	return err;
+}
+
+static void ftagent_gate_unhook_one(unsigned int point)
+{
+	unregister_ftrace_function(&ftagent_gate_ops[point]);
+	ftrace_free_filter(&ftagent_gate_ops[point]);
+}
 
 static int ftagent_gate_attach(u32 want)
 {
@@ -769,38 +936,41 @@ static int ftagent_gate_attach(u32 want)
 	int err;
 
 	for (point = 0; point < __FTAGENT_GATE_MAX; point++) {
-		struct ftrace_ops *o = &ftagent_gate_ops[point];
 		bool on = ftagent_gate_on & BIT(point);
 
 		if (!!(want & BIT(point)) == on)
 			continue;
 		if (on) {
-			unregister_ftrace_function(o);
-			ftrace_free_filter(o);
+			ftagent_gate_unhook_one(point);
+			/* After its pipe-fulls: sendfile is never ungated. */
+			if (point == FTAGENT_GATE_SENDPAGE)
+				ftagent_gate_unhook_one(FTAGENT_GATE_SPLICE_DIRECT);
 			ftagent_gate_on &= ~BIT(point);
 			continue;
 		}
-		memset(o, 0, sizeof(*o));
-		o->func = ftagent_gate_hook;
-		o->flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_RECURSION;
-		o->private = (void *)(unsigned long)point;
-		err = ftagent_symbol_filter(o, ftagent_gate_symbols[point]);
-		if (err == -ENOENT) {
-			/* Not on this kernel (said once, in the status too). */
-			ftrace_free_filter(o);
-			if (point == FTAGENT_GATE_SENDPAGE ||
-			    point == FTAGENT_GATE_SCTP)
+		if (point == FTAGENT_GATE_SENDPAGE) {
+			/* sendfile's whole call first, then its pipe-fulls. */
+			err = ftagent_gate_hook_one(FTAGENT_GATE_SPLICE_DIRECT,
+						    FTAGENT_SPLICE_DIRECT_SYMBOL);
+			if (!err) {
+				err = ftagent_gate_hook_one(point,
+							    ftagent_gate_symbols[point]);
+				if (err)
+					ftagent_gate_unhook_one(FTAGENT_GATE_SPLICE_DIRECT);
+			}
+			if (err == -ENOENT)
 				continue;
-			return -EOPNOTSUPP;
+		} else {
+			err = ftagent_gate_hook_one(point,
+						    ftagent_gate_symbols[point]);
+			/* No SCTP hook: degraded, the rest still holds. */
+			if (err == -ENOENT && point == FTAGENT_GATE_SCTP)
+				continue;
+			if (err == -ENOENT)
+				return -EOPNOTSUPP;
 		}
-		if (!err)
-			err = register_ftrace_function(o);
-		if (err) {
-			ftrace_free_filter(o);
-			pr_err("gate: cannot hook %s: %d\n",
-			       ftagent_gate_symbols[point], err);
+		if (err)
 			return err;
-		}
 		ftagent_gate_on |= BIT(point);
 	}
 	return 0;

@@ -7,10 +7,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/hash.h>
 #include <linux/in.h>
 #include <linux/in6.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/sort.h>
 #include <linux/socket.h>
 #include <linux/string.h>
 #include <net/netlink.h>
@@ -74,6 +76,15 @@ static void *ftagent_rule_err(struct netlink_ext_ack *extack,
 	return ftagent_set_err(extack, attr, why);
 }
 
+static void ftagent_addr_index_free(struct ftagent_addr_index *ai)
+{
+	kvfree(ai->start4);
+	kvfree(ai->start6);
+	kvfree(ai->off);
+	kvfree(ai->rules);
+	memset(ai, 0, sizeof(*ai));
+}
+
 void ftagent_policy_free(struct ftagent_ruleset *set)
 {
 	unsigned int op;
@@ -82,8 +93,10 @@ void ftagent_policy_free(struct ftagent_ruleset *set)
 		return;
 	for (op = 0; op < __FTAGENT_OP_MAX; op++) {
 		kvfree(set->general[op]);
-		kvfree(set->bucket_rules[op]);
-		kvfree(set->bucket_off[op]);
+		kvfree(set->ports[op].slots);
+		kvfree(set->ports[op].rules);
+		ftagent_addr_index_free(&set->addr4[op]);
+		ftagent_addr_index_free(&set->addr6[op]);
 	}
 	if (set->hits)
 		for (op = 0; op < set->n_hit_chunks; op++)
@@ -275,18 +288,300 @@ static void *ftagent_rule_parse(struct ftagent_ruleset *set, u32 index,
 	return NULL;
 }
 
-/* A rule the port buckets can hold: it names exactly one port. */
-static bool ftagent_rule_one_port(const struct ftagent_rule *r, u32 op)
+/* Where a rule naming an op is filed for it (struct ftagent_ruleset). */
+enum ftagent_rule_file {
+	FTAGENT_FILE_GENERAL,
+	FTAGENT_FILE_PORT,
+	FTAGENT_FILE_ADDR,
+};
+
+static enum ftagent_rule_file ftagent_rule_file(const struct ftagent_rule *r,
+						u32 op, bool addr_index)
 {
-	return (BIT(op) & FTAGENT_NET_OPS) &&
-	       (r->have & FTAGENT_RULE_HAVE_PORT) && r->port_min == r->port_max;
+	if (!(BIT(op) & FTAGENT_NET_OPS))
+		return FTAGENT_FILE_GENERAL;
+	if (addr_index && (r->have & FTAGENT_RULE_HAVE_ADDR))
+		return FTAGENT_FILE_ADDR;
+	if ((r->have & (FTAGENT_RULE_HAVE_PORT | FTAGENT_RULE_HAVE_ADDR)) ==
+	    FTAGENT_RULE_HAVE_PORT && r->port_min == r->port_max)
+		return FTAGENT_FILE_PORT;
+	return FTAGENT_FILE_GENERAL;
 }
 
-/* Build @op's general list and port buckets; -ENOMEM. */
+static int ftagent_a128_cmp(const struct ftagent_addr128 *a,
+			    const struct ftagent_addr128 *b)
+{
+	if (a->hi != b->hi)
+		return a->hi < b->hi ? -1 : 1;
+	return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+static int ftagent_a128_sort_cmp(const void *a, const void *b)
+{
+	return ftagent_a128_cmp(a, b);
+}
+
+/* An address rule's prefix as a range [first, last] of its family's table. */
+struct ftagent_addr_range {
+	u32 rule;
+	struct ftagent_addr128 first, last;
+};
+
+/* @bits leading ones of a 64-bit half (0 to 64). */
+static u64 ftagent_mask64(unsigned int bits)
+{
+	return bits >= 64 ? ~0ULL : bits ? ~0ULL << (64 - bits) : 0;
+}
+
+/*
+ * @r's prefix in the table of @family: an IPv4 rule is 32-bit numbers in
+ * the IPv4 table and ::ffff:a.b.c.d/96+len in the IPv6 one.
+ */
+static void ftagent_addr_range(const struct ftagent_rule *r, u16 family,
+			       struct ftagent_addr_range *e)
+{
+	struct ftagent_addr128 a;
+	unsigned int len = r->prefix_len;
+	u64 mhi, mlo;
+
+	if (r->family == AF_INET6) {
+		a.hi = ftagent_be64_at(r->addr);
+		a.lo = ftagent_be64_at(r->addr + 8);
+	} else if (family == AF_INET) {
+		a.hi = 0;
+		a.lo = ftagent_be32_at(r->addr);
+		len += 96;
+	} else {
+		a.hi = 0;
+		a.lo = 0xffff00000000ULL | ftagent_be32_at(r->addr);
+		len += 96;
+	}
+	mhi = ftagent_mask64(len);
+	mlo = ftagent_mask64(len > 64 ? len - 64 : 0);
+	if (family == AF_INET)
+		mhi = ~0ULL;	/* IPv4: the high half stays 0 */
+	e->first.hi = a.hi & mhi;
+	e->first.lo = a.lo & mlo;
+	e->last.hi = a.hi | ~mhi;
+	e->last.lo = family == AF_INET ? (a.lo | ~mlo) & 0xffffffffULL :
+					 a.lo | ~mlo;
+}
+
+/* The interval that begins at @x (one does: @x is a boundary). */
+static u32 ftagent_interval_of(const struct ftagent_addr128 *start, u32 n,
+			       const struct ftagent_addr128 *x)
+{
+	u32 lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		u32 mid = lo + (hi - lo) / 2;
+
+		if (ftagent_a128_cmp(&start[mid], x) <= 0)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Build the index of @family's address rules for @op; -ENOMEM, or -E2BIG
+ * when it would hold more than FTAGENT_ADDR_INDEX_MAX entries.
+ */
+static int ftagent_addr_index_build(struct ftagent_ruleset *set, u32 op,
+				    u16 family, struct ftagent_addr_index *ai)
+{
+	const struct ftagent_addr128 end = {
+		.hi = family == AF_INET ? 0 : ~0ULL,
+		.lo = family == AF_INET ? 0xffffffffULL : ~0ULL,
+	};
+	struct ftagent_addr_range *e = NULL;
+	struct ftagent_addr128 *b = NULL;
+	u32 *cnt = NULL, *first = NULL, *last = NULL;
+	u32 m = 0, nb, i, j, k;
+	u64 total = 0;
+	int err = -ENOMEM;
+
+	for (i = 0; i < set->n; i++) {
+		const struct ftagent_rule *r = &set->rules[i];
+
+		if ((r->ops & BIT(op)) && (r->have & FTAGENT_RULE_HAVE_ADDR) &&
+		    (r->family == family || family == AF_INET6))
+			m++;
+	}
+	if (!m)
+		return 0;
+	e = kvcalloc(m, sizeof(*e), GFP_KERNEL);
+	b = kvcalloc(2 * m + 1, sizeof(*b), GFP_KERNEL);
+	first = kvcalloc(m, sizeof(u32), GFP_KERNEL);
+	last = kvcalloc(m, sizeof(u32), GFP_KERNEL);
+	if (!e || !b || !first || !last)
+		goto out;
+	/* Every first address, and the one after every last: the cuts. */
+	nb = 0;
+	b[nb++] = (struct ftagent_addr128){ 0, 0 };
+	for (i = 0, j = 0; i < set->n; i++) {
+		const struct ftagent_rule *r = &set->rules[i];
+
+		if (!(r->ops & BIT(op)) || !(r->have & FTAGENT_RULE_HAVE_ADDR) ||
+		    (r->family != family && family != AF_INET6))
+			continue;
+		e[j].rule = i;
+		ftagent_addr_range(r, family, &e[j]);
+		b[nb++] = e[j].first;
+		if (ftagent_a128_cmp(&e[j].last, &end)) {
+			b[nb] = e[j].last;
+			if (!++b[nb].lo)
+				b[nb].hi++;
+			nb++;
+		}
+		j++;
+	}
+	sort(b, nb, sizeof(*b), ftagent_a128_sort_cmp, NULL);
+	for (i = 1, k = 1; i < nb; i++)
+		if (ftagent_a128_cmp(&b[i], &b[k - 1]))
+			b[k++] = b[i];
+	nb = k;
+	/* Each rule covers the intervals first[j] to last[j] - 1. */
+	cnt = kvcalloc(nb + 1, sizeof(u32), GFP_KERNEL);
+	if (!cnt)
+		goto out;
+	for (j = 0; j < m; j++) {
+		struct ftagent_addr128 after = e[j].last;
+
+		first[j] = ftagent_interval_of(b, nb, &e[j].first);
+		if (ftagent_a128_cmp(&after, &end)) {
+			if (!++after.lo)
+				after.hi++;
+			last[j] = ftagent_interval_of(b, nb, &after);
+		} else {
+			last[j] = nb;
+		}
+		total += last[j] - first[j];
+		if (total > FTAGENT_ADDR_INDEX_MAX) {
+			err = -E2BIG;
+			goto out;
+		}
+		cnt[first[j]]++;
+		cnt[last[j]]--;
+	}
+	ai->n = nb;
+	ai->off = kvcalloc(nb, sizeof(u32), GFP_KERNEL);
+	ai->rules = kvcalloc(total + nb, sizeof(u32), GFP_KERNEL);
+	if (family == AF_INET)
+		ai->start4 = kvcalloc(nb, sizeof(u32), GFP_KERNEL);
+	else
+		ai->start6 = kvcalloc(nb, sizeof(*ai->start6), GFP_KERNEL);
+	if (!ai->off || !ai->rules || (!ai->start4 && !ai->start6))
+		goto out;
+	/* Counts from the differences; each list then ends with END. */
+	for (k = 1; k < nb; k++)
+		cnt[k] += cnt[k - 1];
+	for (k = 0, i = 0; k < nb; k++) {
+		ai->off[k] = i;
+		i += cnt[k] + 1;
+		ai->rules[i - 1] = FTAGENT_RULE_END;
+		cnt[k] = 0;
+		if (family == AF_INET)
+			ai->start4[k] = b[k].lo;
+		else
+			ai->start6[k] = b[k];
+	}
+	/* In rule order, so each interval's list is sorted. */
+	for (j = 0; j < m; j++)
+		for (k = first[j]; k < last[j]; k++)
+			ai->rules[ai->off[k] + cnt[k]++] = e[j].rule;
+	err = 0;
+out:
+	if (err)
+		ftagent_addr_index_free(ai);
+	kvfree(cnt);
+	kvfree(first);
+	kvfree(last);
+	kvfree(b);
+	kvfree(e);
+	return err;
+}
+
+/* Build @op's port index from its one-port rules; -ENOMEM. */
+static int ftagent_port_index_build(struct ftagent_ruleset *set, u32 op,
+				    bool addr_index, u32 n_port)
+{
+	struct ftagent_port_index *pi = &set->ports[op];
+	u32 *cnt, i, h, mask, used = 0;
+	int err = -ENOMEM;
+
+	if (!n_port)
+		return 0;
+	pi->bits = ilog2(roundup_pow_of_two(2 * n_port));
+	mask = BIT(pi->bits) - 1;
+	pi->mask = mask;
+	pi->slots = kvcalloc(mask + 1, sizeof(*pi->slots), GFP_KERNEL);
+	cnt = kvcalloc(mask + 1, sizeof(u32), GFP_KERNEL);
+	if (!pi->slots || !cnt)
+		goto out;
+	for (i = 0; i < set->n; i++) {
+		const struct ftagent_rule *r = &set->rules[i];
+
+		if (!(r->ops & BIT(op)) ||
+		    ftagent_rule_file(r, op, addr_index) != FTAGENT_FILE_PORT)
+			continue;
+		for (h = hash_32(r->port_min, pi->bits);
+		     pi->slots[h].port && pi->slots[h].port != r->port_min + 1;
+		     h = (h + 1) & mask)
+			;
+		if (!pi->slots[h].port)
+			used++;
+		pi->slots[h].port = r->port_min + 1;
+		cnt[h]++;
+	}
+	pi->rules = kvcalloc(n_port + used, sizeof(u32), GFP_KERNEL);
+	if (!pi->rules)
+		goto out;
+	for (h = 0, i = 0; h <= mask; h++) {
+		if (!pi->slots[h].port)
+			continue;
+		pi->slots[h].off = i;
+		i += cnt[h] + 1;
+		pi->rules[i - 1] = FTAGENT_RULE_END;
+		cnt[h] = 0;
+	}
+	for (i = 0; i < set->n; i++) {
+		const struct ftagent_rule *r = &set->rules[i];
+
+		if (!(r->ops & BIT(op)) ||
+		    ftagent_rule_file(r, op, addr_index) != FTAGENT_FILE_PORT)
+			continue;
+		for (h = hash_32(r->port_min, pi->bits);
+		     pi->slots[h].port != r->port_min + 1; h = (h + 1) & mask)
+			;
+		pi->rules[pi->slots[h].off + cnt[h]++] = i;
+	}
+	err = 0;
+out:
+	kvfree(cnt);
+	return err;
+}
+
+/* Build @op's indexes and general list; -ENOMEM. */
 static int ftagent_policy_index(struct ftagent_ruleset *set, u32 op)
 {
-	u32 i, k, n_general = 0, n_bucketed = 0, *fill;
+	u32 i, n_general = 0, n_port = 0, k = 0;
+	bool addr_index = true;
+	int err;
 
+	err = ftagent_addr_index_build(set, op, AF_INET, &set->addr4[op]);
+	if (!err)
+		err = ftagent_addr_index_build(set, op, AF_INET6,
+					       &set->addr6[op]);
+	if (err == -E2BIG) {
+		/* Too many nested alike: these rules go to the general list. */
+		ftagent_addr_index_free(&set->addr4[op]);
+		ftagent_addr_index_free(&set->addr6[op]);
+		addr_index = false;
+	} else if (err) {
+		return err;
+	}
 	for (i = 0; i < set->n; i++) {
 		const struct ftagent_rule *r = &set->rules[i];
 
@@ -295,52 +590,27 @@ static int ftagent_policy_index(struct ftagent_ruleset *set, u32 op)
 		/* Only a rule that does more than allow needs the gate. */
 		if (r->action != FTAGENT_ACTION_ALLOW)
 			set->gated_ops |= BIT(op);
-		if (ftagent_rule_one_port(r, op))
-			n_bucketed++;
-		else
+		switch (ftagent_rule_file(r, op, addr_index)) {
+		case FTAGENT_FILE_GENERAL:
 			n_general++;
+			break;
+		case FTAGENT_FILE_PORT:
+			n_port++;
+			break;
+		case FTAGENT_FILE_ADDR:
+			break;
+		}
 	}
-	if (n_general) {
-		set->general[op] = kvcalloc(n_general, sizeof(u32), GFP_KERNEL);
-		if (!set->general[op])
-			return -ENOMEM;
-	}
-	if (n_bucketed) {
-		set->bucket_rules[op] = kvcalloc(n_bucketed, sizeof(u32),
-						 GFP_KERNEL);
-		set->bucket_off[op] = kvcalloc(FTAGENT_PORT_BUCKETS + 1,
-					       sizeof(u32), GFP_KERNEL);
-		if (!set->bucket_rules[op] || !set->bucket_off[op])
-			return -ENOMEM;
-	}
-	/* Count per bucket, turn counts into offsets, then place in order. */
-	for (i = 0; i < set->n; i++) {
-		const struct ftagent_rule *r = &set->rules[i];
-
-		if (!(r->ops & BIT(op)))
-			continue;
-		if (ftagent_rule_one_port(r, op))
-			set->bucket_off[op][r->port_min % FTAGENT_PORT_BUCKETS + 1]++;
-		else
-			set->general[op][set->n_general[op]++] = i;
-	}
-	if (!n_bucketed)
-		return 0;
-	for (k = 0; k < FTAGENT_PORT_BUCKETS; k++)
-		set->bucket_off[op][k + 1] += set->bucket_off[op][k];
-	fill = kcalloc(FTAGENT_PORT_BUCKETS, sizeof(u32), GFP_KERNEL);
-	if (!fill)
+	set->general[op] = kvcalloc(n_general + 1, sizeof(u32), GFP_KERNEL);
+	if (!set->general[op])
 		return -ENOMEM;
-	for (i = 0; i < set->n; i++) {
-		const struct ftagent_rule *r = &set->rules[i];
-
-		if (!(r->ops & BIT(op)) || !ftagent_rule_one_port(r, op))
-			continue;
-		k = r->port_min % FTAGENT_PORT_BUCKETS;
-		set->bucket_rules[op][set->bucket_off[op][k] + fill[k]++] = i;
-	}
-	kfree(fill);
-	return 0;
+	for (i = 0; i < set->n; i++)
+		if ((set->rules[i].ops & BIT(op)) &&
+		    ftagent_rule_file(&set->rules[i], op, addr_index) ==
+		    FTAGENT_FILE_GENERAL)
+			set->general[op][k++] = i;
+	set->general[op][k] = FTAGENT_RULE_END;
+	return ftagent_port_index_build(set, op, addr_index, n_port);
 }
 
 struct ftagent_ruleset *ftagent_policy_parse(struct nlattr **attrs,

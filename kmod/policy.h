@@ -9,6 +9,7 @@
 #include <linux/netlink.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/string.h>
 #include <linux/types.h>
 #include <linux/ftagent.h>
 
@@ -39,6 +40,76 @@ struct ftagent_rule {
 	u16 exe_len, path_len;
 };
 
+/* Ends every rule list of the indexes below (no rule has this index). */
+#define FTAGENT_RULE_END	U32_MAX
+
+/*
+ * The rules that name one port: an open-addressing hash (linear probing,
+ * at most half full) of the ports, each slot pointing at its port's
+ * rule indexes in rules[].
+ */
+struct ftagent_port_slot {
+	u32 port;		/* the port + 1; 0: an empty slot */
+	u32 off;		/* its list in rules[] */
+};
+
+struct ftagent_port_index {
+	u32 bits;		/* log2 of the slots; no slots: no index */
+	u32 mask;		/* the slots - 1 */
+	struct ftagent_port_slot *slots;
+	u32 *rules;
+};
+
+/*
+ * Big-endian numbers at any alignment (asm/unaligned.h became
+ * linux/unaligned.h in 6.12: memcpy compiles to a plain load on both).
+ */
+static inline u32 ftagent_be32_at(const u8 *p)
+{
+	__be32 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be32_to_cpu(v);
+}
+
+static inline u64 ftagent_be64_at(const u8 *p)
+{
+	__be64 v;
+
+	memcpy(&v, p, sizeof(v));
+	return be64_to_cpu(v);
+}
+
+/* An IPv6 address as a number, most significant half first. */
+struct ftagent_addr128 {
+	u64 hi, lo;
+};
+
+/*
+ * The rules with an address, of one family: the address space cut into
+ * disjoint intervals at every prefix's first address and after its
+ * last, each interval holding the rules whose prefix covers it. start[k]
+ * is where interval k begins (start[0] is 0; it ends where k + 1 begins,
+ * the last one at the end of the space); off[k] its list in rules[].
+ * Found by binary search.
+ */
+struct ftagent_addr_index {
+	u32 n;			/* intervals; 0: no index */
+	u32 *start4;		/* AF_INET, host order */
+	struct ftagent_addr128 *start6;	/* AF_INET6 */
+	u32 *off;
+	u32 *rules;
+};
+
+/*
+ * At most this many entries in one address index (a rule counts once per
+ * interval it covers): beyond, that operation's address rules are tried
+ * in the general list instead. Prefixes that differ nest at most 33 (IPv4)
+ * or 129 (IPv6) deep, so only many rules with the same prefixes nested
+ * in each other come near it.
+ */
+#define FTAGENT_ADDR_INDEX_MAX	BIT(22)
+
 struct ftagent_ruleset {
 	u64 generation;
 	bool enforce;
@@ -47,17 +118,21 @@ struct ftagent_ruleset {
 	u32 n;
 	struct ftagent_rule *rules;
 	/*
-	 * For each op, the rules that name it, in order, split in two so a
-	 * large set of port rules is not scanned whole on every call: rules
-	 * for one port go to a bucket by port (bucket_rules, bucket_off),
-	 * all others to the general list. The gate walks the call's port
-	 * bucket and the general list together, in rule order, so the first
-	 * match is the same as in a scan of every rule.
+	 * For each op, the indexes of the rules that name it, in rule order,
+	 * filed in one of three places so that a call looks only at the
+	 * rules that can match it: a rule with an address in the address
+	 * index of its family (an IPv4 rule in the IPv6 one as well, as its
+	 * IPv4-mapped prefix), one with exactly one port and no address in
+	 * the port index, all others in the general list. Each list ends
+	 * with FTAGENT_RULE_END. The gate merges the general list, the
+	 * call's port list and its address interval's list in rule order and
+	 * tries each rule whole, so the first match is the one a scan of
+	 * every rule finds.
 	 */
 	u32 *general[__FTAGENT_OP_MAX];
-	u32 n_general[__FTAGENT_OP_MAX];
-	u32 *bucket_rules[__FTAGENT_OP_MAX];
-	u32 *bucket_off[__FTAGENT_OP_MAX];	/* FTAGENT_PORT_BUCKETS + 1 */
+	struct ftagent_port_index ports[__FTAGENT_OP_MAX];
+	struct ftagent_addr_index addr4[__FTAGENT_OP_MAX];
+	struct ftagent_addr_index addr6[__FTAGENT_OP_MAX];
 	/*
 	 * n + 1 hit counters (the last is the default's), per CPU, in chunks:
 	 * one per-CPU allocation may not exceed 32 KiB.
@@ -111,7 +186,6 @@ u64 ftagent_policy_generation(void);
 int ftagent_policy_put_rule(struct sk_buff *msg,
 			    const struct ftagent_ruleset *set, u32 i);
 #define FTAGENT_HITS_PER_CHUNK	2048
-#define FTAGENT_PORT_BUCKETS	256
 
 u64 ftagent_policy_hits(const struct ftagent_ruleset *set, u32 i);
 

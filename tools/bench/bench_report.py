@@ -10,6 +10,7 @@ WORKLOADS = ["getppid", "send_1k", "pread_4k", "pread_send_16k",
 CONDITIONS = ["none_aa", "minimal", "standard", "standard_ftrace_ops",
               "standard_kprobe",
               "standard_daemon", "rules_1", "rules_100", "rules_10000",
+              "rules_ports_10000", "rules_cidr_1", "rules_cidr_10000",
               "audit", "bpftrace", "sysdig"]
 LABELS = {
     "none": "no agent", "none_aa": "no agent (A/A)",
@@ -19,6 +20,9 @@ LABELS = {
     "standard_daemon": "standard + ftagentd",
     "rules_1": "+ 1 rule", "rules_100": "+ 100 rules",
     "rules_10000": "+ 10,000 rules",
+    "rules_ports_10000": "+ 10,000 one-port rules",
+    "rules_cidr_1": "+ 1 CIDR rule",
+    "rules_cidr_10000": "+ 10,000 CIDR rules",
     "audit": "auditd", "bpftrace": "bpftrace (eBPF)",
     "sysdig": "sysdig (scap.ko)",
 }

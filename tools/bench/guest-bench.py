@@ -80,18 +80,20 @@ class Agent:
 class Ftagent(Agent):
     kind = "ftagent"
 
-    def __init__(self, name, params=(), daemon=False, rules=0):
+    def __init__(self, name, params=(), daemon=False, rules=0,
+                 rules_kind=None):
         super().__init__(name)
         self.params = list(params)
         self.daemon = daemon
         self.rules = rules
+        self.rules_file = rules_kind or rules_file
         self.proc = None
         self.exec_events = None
 
     def start(self):
         run(["insmod", ARGS.module] + self.params)
         if self.rules:
-            run([FTCTL, "policy", "load", rules_file(self.rules)])
+            run([FTCTL, "policy", "load", self.rules_file(self.rules)])
         if self.daemon:
             self.proc = start_daemon()
         # Losses are counted from here: a channel the daemon replaces at
@@ -188,6 +190,30 @@ def rules_file(n):
             for i in range(n):
                 f.write("[policy.r%d]\nops = send\naction = deny\n"
                         "port = %d\n\n" % (i, 1 + i % 1000))
+    return path
+
+
+def port_rules_file(n):
+    """N rules denying sends, each to a port of its own that the
+    benchmark never uses (1 to N): the port index finds none."""
+    path = os.path.join(WORK, "port-rules-%d.conf" % n)
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            for i in range(n):
+                f.write("[policy.p%d]\nops = send\naction = deny\n"
+                        "port = %d\n\n" % (i, 1 + i))
+    return path
+
+
+def cidr_rules_file(n):
+    """N rules denying sends to /24 prefixes in 10.0.0.0/8 (the
+    benchmark sends to 127.0.0.1): the address index finds none."""
+    path = os.path.join(WORK, "cidr-rules-%d.conf" % n)
+    if not os.path.exists(path):
+        with open(path, "w") as f:
+            for i in range(n):
+                f.write("[policy.c%d]\nops = send\naction = deny\n"
+                        "cidr = 10.%d.%d.0/24\n\n" % (i, i // 256, i % 256))
     return path
 
 
@@ -442,6 +468,10 @@ def conditions():
           Ftagent("standard_daemon", ["hooks=ftrace"], daemon=True)]
     cs += [Ftagent("rules_%d" % n, ["hooks=ftrace"], rules=n)
            for n in (1, 100, 10000)]
+    cs += [Ftagent("rules_ports_10000", ["hooks=ftrace"], rules=10000,
+                   rules_kind=port_rules_file)]
+    cs += [Ftagent("rules_cidr_%d" % n, ["hooks=ftrace"], rules=n,
+                   rules_kind=cidr_rules_file) for n in (1, 10000)]
     cs += [Peer(p) for p in ARGS.peers]
     if ARGS.conditions:
         keep = ARGS.conditions.split(",")
