@@ -22,6 +22,7 @@
 #include <linux/fdtable.h>
 #include <linux/file.h>
 #include <linux/nospec.h>
+#include <linux/rcupdate.h>
 #include <linux/fs.h>
 #include <linux/net.h>
 #include <linux/openat2.h>
@@ -59,15 +60,25 @@ static noinline notrace void ftagent_sock_family(unsigned long fd,
 						 const struct inode *seen,
 						 struct ftagent_key *key)
 {
-	struct fdtable *fdt = files_fdtable(current->files);
+	struct fdtable *fdt;
 	struct socket *sock;
 	struct file *file;
 	struct sock *sk;
 
-	if (fd >= fdt->max_fds)
+	/*
+	 * Preemption off already holds off RCU's grace periods, but the
+	 * fdtable and get_file_rcu() helpers check for rcu_read_lock()
+	 * (lockdep says so on the debug kernel, docs/reliability.md).
+	 */
+	rcu_read_lock();
+	fdt = files_fdtable(current->files);
+	if (fd >= fdt->max_fds) {
+		rcu_read_unlock();
 		return;
+	}
 	fd = array_index_nospec(fd, fdt->max_fds);
 	file = ftagent_get_file_rcu(&fdt->fd[fd]);
+	rcu_read_unlock();
 	if (!file)
 		return;
 	/*
