@@ -91,18 +91,14 @@ static DECLARE_DELAYED_WORK(ftagent_verdict_alert_work,
 			    ftagent_verdict_alert_fn);
 static bool ftagent_gate_live;
 
-/*
- * Return in the hooked function's place: the call fails with EPERM. Long,
- * so that callers of functions returning long (do_splice_direct) see the
- * error sign-extended; callers of an int function read the low half.
- */
-static noinline long ftagent_gate_refuse(void)
+/* Return in the security hook's place: the call fails with EPERM. */
+static noinline int ftagent_gate_refuse(void)
 {
 	return -EPERM;
 }
 
 /* The same for a used-up budget: EDQUOT. */
-static noinline long ftagent_gate_over_budget(void)
+static noinline int ftagent_gate_over_budget(void)
 {
 	return -EDQUOT;
 }
@@ -125,20 +121,6 @@ static noinline long ftagent_gate_over_budget_kill(void)
 	 */
 	module_put(THIS_MODULE);
 	return -EDQUOT;
-}
-
-/*
- * sendfile to a socket, up to 6.4: do_splice_direct(), once per call, on
- * its own ftrace_ops attached and detached with FTAGENT_GATE_SENDPAGE's
- * (compat/net.h). Not a point of its own: it only decides send rules.
- */
-#define FTAGENT_GATE_SPLICE_DIRECT	__FTAGENT_GATE_MAX
-
-/* The socket behind @file, or NULL. */
-static struct socket *ftagent_file_sock(struct file *file)
-{
-	return S_ISSOCK(file_inode(file)->i_mode) ? sock_from_file(file) :
-						    NULL;
 }
 
 static const char *ftagent_gate_obj(struct ftagent_gate_call *c)
@@ -700,8 +682,7 @@ static int ftagent_gate_metric(unsigned int point, struct pt_regs *regs)
 		return ftagent_inet((const struct socket *)regs->di) ?
 		       FTAGENT_METRIC_BYTES_RECEIVED : -1;
 	case FTAGENT_GATE_SENDPAGE:
-		/* generic_splice_sendpage(pipe, out, ...) */
-		return ftagent_inet(ftagent_file_sock((struct file *)regs->si)) ?
+		return ftagent_inet((const struct socket *)regs->di) ?
 		       FTAGENT_METRIC_BYTES_SENT : -1;
 	case FTAGENT_GATE_PERM:
 		/* Every read and write: sockets and regular files count. */
@@ -751,17 +732,12 @@ static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
 	case FTAGENT_OP_BIND:
 	case FTAGENT_OP_SEND:
 	case FTAGENT_GATE_RECV:
+	case FTAGENT_GATE_SENDPAGE:
 		sock = (const struct socket *)regs->di;
 		break;
 	case FTAGENT_GATE_SCTP:
 		sk = (const struct sock *)regs->di;
 		return sk && sk->sk_kern_sock;
-	case FTAGENT_GATE_SENDPAGE:
-		sock = ftagent_file_sock((struct file *)regs->si);
-		break;
-	case FTAGENT_GATE_SPLICE_DIRECT:
-		sock = ftagent_file_sock((struct file *)regs->dx);
-		break;
 	case FTAGENT_GATE_PERM:
 		file = (struct file *)regs->di;
 		if ((file->f_flags & __FMODE_EXEC) && current->in_execve)
@@ -783,7 +759,6 @@ static __always_inline void ftagent_gate_point(unsigned int point,
 	const struct socket *sock;
 	unsigned long refuse = 0;
 	int metric, fastopen = 0, over = 0;
-	bool decided = false;
 
 	if (ftagent_gate_kernel_work(point, regs))
 		return;
@@ -811,22 +786,8 @@ static __always_inline void ftagent_gate_point(unsigned int point,
 			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	case FTAGENT_GATE_SENDPAGE:
-		/*
-		 * splice to a socket: the connected peer. From the task's
-		 * own pipe this is a pipe-full of a sendfile, decided once
-		 * for the whole call at do_splice_direct(); only budgets
-		 * are checked here.
-		 */
-		ftagent_gate_peer(&c, ftagent_file_sock((struct file *)regs->si));
-		c.op = FTAGENT_OP_SEND;
-		decided = (void *)regs->di == current->splice_pipe;
-		break;
-	case FTAGENT_GATE_SPLICE_DIRECT:
-		/* sendfile: the whole call, if it goes to a socket. */
-		sock = ftagent_file_sock((struct file *)regs->dx);
-		if (!sock)
-			return;
-		ftagent_gate_peer(&c, sock);
+		/* sendfile and splice to a socket: the connected peer. */
+		ftagent_gate_peer(&c, (const struct socket *)regs->di);
 		c.op = FTAGENT_OP_SEND;
 		break;
 	case FTAGENT_GATE_SCTP:
@@ -837,8 +798,7 @@ static __always_inline void ftagent_gate_point(unsigned int point,
 			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	}
-	if (!refuse && !decided && c.op != FTAGENT_OP_NONE &&
-	    ftagent_gate_decide(&c))
+	if (!refuse && c.op != FTAGENT_OP_NONE && ftagent_gate_decide(&c))
 		refuse = (unsigned long)ftagent_gate_refuse;
 	/* A refused call is not charged to any budget. */
 	if (!refuse && static_branch_unlikely(&ftagent_budgets_on)) {
@@ -895,8 +855,7 @@ static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_GATE_SCTP] = "security_sctp_bind_connect",
 };
 
-/* The points' ops, and do_splice_direct's last. */
-static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX + 1];
+static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX];
 static u32 ftagent_gate_on;	/* points registered now */
 
 /* Hook @point's function (@name); -ENOENT when this kernel lacks it. */
@@ -942,33 +901,16 @@ static int ftagent_gate_attach(u32 want)
 			continue;
 		if (on) {
 			ftagent_gate_unhook_one(point);
-			/* After its pipe-fulls: sendfile is never ungated. */
-			if (point == FTAGENT_GATE_SENDPAGE)
-				ftagent_gate_unhook_one(FTAGENT_GATE_SPLICE_DIRECT);
 			ftagent_gate_on &= ~BIT(point);
 			continue;
 		}
-		if (point == FTAGENT_GATE_SENDPAGE) {
-			/* sendfile's whole call first, then its pipe-fulls. */
-			err = ftagent_gate_hook_one(FTAGENT_GATE_SPLICE_DIRECT,
-						    FTAGENT_SPLICE_DIRECT_SYMBOL);
-			if (!err) {
-				err = ftagent_gate_hook_one(point,
-							    ftagent_gate_symbols[point]);
-				if (err)
-					ftagent_gate_unhook_one(FTAGENT_GATE_SPLICE_DIRECT);
-			}
-			if (err == -ENOENT)
-				continue;
-		} else {
-			err = ftagent_gate_hook_one(point,
-						    ftagent_gate_symbols[point]);
-			/* No SCTP hook: degraded, the rest still holds. */
-			if (err == -ENOENT && point == FTAGENT_GATE_SCTP)
-				continue;
-			if (err == -ENOENT)
-				return -EOPNOTSUPP;
-		}
+		err = ftagent_gate_hook_one(point, ftagent_gate_symbols[point]);
+		/* No sendpage or SCTP point: degraded, the rest still holds. */
+		if (err == -ENOENT && (point == FTAGENT_GATE_SENDPAGE ||
+				       point == FTAGENT_GATE_SCTP))
+			continue;
+		if (err == -ENOENT)
+			return -EOPNOTSUPP;
 		if (err)
 			return err;
 		ftagent_gate_on |= BIT(point);

@@ -17,8 +17,7 @@ struct ftagent_rule;
 enum ftagent_gate_point {
 	FTAGENT_GATE_RECV = __FTAGENT_OP_MAX,	/* security_socket_recvmsg */
 	FTAGENT_GATE_PERM,			/* security_file_permission */
-	/* generic_splice_sendpage (and do_splice_direct): sendfile, splice */
-	FTAGENT_GATE_SENDPAGE,
+	FTAGENT_GATE_SENDPAGE,			/* kernel_sendpage: sendfile, splice */
 	FTAGENT_GATE_SCTP,			/* security_sctp_bind_connect */
 	__FTAGENT_GATE_MAX
 };

@@ -5,9 +5,8 @@
  * The module hooks functions and tracepoints that are not exported and
  * whose names can change between kernels (acct_process, sock_close, the
  * exit-to-user functions the ftrace set settles in, the LSM functions the
- * gate sits on, generic_splice_sendpage and do_splice_direct up to 6.4).
- * A missing one turns off the one feature that needs it (enum
- * ftagent_feature): the kernel log says
+ * gate sits on, kernel_sendpage up to 6.4). A missing one turns off the
+ * one feature that needs it (enum ftagent_feature): the kernel log says
  * which, GET_STATUS reports it as DEGRADED with the names MISSING, and the
  * module goes on without it. strict=1 refuses the load instead.
  *
@@ -90,8 +89,6 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "send rules and budgets on sendfile and splice to a socket" },
 	{ "security_sctp_bind_connect", false, FTAGENT_FEATURE_GATE_SCTP,
 	  "connect and bind rules on SCTP connectx and bindx" },
-	{ FTAGENT_SPLICE_DIRECT_SYMBOL, false, FTAGENT_FEATURE_GATE_SENDPAGE,
-	  "send rules and budgets on sendfile and splice to a socket" },
 };
 
 unsigned long ftagent_degraded;

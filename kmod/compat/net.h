@@ -3,13 +3,7 @@
  * Where sendfile and splice to a socket can be gated.
  *
  * Up to 6.4 they hand pages to kernel_sendpage(), which never calls
- * security_socket_sendmsg(). Every user's way there is the socket's
- * splice_write, generic_splice_sendpage(), called once per splice(2) and
- * once per pipe-full of a sendfile; sendfile itself goes through
- * do_splice_direct() once per call, with the task's own pipe
- * (current->splice_pipe). The gate hooks both: sendfile is decided once
- * at do_splice_direct(), splice(2) at generic_splice_sendpage(), and
- * byte budgets are checked there, per pipe-full.
+ * security_socket_sendmsg(): the gate hooks kernel_sendpage as well.
  * From 6.5 on (MSG_SPLICE_PAGES) splice_to_socket() calls sock_sendmsg(),
  * so the send hook already sees them and there is nothing more to hook.
  *
@@ -39,12 +33,10 @@
  */
 #if defined(FTAGENT_HAVE_KERNEL_SENDPAGE) && \
 	!defined(FTAGENT_HAVE_SPLICE_TO_SOCKET)
-#define FTAGENT_SENDPAGE_SYMBOL "generic_splice_sendpage"
-#define FTAGENT_SPLICE_DIRECT_SYMBOL "do_splice_direct"
+#define FTAGENT_SENDPAGE_SYMBOL "kernel_sendpage"
 #elif defined(FTAGENT_HAVE_SPLICE_TO_SOCKET) && \
 	!defined(FTAGENT_HAVE_KERNEL_SENDPAGE)
 #define FTAGENT_SENDPAGE_SYMBOL NULL
-#define FTAGENT_SPLICE_DIRECT_SYMBOL NULL
 #else
 #error "ftagent: how sendfile and splice reach a socket is not known (see kmod/compat/probes/)"
 #endif

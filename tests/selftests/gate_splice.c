@@ -10,13 +10,8 @@
  *   nothing reaches the peer, while the same calls to another port pass;
  * - a bytes_sent budget is charged exactly the bytes sendfile and splice
  *   returned (and the peer received), and refuses the call after the one
- *   that used it up with EDQUOT;
- * - a sendfile is decided once, however many pages it sends (up to 6.4:
- *   at do_splice_direct(); from 6.5 on the send hook sees each pipe-full,
- *   so only a sendfile of one pipe-full is sure to be decided once), and
- *   a splice once per call.
+ *   that used it up with EDQUOT.
  */
-#include <sys/utsname.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/sendfile.h>
@@ -250,79 +245,6 @@ TEST_F(splice, a_bytes_sent_budget_charges_sendfile_and_splice)
 	close(f);
 	ftagent_budget_set_free(&s);
 	ftagent_budget_set_free(&got);
-}
-
-/* Whether sendfile reaches sockets through kernel_sendpage (up to 6.4). */
-static int sendpage_kernel(void)
-{
-	struct utsname u;
-	unsigned int major = 0, minor = 0;
-
-	if (uname(&u) || sscanf(u.release, "%u.%u", &major, &minor) != 2)
-		return 0;
-	return major < 6 || (major == 6 && minor < 5);
-}
-
-static uint64_t hits_of(uint32_t i)
-{
-	struct ftagent_policy_spec got;
-	struct ftnl_error err;
-	uint64_t h;
-
-	ftagent_policy_spec_init(&got);
-	if (ftagent_get_policy(ctl(), &got, &err) || i >= got.n)
-		abort();
-	h = got.rules[i].hits;
-	ftagent_policy_spec_free(&got);
-	return h;
-}
-
-TEST_F(splice, a_sendfile_is_decided_once)
-{
-	const size_t size = 64 * CHUNK; /* 1 MiB: 256 pages, 16 pipe-fulls */
-	struct ftagent_policy_spec p;
-	struct ftagent_rule_spec *r;
-	struct ftnl_error err;
-	struct sink k;
-	off_t off = 0;
-	loff_t loff = 0;
-	int f;
-
-	ASSERT_EQ(0, sink_open(&k));
-	f = data_file(size);
-	ASSERT_LE(0, f);
-	ftagent_policy_spec_init(&p);
-	r = ftagent_policy_spec_add(&p);
-	ASSERT_NE(NULL, r);
-	snprintf(r->name, sizeof(r->name), "audit-sink");
-	r->ops = 1u << FTAGENT_OP_SEND;
-	r->action = FTAGENT_ACTION_AUDIT;
-	r->set |= FTAGENT_RULE_SET_PORT;
-	r->port_min = r->port_max = sink_port(&k);
-	p.enforce = 1;
-	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
-
-	if (sendpage_kernel()) {
-		EXPECT_EQ((ssize_t)size, sendfile(k.fds[1], f, &off, size));
-		EXPECT_EQ(1, hits_of(0));
-		/* splice(2) of one pipe-full (16 pages): one decision. */
-		EXPECT_EQ(CHUNK, splice_to(k.fds[1], f, &loff, CHUNK));
-		EXPECT_EQ(2, hits_of(0));
-	} else {
-		/* One pipe-full: one sock_sendmsg(), one decision. */
-		EXPECT_EQ(CHUNK, sendfile(k.fds[1], f, &off, CHUNK));
-		EXPECT_EQ(1, hits_of(0));
-	}
-	/* And refused whole, once, when the rule denies. */
-	p.rules[0].action = FTAGENT_ACTION_DENY;
-	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
-	off = 0;
-	EXPECT_EQ(-1, sendfile(k.fds[1], f, &off, size));
-	EXPECT_EQ(EPERM, errno);
-	EXPECT_EQ(1, hits_of(0));
-	sink_close(&k);
-	close(f);
-	ftagent_policy_spec_free(&p);
 }
 
 TEST_HARNESS_MAIN

@@ -387,8 +387,7 @@ enum ftagent_ctl_attr {
  *	(security_file_permission)
  * @FTAGENT_FEATURE_GATE_SENDPAGE: send rules and budgets on sendfile and
  *	splice to a socket, on kernels where those bypass
- *	security_socket_sendmsg (generic_splice_sendpage and
- *	do_splice_direct, up to 6.4)
+ *	security_socket_sendmsg (kernel_sendpage, up to 6.4)
  * @FTAGENT_FEATURE_GATE_SCTP: connect and bind rules on SCTP's connectx,
  *	bindx and implicit connects (security_sctp_bind_connect; since
  *	ABI 0.6)
