@@ -442,7 +442,8 @@ static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
 {
 	sa_family_t family;
 
-	if (!sa)
+	/* Shorter than a family (sendto's addrlen 0): names nothing. */
+	if (!sa || len < (int)sizeof(sa_family_t))
 		return;
 	family = sa->sa_family;
 	if (family == AF_UNSPEC && sk && sk->sk_family == AF_INET &&
@@ -508,26 +509,31 @@ static int ftagent_gate_send(struct ftagent_gate_call *c,
 {
 	const struct sock *sk = sock ? sock->sk : NULL;
 	bool stream = sk && sk->sk_type == SOCK_STREAM;
+	const struct sockaddr *name = NULL;
 
-	if (stream && msg && msg->msg_name &&
-	    (msg->msg_flags & MSG_FASTOPEN) &&
+	/*
+	 * A name shorter than its family is no name: sendto() with addrlen
+	 * 0 leaves msg_name at an uninitialised buffer.
+	 */
+	if (msg && msg->msg_name &&
+	    msg->msg_namelen >= (int)sizeof(sa_family_t))
+		name = msg->msg_name;
+	if (stream && name && (msg->msg_flags & MSG_FASTOPEN) &&
 	    READ_ONCE(sk->sk_state) == TCP_CLOSE) {
 		struct ftagent_gate_call conn =
 			FTAGENT_GATE_CALL_INIT(FTAGENT_OP_CONNECT);
 
-		ftagent_gate_sockaddr(&conn, sk, msg->msg_name,
-				      msg->msg_namelen);
+		ftagent_gate_sockaddr(&conn, sk, name, msg->msg_namelen);
 		if (ftagent_gate_decide(&conn))
 			return -1;
 		*c = conn;
 		c->op = FTAGENT_OP_SEND;
 		return 1;
 	}
-	if (!stream && msg && msg->msg_name &&
-	    !(((const struct sockaddr *)msg->msg_name)->sa_family ==
-		      AF_UNSPEC && sk && sk->sk_family == AF_INET6))
-		ftagent_gate_sockaddr(c, sk, msg->msg_name,
-				      msg->msg_namelen);
+	if (!stream && name &&
+	    !(name->sa_family == AF_UNSPEC && sk &&
+	      sk->sk_family == AF_INET6))
+		ftagent_gate_sockaddr(c, sk, name, msg->msg_namelen);
 	else
 		ftagent_gate_peer(c, sock);
 	return 0;
