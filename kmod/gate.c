@@ -395,9 +395,10 @@ static bool ftagent_gate_decide(struct ftagent_gate_call *c)
  * A connect or send to the unspecified address reaches this host: the
  * kernel routes 0.0.0.0 to the socket's bound IPv4 address or else to
  * 127.0.0.1 (ip_route_output_key_hash_rcu()), and :: to ::1, or to
- * ::ffff:127.0.0.1 when an IPv6 socket connects bound to an IPv4-mapped
- * address (tcp_v6_connect(), ip6_datagram_connect(); sends: "::
- * means loopback"). ::ffff:0.0.0.0 is 0.0.0.0 sent the IPv4 way. The
+ * ::ffff:127.0.0.1 when an IPv6 socket connects or sends bound to an
+ * IPv4-mapped address (tcp_v6_connect(), ip6_datagram_connect() test
+ * sk_v6_rcv_saddr; udpv6_sendmsg() the source, np->saddr: ":: means
+ * loopback"). ::ffff:0.0.0.0 is 0.0.0.0 sent the IPv4 way. The
  * rules judge the address the call will reach, so rewrite it here (a
  * bind's unspecified address is "any", and stays).
  */
@@ -419,9 +420,12 @@ static void ftagent_gate_this_host(struct ftagent_gate_call *c,
 			*a4 = htonl(INADDR_LOOPBACK);
 	} else if (!a4 && ipv6_addr_any(a6)) {
 #if IS_ENABLED(CONFIG_IPV6)
-		if (c->op == FTAGENT_OP_CONNECT && inet &&
-		    sk->sk_family == AF_INET6 &&
-		    ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
+		const struct ipv6_pinfo *np = NULL;
+
+		if (inet && sk->sk_family == AF_INET6)
+			np = inet6_sk(sk);
+		if (np && (ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr) ||
+			   ipv6_addr_v4mapped(&np->saddr))) {
 			ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK), a6);
 			return;
 		}
