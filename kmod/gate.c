@@ -580,6 +580,12 @@ static bool ftagent_gate_sctp(const struct sock *sk, int optname,
 		if (!size || off + size > len)
 			break;
 		ftagent_gate_sockaddr(&c, sk, sa, size);
+		/*
+		 * A bindx port 0 binds the endpoint's port (sctp_do_bind()),
+		 * which the socket lock, held here, keeps.
+		 */
+		if (op == FTAGENT_OP_BIND && c.have_addr && !c.port)
+			c.port = READ_ONCE(inet_sk(sk)->inet_num);
 		if (ftagent_gate_decide(&c))
 			return true;
 		off += size;
