@@ -502,7 +502,7 @@ static void ftagent_gate_peer(struct ftagent_gate_call *c,
  * A send's destination: the connected peer for a stream socket (TCP
  * ignores the address given) and whenever none is given, else the
  * address given; an IPv6 socket given family 0 sends to its peer. A TCP
- * Fast Open send on an unconnected socket connects inside the send, past
+ * or MPTCP Fast Open send connects inside the send, past
  * security_socket_connect: it is decided as a connect first. Returns
  * -1 when that connect must be refused, 1 for a Fast Open connect that
  * may go, else 0.
@@ -514,6 +514,10 @@ static int ftagent_gate_send(struct ftagent_gate_call *c,
 	const struct sock *sk = sock ? sock->sk : NULL;
 	bool stream = sk && sk->sk_type == SOCK_STREAM;
 	const struct sockaddr *name = NULL;
+	bool tcp = sk && (sk->sk_family == AF_INET ||
+			  sk->sk_family == AF_INET6) &&
+		   (sk->sk_protocol == IPPROTO_TCP ||
+		    sk->sk_protocol == IPPROTO_MPTCP);
 
 	/*
 	 * A name shorter than its family is no name: sendto() with addrlen
@@ -522,8 +526,12 @@ static int ftagent_gate_send(struct ftagent_gate_call *c,
 	if (msg && msg->msg_name &&
 	    msg->msg_namelen >= (int)sizeof(sa_family_t))
 		name = msg->msg_name;
-	if (stream && name && (msg->msg_flags & MSG_FASTOPEN) &&
-	    READ_ONCE(sk->sk_state) == TCP_CLOSE) {
+	/*
+	 * Every Fast Open send naming an address, whatever the socket's
+	 * state: that is read here without the socket lock, and a connected
+	 * socket's Fast Open fails anyway (EISCONN).
+	 */
+	if (tcp && name && (msg->msg_flags & MSG_FASTOPEN)) {
 		struct ftagent_gate_call conn =
 			FTAGENT_GATE_CALL_INIT(FTAGENT_OP_CONNECT);
 
