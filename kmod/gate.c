@@ -551,19 +551,67 @@ static int ftagent_gate_send(struct ftagent_gate_call *c,
 	return 0;
 }
 
+/* The addresses one SCTP call may name; above, it is refused whole. */
+#define FTAGENT_GATE_SCTP_MAX_ADDRS 64
+
+/*
+ * The size of the packed address at @off of @addrs (@len bytes), or 0
+ * where the list ends: what the kernel refuses itself (EINVAL) ends it.
+ */
+static int ftagent_gate_sctp_next(const u8 *p, int off, int len)
+{
+	const struct sockaddr *sa = (const void *)(p + off);
+	int size;
+
+	if (off + (int)sizeof(sa_family_t) > len)
+		return 0;
+	size = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+	       sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : 0;
+	return off + size > len ? 0 : size;
+}
+
+/*
+ * A list longer than FTAGENT_GATE_SCTP_MAX_ADDRS: refused whole (in
+ * enforcing mode), with one verdict and no rule walk, as connectx may
+ * name some 262000 addresses, each a walk with preemption off.
+ */
+static bool ftagent_gate_sctp_too_many(const struct ftagent_ruleset *set,
+				       struct ftagent_gate_call *c)
+{
+	u8 verdict = set->enforce ? FTAGENT_VERDICT_DENIED :
+				    FTAGENT_VERDICT_WOULD_DENY;
+	struct ftagent_verdict_info vi = {
+		.generation = set->generation,
+		.index = FTAGENT_RULE_DEFAULT,
+		.name = "sctp-too-many-addresses",
+		.action = FTAGENT_ACTION_DENY,
+		.verdict = verdict,
+		.source = FTAGENT_VERDICT_SRC_RULE,
+		.error = verdict == FTAGENT_VERDICT_DENIED ? -EPERM : 0,
+	};
+
+	ftagent_verdict_emit(&vi, c);
+	return verdict == FTAGENT_VERDICT_DENIED;
+}
+
 /*
  * SCTP (security_sctp_bind_connect): connectx and the association a
  * sendmsg opens are connects, bindx a bind, each to every address of
  * the packed list (sockaddr_in and sockaddr_in6 back to back, as
  * sctp_connect_new_asoc() and sctp_bindx_add() walk it). True when one
- * is refused. Other options name addresses of an association already
- * decided (primary addresses, ASCONF of a bindx): not decided again.
+ * is refused. The other options come from the peer's ASCONF, in
+ * softirq (SCTP_PARAM_ADD_IP, SCTP_PARAM_SET_PRIMARY, with
+ * net.sctp.addip_enable), or name addresses of an association already
+ * decided (SCTP_PRIMARY_ADDR, SCTP_SET_PEER_PRIMARY_ADDR): not decided
+ * (docs/policy.md).
  */
 static bool ftagent_gate_sctp(const struct sock *sk, int optname,
 			      const struct sockaddr *addrs, int len)
 {
+	const struct ftagent_ruleset *set;
+	struct ftagent_gate_call c;
 	const u8 *p = (const u8 *)addrs;
-	int off = 0, size;
+	int off, size, n = 0;
 	u8 op;
 
 	switch (optname) {
@@ -577,17 +625,21 @@ static bool ftagent_gate_sctp(const struct sock *sk, int optname,
 	default:
 		return false;
 	}
-	while (addrs && off + (int)sizeof(sa_family_t) <= len) {
-		const struct sockaddr *sa = (const void *)(p + off);
-		struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(op);
-
-		size = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
-		       sa->sa_family == AF_INET6 ?
-						  sizeof(struct sockaddr_in6) : 0;
-		/* What the kernel refuses itself (EINVAL) ends the list. */
-		if (!size || off + size > len)
-			break;
-		ftagent_gate_sockaddr(&c, sk, sa, size);
+	set = rcu_dereference_sched(ftagent_policy);
+	if (!addrs || !set || !(set->gated_ops & BIT(op)))
+		return false;
+	/* The principal (exe path) is worked out once, for every address. */
+	c = (struct ftagent_gate_call)FTAGENT_GATE_CALL_INIT(op);
+	for (off = 0; (size = ftagent_gate_sctp_next(p, off, len)); off += size)
+		if (++n > FTAGENT_GATE_SCTP_MAX_ADDRS)
+			return ftagent_gate_sctp_too_many(set, &c);
+	for (off = 0; (size = ftagent_gate_sctp_next(p, off, len));
+	     off += size) {
+		c.have_addr = false;
+		c.family = 0;
+		c.port = 0;
+		memset(c.addr, 0, sizeof(c.addr));
+		ftagent_gate_sockaddr(&c, sk, (const void *)(p + off), size);
 		/*
 		 * A bindx port 0 binds the endpoint's port (sctp_do_bind()),
 		 * which the socket lock, held here, keeps.
@@ -596,7 +648,6 @@ static bool ftagent_gate_sctp(const struct sock *sk, int optname,
 			c.port = READ_ONCE(inet_sk(sk)->inet_num);
 		if (ftagent_gate_decide(&c))
 			return true;
-		off += size;
 	}
 	return false;
 }

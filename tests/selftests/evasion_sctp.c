@@ -157,6 +157,24 @@ TEST_F(sctp, bindx_is_a_bind)
 }
 
 /*
+ * connectx may name some 262000 addresses, each a rule walk with
+ * preemption off: above 64 the call is refused whole, whatever the rules
+ * say of its addresses.
+ */
+TEST_F(sctp, connectx_over_64_addresses_is_refused)
+{
+	struct sockaddr_in a[65];
+	int i;
+
+	for (i = 0; i < 65; i++)
+		a[i] = lo(INADDR_LOOPBACK + i, self->port);
+	/* A connect rule that names none of them. */
+	deny(_metadata, FTAGENT_OP_CONNECT, self->port + 1);
+	EXPECT_NE(-EPERM, connectx(a, 64));
+	EXPECT_EQ(-EPERM, connectx(a, 65));
+}
+
+/*
  * bindx port 0 binds the port the endpoint already has (sctp_do_bind()):
  * after bind(127.0.0.1:998), bindx(127.0.0.2:0) binds 127.0.0.2:998, and
  * a rule denying bind to 127.0.0.2 port 998 refuses it.
