@@ -30,13 +30,16 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/build_bug.h>
 #include <linux/cpumask.h>
 #include <linux/hash.h>
+#include <linux/in.h>
 #include <linux/kdev_t.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/percpu.h>
 #include <linux/slab.h>
+#include <linux/stddef.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
 
@@ -317,6 +320,10 @@ bool ftagent_counters_idle_next(int cpu, u32 *slot,
 	struct ftagent_table *t = &ct->gen[!ftagent_active()];
 	const struct ftagent_slot *s;
 
+	/* ABI 0.6 appended protocol_full to the 64 bytes of 0.5. */
+	BUILD_BUG_ON(sizeof(struct ftagent_counter) != 72);
+	BUILD_BUG_ON(offsetof(struct ftagent_counter, protocol_full) !=
+		     FTAGENT_COUNTER_SIZE_V5);
 	/* An idle daemon dumps empty tables: don't walk their slots. */
 	if (!t->fill)
 		return false;
@@ -328,8 +335,15 @@ bool ftagent_counters_idle_next(int cpu, u32 *slot,
 		out->tgid = s->key.tgid;
 		out->kind = s->key.kind;
 		out->family = s->key.family;
-		/* The u8 of ABI 0.5 takes only what fits (not IPPROTO_MPTCP). */
-		out->protocol = s->key.protocol <= U8_MAX ? s->key.protocol : 0;
+		/*
+		 * The u8 of ABI 0.5: MPTCP as TCP, which daemons of 0.5
+		 * count it as; protocol_full has it whole.
+		 */
+		if (s->key.protocol == IPPROTO_MPTCP)
+			out->protocol = IPPROTO_TCP;
+		else
+			out->protocol = s->key.protocol <= U8_MAX ?
+					s->key.protocol : 0;
 		out->protocol_full = s->key.protocol;
 		out->dev = new_encode_dev(s->key.dev);
 		out->cpu = cpu;

@@ -472,9 +472,10 @@ static bool ftagent_gate_decide(struct ftagent_gate_call *c)
  * A connect or send to the unspecified address reaches this host: the
  * kernel routes 0.0.0.0 to the socket's bound IPv4 address or else to
  * 127.0.0.1 (ip_route_output_key_hash_rcu()), and :: to ::1, or to
- * ::ffff:127.0.0.1 when an IPv6 socket connects bound to an IPv4-mapped
- * address (tcp_v6_connect(), ip6_datagram_connect(); sends: "::
- * means loopback"). ::ffff:0.0.0.0 is 0.0.0.0 sent the IPv4 way. The
+ * ::ffff:127.0.0.1 when an IPv6 socket connects or sends bound to an
+ * IPv4-mapped address (tcp_v6_connect(), ip6_datagram_connect() test
+ * sk_v6_rcv_saddr; udpv6_sendmsg() the source, np->saddr: ":: means
+ * loopback"). ::ffff:0.0.0.0 is 0.0.0.0 sent the IPv4 way. The
  * rules judge the address the call will reach, so rewrite it here (a
  * bind's unspecified address is "any", and stays).
  */
@@ -496,9 +497,12 @@ static void ftagent_gate_this_host(struct ftagent_gate_call *c,
 			*a4 = htonl(INADDR_LOOPBACK);
 	} else if (!a4 && ipv6_addr_any(a6)) {
 #if IS_ENABLED(CONFIG_IPV6)
-		if (c->op == FTAGENT_OP_CONNECT && inet &&
-		    sk->sk_family == AF_INET6 &&
-		    ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr)) {
+		const struct ipv6_pinfo *np = NULL;
+
+		if (inet && sk->sk_family == AF_INET6)
+			np = inet6_sk(sk);
+		if (np && (ipv6_addr_v4mapped(&sk->sk_v6_rcv_saddr) ||
+			   ipv6_addr_v4mapped(&np->saddr))) {
 			ipv6_addr_set_v4mapped(htonl(INADDR_LOOPBACK), a6);
 			return;
 		}
@@ -519,7 +523,8 @@ static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
 {
 	sa_family_t family;
 
-	if (!sa)
+	/* Shorter than a family (sendto's addrlen 0): names nothing. */
+	if (!sa || len < (int)sizeof(sa_family_t))
 		return;
 	family = sa->sa_family;
 	if (family == AF_UNSPEC && sk && sk->sk_family == AF_INET &&
@@ -574,7 +579,7 @@ static void ftagent_gate_peer(struct ftagent_gate_call *c,
  * A send's destination: the connected peer for a stream socket (TCP
  * ignores the address given) and whenever none is given, else the
  * address given; an IPv6 socket given family 0 sends to its peer. A TCP
- * Fast Open send on an unconnected socket connects inside the send, past
+ * or MPTCP Fast Open send connects inside the send, past
  * security_socket_connect: it is decided as a connect first. Returns
  * -1 when that connect must be refused, 1 for a Fast Open connect that
  * may go, else 0.
@@ -585,29 +590,85 @@ static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 {
 	const struct sock *sk = sock ? sock->sk : NULL;
 	bool stream = sk && sk->sk_type == SOCK_STREAM;
+	const struct sockaddr *name = NULL;
+	bool tcp = sk && (sk->sk_family == AF_INET ||
+			  sk->sk_family == AF_INET6) &&
+		   (sk->sk_protocol == IPPROTO_TCP ||
+		    sk->sk_protocol == IPPROTO_MPTCP);
 
-	if (stream && msg && msg->msg_name &&
-	    (msg->msg_flags & MSG_FASTOPEN) &&
-	    READ_ONCE(sk->sk_state) == TCP_CLOSE) {
+	/*
+	 * A name shorter than its family is no name: sendto() with addrlen
+	 * 0 leaves msg_name at an uninitialised buffer.
+	 */
+	if (msg && msg->msg_name &&
+	    msg->msg_namelen >= (int)sizeof(sa_family_t))
+		name = msg->msg_name;
+	/*
+	 * Every Fast Open send naming an address, whatever the socket's
+	 * state: that is read here without the socket lock, and a connected
+	 * socket's Fast Open fails anyway (EISCONN).
+	 */
+	if (tcp && name && (msg->msg_flags & MSG_FASTOPEN)) {
 		struct ftagent_gate_call conn =
 			FTAGENT_GATE_CALL_INIT(FTAGENT_OP_CONNECT);
 
-		ftagent_gate_sockaddr(&conn, sk, msg->msg_name,
-				      msg->msg_namelen);
+		ftagent_gate_sockaddr(&conn, sk, name, msg->msg_namelen);
 		if (ftagent_gate_decide(&conn))
 			return -1;
 		*c = conn;
 		c->op = FTAGENT_OP_SEND;
 		return 1;
 	}
-	if (!stream && msg && msg->msg_name &&
-	    !(((const struct sockaddr *)msg->msg_name)->sa_family ==
-		      AF_UNSPEC && sk && sk->sk_family == AF_INET6))
-		ftagent_gate_sockaddr(c, sk, msg->msg_name,
-				      msg->msg_namelen);
+	if (!stream && name &&
+	    !(name->sa_family == AF_UNSPEC && sk &&
+	      sk->sk_family == AF_INET6))
+		ftagent_gate_sockaddr(c, sk, name, msg->msg_namelen);
 	else
 		ftagent_gate_peer(c, sock);
 	return 0;
+}
+
+/* The addresses one SCTP call may name; above, it is refused whole. */
+#define FTAGENT_GATE_SCTP_MAX_ADDRS 64
+
+/*
+ * The size of the packed address at @off of @addrs (@len bytes), or 0
+ * where the list ends: what the kernel refuses itself (EINVAL) ends it.
+ */
+static int ftagent_gate_sctp_next(const u8 *p, int off, int len)
+{
+	const struct sockaddr *sa = (const void *)(p + off);
+	int size;
+
+	if (off + (int)sizeof(sa_family_t) > len)
+		return 0;
+	size = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
+	       sa->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : 0;
+	return off + size > len ? 0 : size;
+}
+
+/*
+ * A list longer than FTAGENT_GATE_SCTP_MAX_ADDRS: refused whole (in
+ * enforcing mode), with one verdict and no rule walk, as connectx may
+ * name some 262000 addresses, each a walk with preemption off.
+ */
+static bool ftagent_gate_sctp_too_many(const struct ftagent_ruleset *set,
+				       struct ftagent_gate_call *c)
+{
+	u8 verdict = set->enforce ? FTAGENT_VERDICT_DENIED :
+				    FTAGENT_VERDICT_WOULD_DENY;
+	struct ftagent_verdict_info vi = {
+		.generation = set->generation,
+		.index = FTAGENT_RULE_DEFAULT,
+		.name = "sctp-too-many-addresses",
+		.action = FTAGENT_ACTION_DENY,
+		.verdict = verdict,
+		.source = FTAGENT_VERDICT_SRC_RULE,
+		.error = verdict == FTAGENT_VERDICT_DENIED ? -EPERM : 0,
+	};
+
+	ftagent_verdict_emit(&vi, c);
+	return verdict == FTAGENT_VERDICT_DENIED;
 }
 
 /*
@@ -615,14 +676,19 @@ static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
  * sendmsg opens are connects, bindx a bind, each to every address of
  * the packed list (sockaddr_in and sockaddr_in6 back to back, as
  * sctp_connect_new_asoc() and sctp_bindx_add() walk it). True when one
- * is refused. Other options name addresses of an association already
- * decided (primary addresses, ASCONF of a bindx): not decided again.
+ * is refused. The other options come from the peer's ASCONF, in
+ * softirq (SCTP_PARAM_ADD_IP, SCTP_PARAM_SET_PRIMARY, with
+ * net.sctp.addip_enable), or name addresses of an association already
+ * decided (SCTP_PRIMARY_ADDR, SCTP_SET_PEER_PRIMARY_ADDR): not decided
+ * (docs/policy.md).
  */
 static bool ftagent_gate_sctp(const struct sock *sk, int optname,
 			      const struct sockaddr *addrs, int len)
 {
+	const struct ftagent_ruleset *set;
+	struct ftagent_gate_call c;
 	const u8 *p = (const u8 *)addrs;
-	int off = 0, size;
+	int off, size, n = 0;
 	u8 op;
 
 	switch (optname) {
@@ -636,20 +702,29 @@ static bool ftagent_gate_sctp(const struct sock *sk, int optname,
 	default:
 		return false;
 	}
-	while (addrs && off + (int)sizeof(sa_family_t) <= len) {
-		const struct sockaddr *sa = (const void *)(p + off);
-		struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(op);
-
-		size = sa->sa_family == AF_INET ? sizeof(struct sockaddr_in) :
-		       sa->sa_family == AF_INET6 ?
-						  sizeof(struct sockaddr_in6) : 0;
-		/* What the kernel refuses itself (EINVAL) ends the list. */
-		if (!size || off + size > len)
-			break;
-		ftagent_gate_sockaddr(&c, sk, sa, size);
+	set = rcu_dereference_sched(ftagent_policy);
+	if (!addrs || !set || !(set->gated_ops & BIT(op)))
+		return false;
+	/* The principal (exe path) is worked out once, for every address. */
+	c = (struct ftagent_gate_call)FTAGENT_GATE_CALL_INIT(op);
+	for (off = 0; (size = ftagent_gate_sctp_next(p, off, len)); off += size)
+		if (++n > FTAGENT_GATE_SCTP_MAX_ADDRS)
+			return ftagent_gate_sctp_too_many(set, &c);
+	for (off = 0; (size = ftagent_gate_sctp_next(p, off, len));
+	     off += size) {
+		c.have_addr = false;
+		c.family = 0;
+		c.port = 0;
+		memset(c.addr, 0, sizeof(c.addr));
+		ftagent_gate_sockaddr(&c, sk, (const void *)(p + off), size);
+		/*
+		 * A bindx port 0 binds the endpoint's port (sctp_do_bind()),
+		 * which the socket lock, held here, keeps.
+		 */
+		if (op == FTAGENT_OP_BIND && c.have_addr && !c.port)
+			c.port = READ_ONCE(inet_sk(sk)->inet_num);
 		if (ftagent_gate_decide(&c))
 			return true;
-		off += size;
 	}
 	return false;
 }

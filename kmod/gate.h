@@ -32,7 +32,8 @@ struct ftagent_gate_call {
 	int exe_len;
 	bool have_addr;
 	u16 family, port;
-	u8 addr[16];
+	/* Read as __be32 and struct in6_addr (ipv6_addr_any(): longs). */
+	u8 addr[16] __aligned(8);
 };
 
 #define FTAGENT_GATE_CALL_INIT(o) { .op = (o), .obj_len = -1, .exe_len = -1 }

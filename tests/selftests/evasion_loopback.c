@@ -234,6 +234,26 @@ TEST_F(lo, any6_on_a_mapped_socket_is_ipv4_loopback)
 	EXPECT_EQ(0, ev_accepts(self->lfd));
 }
 
+/*
+ * A UDPv6 socket bound to ::ffff:0.0.0.0 sends to :: over IPv4, to
+ * 127.0.0.1 (udpv6_sendmsg()): a send rule on 127.0.0.0/8 refuses it.
+ */
+TEST_F(lo, sendto_any6_on_a_mapped_socket_is_ipv4_loopback)
+{
+	struct sockaddr_in6 b = sin6(NULL, INADDR_ANY, 0);
+	struct sockaddr_in6 any6 = sin6(in6addr_any.s6_addr, 0, self->port);
+	int fd;
+
+	fd = socket(AF_INET6, SOCK_DGRAM, 0);
+	ASSERT_GE(fd, 0);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&b, sizeof(b)));
+	/* Without a rule it goes (to a TCP port: nothing receives it). */
+	EXPECT_EQ(0, ev_sendto(fd, &any6, sizeof(any6)));
+	deny_loopback(_metadata, self);
+	EXPECT_EQ(-EPERM, ev_sendto(fd, &any6, sizeof(any6)));
+	close(fd);
+}
+
 /* Fast Open connects inside sendto: a connect rule alone must see it. */
 TEST_F(lo, fastopen_under_a_connect_rule_alone)
 {

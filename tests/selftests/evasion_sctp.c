@@ -156,4 +156,57 @@ TEST_F(sctp, bindx_is_a_bind)
 	close(fd);
 }
 
+/*
+ * connectx may name some 262000 addresses, each a rule walk with
+ * preemption off: above 64 the call is refused whole, whatever the rules
+ * say of its addresses.
+ */
+TEST_F(sctp, connectx_over_64_addresses_is_refused)
+{
+	struct sockaddr_in a[65];
+	int i;
+
+	for (i = 0; i < 65; i++)
+		a[i] = lo(INADDR_LOOPBACK + i, self->port);
+	/* A connect rule that names none of them. */
+	deny(_metadata, FTAGENT_OP_CONNECT, self->port + 1);
+	EXPECT_NE(-EPERM, connectx(a, 64));
+	EXPECT_EQ(-EPERM, connectx(a, 65));
+}
+
+/*
+ * bindx port 0 binds the port the endpoint already has (sctp_do_bind()):
+ * after bind(127.0.0.1:998), bindx(127.0.0.2:0) binds 127.0.0.2:998, and
+ * a rule denying bind to 127.0.0.2 port 998 refuses it.
+ */
+TEST_F(sctp, bindx_port_0_is_the_bound_port)
+{
+	struct sockaddr_in first = lo(INADDR_LOOPBACK, 998);
+	struct sockaddr_in b0 = lo(0x7f000002, 0);
+	const uint8_t b[4] = {127, 0, 0, 2};
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+	int fd;
+
+	ftagent_policy_spec_init(&p);
+	r = ev_rule(&p, "no-127.0.0.2:998", 1u << FTAGENT_OP_BIND,
+		    FTAGENT_ACTION_DENY);
+	ev_cidr(r, b, 4, 32);
+	ev_port(r, 998, 998);
+	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ftagent_policy_spec_free(&p);
+	fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&first, sizeof(first)));
+	EXPECT_EQ(-1, setsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_BINDX_ADD, &b0,
+				 sizeof(b0)));
+	EXPECT_EQ(EPERM, errno);
+	close(fd);
+	/* Unbound, port 0 is an ephemeral port: not the rule's. */
+	fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+	EXPECT_EQ(0, setsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_BINDX_ADD, &b0,
+				sizeof(b0)));
+	close(fd);
+}
+
 TEST_HARNESS_MAIN

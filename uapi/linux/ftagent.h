@@ -163,7 +163,8 @@ struct ftagent_dir_counts {
  * @kind: enum ftagent_obj_kind
  * @family: sockets: AF_INET, AF_INET6, AF_UNIX, ...; else 0
  * @protocol: sockets: IPPROTO_TCP, IPPROTO_UDP, ... when it fits in 8
- *	bits; else (IPPROTO_MPTCP, 262) 0: read @protocol_full
+ *	bits; IPPROTO_MPTCP (262) as IPPROTO_TCP, as ABI 0.5 had it; else
+ *	0: read @protocol_full
  * @dev: files, pipes, other, transfers: st_dev as stat(2) reports it
  * @cpu: the CPU whose table held this counter (a key can appear once
  *	per CPU; sum them)
