@@ -64,6 +64,8 @@ void ftagent_entry_tramp(void);
 void ftagent_settle_tramp(void);
 void ftagent_entry_direct(void);
 void ftagent_settle_direct(void);
+void ftagent_entry_ew_tramp(void);
+void ftagent_entry_ew_direct(void);
 
 int ftagent_hooks_init(void);
 void ftagent_hooks_exit(void);

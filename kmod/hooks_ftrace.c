@@ -53,8 +53,10 @@
 #include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/thread_info.h>
 #include <linux/trace_recursion.h>
 #include <linux/tracepoint.h>
+#include <asm/compat.h>
 #include <asm/ibt.h>
 #include <asm/linkage.h>
 #include <asm/unistd.h>
@@ -219,6 +221,7 @@ static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
 
 asm(FTAGENT_TRAMP(ftagent_entry_tramp, ftagent_entry_direct));
 asm(FTAGENT_TRAMP(ftagent_settle_tramp, ftagent_settle_direct));
+asm(FTAGENT_TRAMP(ftagent_entry_ew_tramp, ftagent_entry_ew_direct));
 
 void notrace ftagent_entry_direct(void)
 {
@@ -232,6 +235,31 @@ void notrace ftagent_settle_direct(void)
 	preempt_disable_notrace();
 	ftagent_settle_call();
 	preempt_enable_notrace();
+}
+
+/*
+ * exit_work=1 (a prototype, docs/design/return-path.md): the entry marks
+ * the call by setting the task's SYSCALL_TRACEPOINT work bit, so the
+ * kernel's own syscall exit work (syscall_exit_work()) calls the sys_exit
+ * tracepoint for this call, where ftagent_sys_exit() charges it from the
+ * registers and the return value. No table: the bit is the mark.
+ */
+static __always_inline void ftagent_mark_ew(void)
+{
+	if (!test_syscall_work(SYSCALL_TRACEPOINT))
+		set_syscall_work(SYSCALL_TRACEPOINT);
+}
+
+void notrace ftagent_entry_ew_direct(void)
+{
+	ftagent_mark_ew();
+}
+
+static void notrace ftagent_entry_ew(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *op,
+				     struct ftrace_regs *fregs)
+{
+	ftagent_mark_ew();
 }
 
 static struct ftrace_ops ftagent_entry_ops = {
@@ -250,6 +278,11 @@ static struct ftrace_ops ftagent_settle_ops = {
  * traced syscall or a settle point cannot attach (EBUSY). direct_calls=0
  * leaves them free, at about 200 more instructions per traced call.
  */
+static bool exit_work;
+module_param(exit_work, bool, 0444);
+MODULE_PARM_DESC(exit_work,
+		 "ftrace set: see a traced call's result from the syscall exit work (sys_exit tracepoint) instead of TIF_NOTIFY_RESUME (prototype)");
+
 static bool direct_calls = true;
 module_param(direct_calls, bool, 0444);
 MODULE_PARM_DESC(direct_calls,
@@ -415,7 +448,8 @@ static void ftagent_unregister(struct ftrace_ops *ops,
 /* Whether each set is attached as direct calls now (for the status). */
 bool ftagent_ftrace_direct_on(void)
 {
-	return ftagent_entry_direct_set.on && ftagent_settle_direct_set.on;
+	return ftagent_entry_direct_set.on &&
+	       (exit_work || ftagent_settle_direct_set.on);
 }
 
 static void notrace ftagent_task_exit(void *data, struct task_struct *p)
@@ -465,6 +499,221 @@ static void ftagent_reset_filter(struct ftrace_ops *ops)
 	ftrace_set_filter(ops, NULL, 0, 1);
 }
 
+/*
+ * exit_work=1: the sys_exit tracepoint and the SYSCALL_TRACEPOINT bit are
+ * shared with every other user of the syscall tracepoints (perf, ftrace's
+ * syscall events, BPF raw tracepoints): while any of them has a probe on
+ * sys_enter or sys_exit, every thread must keep the bit, and the kernel
+ * only sets it on all threads when the first of those probes comes
+ * (syscall_regfunc(), when no sys_enter/sys_exit key was on). ftagent's
+ * own probe holds the sys_exit key, so a later user's probe would find
+ * the bits unset. Hence:
+ *
+ *  - ftagent_sys_others counts the other users' probes: a snapshot at
+ *    start, then an ftrace hook on the entry of the exported register and
+ *    unregister functions (filtered on the two tracepoints);
+ *  - on each of their registrations the hook counts it, then sets the bit
+ *    on every thread (and a fork probe on children born meanwhile) before
+ *    the probe goes live;
+ *  - the bit is cleared only by the task itself on its way out of a call,
+ *    when the count is 0, and set back if the count moved meanwhile
+ *    (clear, full barrier, read; against the hook's count, barrier, set).
+ *
+ * A count too high only leaves bits set (calls pay the exit work, nobody
+ * misses one); too low could drop a bit another user needs, so every
+ * doubt counts up (a registration that fails stays counted).
+ */
+static struct tracepoint *ftagent_sys_enter_tp, *ftagent_sys_exit_tp;
+static struct tracepoint *ftagent_fork_tp;
+static atomic_t ftagent_sys_others;
+
+static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
+				     long ret)
+{
+	struct ftagent_hook *hook;
+
+	/* 32-bit calls have numbers of their own: not charged here (yet). */
+	hook = in_ia32_syscall() ? NULL :
+		ftagent_hook_by_nr(regs->orig_ax & ~__X32_SYSCALL_BIT);
+	if (hook) {
+		ftagent_hook_fired(hook);
+		ftagent_account(hook->call, regs, ret);
+	}
+	if (likely(!atomic_read(&ftagent_sys_others))) {
+		clear_syscall_work(SYSCALL_TRACEPOINT);
+		/* Pairs with ftagent_sys_reg(): count, barrier, set. */
+		smp_mb__after_atomic();
+		if (unlikely(atomic_read(&ftagent_sys_others)))
+			set_syscall_work(SYSCALL_TRACEPOINT);
+	}
+}
+
+static void ftagent_sys_bits_all(void)
+{
+	struct task_struct *p, *t;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t)
+		set_task_syscall_work(t, SYSCALL_TRACEPOINT);
+	rcu_read_unlock();
+}
+
+static bool ftagent_sys_tp(unsigned long tp, unsigned long probe)
+{
+	return (tp == (unsigned long)ftagent_sys_enter_tp ||
+		tp == (unsigned long)ftagent_sys_exit_tp) &&
+	       probe != (unsigned long)ftagent_sys_exit;
+}
+
+#ifdef ftrace_regs_get_argument
+#define FTAGENT_FARG(fregs, n)	ftrace_regs_get_argument(fregs, n)
+#else
+#define FTAGENT_FARG(fregs, n)	regs_get_kernel_argument(&(fregs)->regs, n)
+#endif
+
+static void notrace ftagent_sys_reg(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *op,
+				    struct ftrace_regs *fregs)
+{
+	if (!ftagent_sys_tp(FTAGENT_FARG(fregs, 0), FTAGENT_FARG(fregs, 1)))
+		return;
+	atomic_inc(&ftagent_sys_others);
+	/* Pairs with the exit probe's clear, barrier, read of the count. */
+	smp_mb__after_atomic();
+	ftagent_sys_bits_all();
+}
+
+static void notrace ftagent_sys_unreg(unsigned long ip,
+				      unsigned long parent_ip,
+				      struct ftrace_ops *op,
+				      struct ftrace_regs *fregs)
+{
+	if (ftagent_sys_tp(FTAGENT_FARG(fregs, 0), FTAGENT_FARG(fregs, 1)))
+		atomic_dec_if_positive(&ftagent_sys_others);
+}
+
+/* A child forked while the hook walked the threads may have missed it. */
+static void notrace ftagent_sys_fork(void *data, struct task_struct *parent,
+				     struct task_struct *child)
+{
+	/* The child is on the task list: pairs with ftagent_sys_reg(). */
+	smp_mb();
+	if (atomic_read(&ftagent_sys_others))
+		set_task_syscall_work(child, SYSCALL_TRACEPOINT);
+}
+
+static struct ftrace_ops ftagent_sys_reg_ops = {
+	.func = ftagent_sys_reg,
+	.flags = FTRACE_OPS_FL_RECURSION,
+};
+
+static struct ftrace_ops ftagent_sys_unreg_ops = {
+	.func = ftagent_sys_unreg,
+	.flags = FTRACE_OPS_FL_RECURSION,
+};
+
+static const char * const ftagent_sys_reg_points[] = {
+	"tracepoint_probe_register",
+	"tracepoint_probe_register_prio",
+	"tracepoint_probe_register_prio_may_exist",
+};
+
+static int ftagent_tp_other_probes(struct tracepoint *tp)
+{
+	struct tracepoint_func *f;
+	int n = 0;
+
+	rcu_read_lock_sched();
+	f = rcu_dereference_sched(tp->funcs);
+	for (; f && f->func; f++)
+		if (f->func != (void *)ftagent_sys_exit)
+			n++;
+	rcu_read_unlock_sched();
+	return n;
+}
+
+static void ftagent_ew_stop(void)
+{
+	tracepoint_probe_unregister(ftagent_sys_exit_tp, ftagent_sys_exit,
+				    NULL);
+	tracepoint_synchronize_unregister();
+	tracepoint_probe_unregister(ftagent_fork_tp, ftagent_sys_fork, NULL);
+	unregister_ftrace_function(&ftagent_sys_reg_ops);
+	unregister_ftrace_function(&ftagent_sys_unreg_ops);
+	tracepoint_synchronize_unregister();
+	ftagent_reset_filter(&ftagent_sys_reg_ops);
+	ftagent_reset_filter(&ftagent_sys_unreg_ops);
+}
+
+static int ftagent_ew_start(void)
+{
+	unsigned int i;
+	int err;
+
+	/*
+	 * The internals the set is declared to need (symbols.c) are those of
+	 * the settle; kept as the condition here too so that the fallback to
+	 * the kprobe set behaves alike in both modes.
+	 */
+	if (ftagent_feature_off(FTAGENT_FEATURE_FTRACE_SET))
+		return -ENOENT;
+	ftagent_sys_enter_tp = ftagent_tracepoint("sys_enter");
+	ftagent_sys_exit_tp = ftagent_tracepoint("sys_exit");
+	ftagent_fork_tp = ftagent_tracepoint("sched_process_fork");
+	if (!ftagent_sys_enter_tp || !ftagent_sys_exit_tp || !ftagent_fork_tp)
+		return -ENOENT;
+	atomic_set(&ftagent_sys_others, 0);
+	for (i = 0; i < ARRAY_SIZE(ftagent_sys_reg_points); i++) {
+		err = ftagent_ftrace_filter(&ftagent_sys_reg_ops,
+					    ftagent_sys_reg_points[i]);
+		if (err)
+			goto err_filter;
+	}
+	err = ftagent_ftrace_filter(&ftagent_sys_unreg_ops,
+				    "tracepoint_probe_unregister");
+	if (err)
+		goto err_filter;
+	err = register_ftrace_function(&ftagent_sys_reg_ops);
+	if (err)
+		goto err_filter;
+	err = register_ftrace_function(&ftagent_sys_unreg_ops);
+	if (err)
+		goto err_reg;
+	err = tracepoint_probe_register(ftagent_fork_tp, ftagent_sys_fork,
+					NULL);
+	if (err)
+		goto err_unreg;
+	/*
+	 * The hooks are live: add what was there before them. Added, not
+	 * set, so that a registration the hooks saw but the snapshot missed
+	 * is not lost; every race here leaves the count high, never low.
+	 */
+	atomic_add(ftagent_tp_other_probes(ftagent_sys_enter_tp) +
+		   ftagent_tp_other_probes(ftagent_sys_exit_tp),
+		   &ftagent_sys_others);
+	/*
+	 * May run syscall_regfunc(), which sets the bit on every thread
+	 * when no other user has: each clears its own on its next return.
+	 */
+	err = tracepoint_probe_register(ftagent_sys_exit_tp, ftagent_sys_exit,
+					NULL);
+	if (err)
+		goto err_fork;
+	return 0;
+
+err_fork:
+	tracepoint_probe_unregister(ftagent_fork_tp, ftagent_sys_fork, NULL);
+	tracepoint_synchronize_unregister();
+err_unreg:
+	unregister_ftrace_function(&ftagent_sys_unreg_ops);
+err_reg:
+	unregister_ftrace_function(&ftagent_sys_reg_ops);
+err_filter:
+	ftagent_reset_filter(&ftagent_sys_reg_ops);
+	ftagent_reset_filter(&ftagent_sys_unreg_ops);
+	return err;
+}
+
 static int ftagent_ftrace_start(void)
 {
 	unsigned int i;
@@ -472,6 +721,13 @@ static int ftagent_ftrace_start(void)
 
 	if (ftagent_ftrace_stuck)
 		return -EBUSY;	/* the set that would not go is still there */
+	if (exit_work) {
+		ftagent_entry_ops.func = ftagent_entry_ew;
+		ftagent_entry_direct_set.tramp = ftagent_entry_ew_tramp;
+		return ftagent_ew_start();
+	}
+	ftagent_entry_ops.func = ftagent_entry;
+	ftagent_entry_direct_set.tramp = ftagent_entry_tramp;
 	ftagent_pending = kvcalloc(FTAGENT_PENDING_SLOTS, sizeof(long),
 				   GFP_KERNEL);
 	if (!ftagent_pending)
@@ -541,6 +797,14 @@ static void ftagent_ftrace_detach(struct ftagent_hook **hooks, unsigned int n)
 
 static void ftagent_ftrace_stop(void)
 {
+	if (exit_work) {
+		ftagent_reset_filter(&ftagent_entry_ops);
+		ftagent_entry_direct_set.n = 0;
+		ftagent_entry_filters = 0;
+		if (!ftagent_ftrace_stuck)
+			ftagent_ew_stop();
+		return;
+	}
 	ftagent_unregister(&ftagent_settle_ops, &ftagent_settle_direct_set);
 	/*
 	 * A set ftrace would not detach may still call the callbacks: leave
@@ -567,6 +831,8 @@ static void ftagent_ftrace_release(void)
 		return;
 	ftrace_free_filter(&ftagent_entry_ops);
 	ftrace_free_filter(&ftagent_settle_ops);
+	ftrace_free_filter(&ftagent_sys_reg_ops);
+	ftrace_free_filter(&ftagent_sys_unreg_ops);
 }
 
 const struct ftagent_hook_driver ftagent_ftrace_driver = {

@@ -186,6 +186,31 @@ static int bench_pread(int n)
 }
 
 /*
+ * An untraced call that still takes the exit-to-user work: closing the
+ * last reference to a file defers its release to task work, which sets
+ * TIF_NOTIFY_RESUME (memfd_create and close_range are not traced; the
+ * memfd is made outside the timed region).
+ */
+static int bench_close_untraced(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		int fd = syscall(SYS_memfd_create, "ftbench", 0);
+		double t0;
+
+		if (fd < 0)
+			die("memfd_create");
+		t0 = now_ns();
+		if (syscall(SYS_close_range, fd, fd, 0))
+			die("close_range");
+		samples[i] = now_ns() - t0;
+	}
+	report("close_untraced", n, "-");
+	return 0;
+}
+
+/*
  * Sends of @size bytes, optionally each after a pread of the same size
  * (a file served to a socket by hand); the receiver is drained every
  * 64 KiB, outside the timed regions, so a send never waits for it.
@@ -376,6 +401,7 @@ static const struct workload {
 	{"openat_close", bench_open, 5000},
 	{"connect_close", bench_connect, 1000},
 	{"fork_exec_exit", bench_exec, 100},
+	{"close_untraced", bench_close_untraced, 5000},
 };
 
 #define N_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
