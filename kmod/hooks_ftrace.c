@@ -281,7 +281,7 @@ static struct ftrace_ops ftagent_settle_ops = {
 static bool exit_work;
 module_param(exit_work, bool, 0444);
 MODULE_PARM_DESC(exit_work,
-		 "ftrace set: see a traced call's result from the syscall exit work (sys_exit tracepoint) instead of TIF_NOTIFY_RESUME (prototype)");
+		 "ftrace set: see a traced call's result from the syscall exit work (sys_exit tracepoint) instead of TIF_NOTIFY_RESUME (prototype under review: not for production, docs/design/return-path.md)");
 
 static bool direct_calls = true;
 module_param(direct_calls, bool, 0444);
