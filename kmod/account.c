@@ -60,25 +60,20 @@ static noinline notrace void ftagent_sock_family(unsigned long fd,
 						 const struct inode *seen,
 						 struct ftagent_key *key)
 {
-	struct fdtable *fdt;
 	struct socket *sock;
 	struct file *file;
 	struct sock *sk;
 
 	/*
-	 * Preemption off already holds off RCU's grace periods, but the
-	 * fdtable and get_file_rcu() helpers check for rcu_read_lock()
-	 * (lockdep says so on the debug kernel, docs/reliability.md).
+	 * The kernel's own lookup: it takes rcu_read_lock() and re-reads the
+	 * descriptor table on each try. A slot read once from a table
+	 * another thread has since replaced can keep pointing at a file
+	 * whose last reference is gone, and 6.7's get_file_rcu() would spin
+	 * on it (with preemption off) until the slab object is reused.
 	 */
-	rcu_read_lock();
-	fdt = files_fdtable(current->files);
-	if (fd >= fdt->max_fds) {
-		rcu_read_unlock();
+	if (fd > INT_MAX)
 		return;
-	}
-	fd = array_index_nospec(fd, fdt->max_fds);
-	file = ftagent_get_file_rcu(&fdt->fd[fd]);
-	rcu_read_unlock();
+	file = fget_raw(fd);
 	if (!file)
 		return;
 	/*

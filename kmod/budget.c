@@ -292,8 +292,8 @@ static void ftagent_budget_verdict(const struct ftagent_budgetset *set,
 
 /*
  * Refuse the current call of budget @i: -EDQUOT, or FTAGENT_BUDGET_KILL
- * when the budget also kills (the gate's stub sends the signal, in the
- * caller's own context, as the call returns).
+ * when the budget also kills (the gate then sends the signal,
+ * kmod/kill.c).
  */
 static int ftagent_budget_refuse(const struct ftagent_budgetset *set,
 				 u32 i, u64 used, struct ftagent_gate_call *c)

@@ -29,8 +29,7 @@
  *
  * To refuse, the callback points the saved instruction pointer at
  * ftagent_gate_refuse() (a rule: -EPERM) or ftagent_gate_over_budget()
- * (-EDQUOT; ftagent_gate_over_budget_kill() also kills the caller),
- * which returns in the hook's place: the
+ * (-EDQUOT), which returns in the hook's place: the
  * caller sees the security hook fail, exactly as with an LSM denial, and
  * unwinds normally. This is the one place ftagent redirects (the ops are
  * IPMODIFY, so a livepatch of these functions and the gate exclude each
@@ -68,6 +67,7 @@
 #include <net/sock.h>
 
 #include "budget.h"
+#include "kill.h"
 #include "compat/fs.h"
 #include "compat/ftrace.h"
 #include "compat/net.h"
@@ -100,26 +100,6 @@ static noinline int ftagent_gate_refuse(void)
 /* The same for a used-up budget: EDQUOT. */
 static noinline int ftagent_gate_over_budget(void)
 {
-	return -EDQUOT;
-}
-
-/*
- * A used-up budget that kills: here, in the caller's own context (not
- * the hook's, where preemption is off), siglock may be taken, which
- * sleeps on PREEMPT_RT. The call fails with EDQUOT and the caller dies
- * on its way back to user mode.
- */
-static noinline long ftagent_gate_over_budget_kill(void)
-{
-	send_sig(SIGKILL, current, 1);
-	/*
-	 * The hook took a module reference for us: on RT send_sig() may
-	 * sleep here, in module text, where the RCU-tasks wait of unload
-	 * would count the sleep as quiescent. After the put only this
-	 * return runs, which that wait does cover (a preemption there is
-	 * not quiescent).
-	 */
-	module_put(THIS_MODULE);
 	return -EDQUOT;
 }
 
@@ -884,12 +864,15 @@ static __always_inline void ftagent_gate_point(unsigned int point,
 		if (!over && metric >= 0)
 			over = ftagent_budget_gate(&c, metric);
 		/*
-		 * Unloading (no reference to be had): refused, not killed,
-		 * though the verdict says killed.
+		 * A budget that kills: the signal is sent here (on PREEMPT_RT
+		 * by the kill thread, kmod/kill.c), not from a stub of ours
+		 * the refused call returns through: another IPMODIFY user or
+		 * an fmod_ret program on the same function can keep a stub
+		 * from running.
 		 */
-		if (over == FTAGENT_BUDGET_KILL && try_module_get(THIS_MODULE))
-			refuse = (unsigned long)ftagent_gate_over_budget_kill;
-		else if (over)
+		if (over == FTAGENT_BUDGET_KILL)
+			ftagent_kill_current();
+		if (over)
 			refuse = (unsigned long)ftagent_gate_over_budget;
 	}
 	if (refuse)

@@ -1,22 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The exec-time kill of a `repeats` budget (ftagent_budget_exec()), on
- * PREEMPT_RT. It is decided in the exec tracepoint, with preemption off,
- * and send_sig() takes the target's siglock: a spinlock that sleeps on
- * RT, where taking it there schedules while atomic once contended. (The
- * gate's kills do not need this: the gate makes the refused call return
- * through ftagent_gate_over_budget_kill(), which runs in the caller's own
- * context and sends the signal itself.)
+ * A budget's kill: the gate's (a refused call whose budget kills) and
+ * the exec-time kill of a `repeats` budget (ftagent_budget_exec()). Both
+ * are decided in hook context, with preemption off, and send_sig()
+ * takes the target's siglock: a spinlock that sleeps on PREEMPT_RT,
+ * where taking it there schedules while atomic once contended.
  *
  * On RT the process (its thread group: the refused thread may exit
  * first) is queued for the module's kill thread, a kthread_worker at
- * SCHED_FIFO 50: it runs as soon as the CPU is free of work of that
- * priority or above, normally before the new program's first
- * instruction, but a real-time task of priority 50 or more on the same
- * CPU, or a threaded interrupt handler, runs first (docs/policy.md).
- * The queue holds FTAGENT_KILL_SLOTS processes, each by a pid
- * reference; one already queued is not queued twice. Elsewhere the
- * signal is sent at once, as it always was.
+ * SCHED_FIFO 50, not bound to a CPU: the kill races the task, which
+ * may return to user space (the refused call fails with EDQUOT all the
+ * same) and run, and fork, before it lands; real-time work at priority
+ * 50 or more delays it (docs/policy.md). The queue holds
+ * FTAGENT_KILL_SLOTS processes, each by a pid reference; one already
+ * queued is not queued twice. Elsewhere the signal is sent at once, and
+ * lands before the task returns to user space.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

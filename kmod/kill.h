@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The exec-time kill of a `repeats` budget, from hook context
- * (kmod/kill.c).
+ * A budget's kill, from hook context (kmod/kill.c).
  */
 #ifndef FTAGENT_KILL_H
 #define FTAGENT_KILL_H
