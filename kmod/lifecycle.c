@@ -51,10 +51,38 @@
 /* Bytes of argv hashed per copy: the path scratch buffer's size. */
 #define FTAGENT_HASH_CHUNK	FTAGENT_REC_PATH_MAX
 
-static void ftagent_copy_comm(char *dst, const struct task_struct *t)
+/* Tries at the task lock on PREEMPT_RT before reading without it. */
+#define FTAGENT_COMM_TRIES	128
+
+/*
+ * The task's name, whole: prctl(PR_SET_NAME) and /proc/PID/comm rewrite
+ * it under task_lock() a word at a time, so an unlocked read can return
+ * the front of one name and the back of the next. Tracepoints run with
+ * preemption off; there PREEMPT_RT's sleeping task lock may only be
+ * tried. If its holder is preempted on this CPU it cannot finish while
+ * we wait, so after a bounded number of tries the name is read as it
+ * stands: still 15 bytes and a NUL, possibly mixed.
+ */
+static void ftagent_copy_comm(char *dst, struct task_struct *t)
 {
-	/* The name may change under us; 15 bytes and a NUL, whatever. */
+	int tries;
+
+	if (!IS_ENABLED(CONFIG_PREEMPT_RT)) {
+		task_lock(t);
+		memcpy(dst, t->comm, FTAGENT_COMM_LEN - 1);
+		task_unlock(t);
+		goto out;
+	}
+	for (tries = 0; tries < FTAGENT_COMM_TRIES; tries++) {
+		if (spin_trylock(&t->alloc_lock)) {
+			memcpy(dst, t->comm, FTAGENT_COMM_LEN - 1);
+			spin_unlock(&t->alloc_lock);
+			goto out;
+		}
+		cpu_relax();
+	}
 	memcpy(dst, t->comm, FTAGENT_COMM_LEN - 1);
+out:
 	dst[FTAGENT_COMM_LEN - 1] = '\0';
 }
 
