@@ -47,8 +47,8 @@ void ftagent_account_set_mode(unsigned int mode)
 }
 
 /*
- * A socket's family and protocol. Preemption off keeps the file and its
- * inode (the struct socket) from being freed, but not the struct sock of
+ * A socket's family and protocol. Preemption off keeps the inode (the
+ * struct socket) from being freed, but not the struct sock of
  * AF_UNIX, AF_PACKET or AF_NETLINK sockets, which a close on another CPU
  * frees without waiting for RCU. So read them holding a reference on the
  * file, as lifecycle.c does with fget(): while it is held, sock_close()
@@ -96,7 +96,11 @@ static noinline notrace void ftagent_sock_family(unsigned long fd,
  * Fill @key for the object @fd names; false (and a zero kind) if there is
  * none. Every field is written: the key is hashed and compared as words.
  * Hooks run with preemption disabled, which is an RCU read-side critical
- * section: the descriptor table, the file and its inode stay valid.
+ * section: the descriptor table and any inode stay valid. The file does
+ * only up to 6.6: from 6.7 on struct file is SLAB_TYPESAFE_BY_RCU, so a
+ * file another thread closed meanwhile may already be reused for an
+ * open still in progress, whose f_inode is NULL until its path walk
+ * ends. Such a call is lost rather than followed into NULL.
  */
 static __always_inline bool ftagent_key_for_fd(unsigned long fd,
 					       struct ftagent_key *key)
@@ -111,7 +115,9 @@ static __always_inline bool ftagent_key_for_fd(unsigned long fd,
 	file = files_lookup_fd_raw(current->files, fd);
 	if (!file)
 		return false;
-	inode = file_inode(file);
+	inode = READ_ONCE(file->f_inode);
+	if (unlikely(!inode))
+		return false;
 	mode = inode->i_mode;
 	key->tgid = current->tgid;
 	key->family = 0;
@@ -256,6 +262,7 @@ static void ftagent_budget_only(const struct ftagent_call *call,
 		ftagent_budget_fd(uregs->di, FTAGENT_DIR_OUT, ret);
 		break;
 	case FTAGENT_CALL_SPLICE:
+	case FTAGENT_CALL_COPY:
 		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN, ret);
 		ftagent_budget_fd(uregs->dx, FTAGENT_DIR_OUT, ret);
 		break;
@@ -311,6 +318,15 @@ void ftagent_account(const struct ftagent_call *call,
 		ftagent_charge_transfer_end(uregs->di, FTAGENT_DIR_IN, ret, &key);
 		ftagent_charge_transfer_end(uregs->dx, FTAGENT_DIR_OUT, ret,
 					    &key);
+		break;
+	case FTAGENT_CALL_COPY:
+		/*
+		 * copy_file_range: the bytes read from one file and written
+		 * to the other, as read() and write() would charge them; the
+		 * kernel's rchar and wchar count them the same way.
+		 */
+		ftagent_charge_fd(uregs->di, FTAGENT_DIR_IN, ret, &key);
+		ftagent_charge_fd(uregs->dx, FTAGENT_DIR_OUT, ret, &peer);
 		break;
 	case FTAGENT_CALL_CONNECT:
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_OUT, ret < 0 ? ret : 0,

@@ -292,11 +292,14 @@ static void ftagent_budget_verdict(const struct ftagent_budgetset *set,
 
 /*
  * Refuse the current call of budget @i: -EDQUOT, or FTAGENT_BUDGET_KILL
- * when the budget also kills (the gate then sends the signal,
- * kmod/kill.c).
+ * when the budget also kills. The signal is sent here, from the gate's
+ * hook (on PREEMPT_RT queued to the kill thread, kmod/kill.c), once per
+ * call however many killing budgets are over (*@killed), and a kill
+ * that could not be sent is not recorded as one.
  */
 static int ftagent_budget_refuse(const struct ftagent_budgetset *set,
-				 u32 i, u64 used, struct ftagent_gate_call *c)
+				 u32 i, u64 used, struct ftagent_gate_call *c,
+				 bool *killed)
 {
 	struct ftagent_budget *b = &set->b[i];
 
@@ -304,6 +307,10 @@ static int ftagent_budget_refuse(const struct ftagent_budgetset *set,
 	ftagent_budget_verdict(set, i, FTAGENT_VERDICT_OVER_BUDGET, used, c);
 	/* Killing init panics the kernel: it is refused, never killed. */
 	if (!b->kill || is_global_init(current))
+		return -EDQUOT;
+	if (!*killed)
+		*killed = ftagent_kill_current();
+	if (!*killed)
 		return -EDQUOT;
 	ftagent_budget_verdict(set, i, FTAGENT_VERDICT_KILLED, used, c);
 	return FTAGENT_BUDGET_KILL;
@@ -327,6 +334,7 @@ int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric)
 	bool count = metric == FTAGENT_METRIC_CONNECTS ||
 		     metric == FTAGENT_METRIC_EXECS ||
 		     metric == FTAGENT_METRIC_OPENS;
+	bool killed = false;
 	unsigned long flags;
 	int refused = 0;
 	u32 i;
@@ -353,7 +361,8 @@ int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric)
 		over = used >= b->limit;
 		raw_spin_unlock_irqrestore(&b->lock, flags);
 		if (over) {
-			int r = ftagent_budget_refuse(set, i, used, c);
+			int r = ftagent_budget_refuse(set, i, used, c,
+						      &killed);
 
 			if (r == FTAGENT_BUDGET_KILL || !refused)
 				refused = r;

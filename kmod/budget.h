@@ -62,9 +62,9 @@ u32 ftagent_budgets_gate_points(u32 metrics);
 struct ftagent_gate_call;
 /*
  * At the gate, before a call that counts against @metric: 0 to let it
- * run, -EDQUOT to refuse it, or FTAGENT_BUDGET_KILL to refuse it and kill
- * the caller (the verdicts already recorded). Calls are charged here;
- * bytes only checked.
+ * run, -EDQUOT to refuse it, or FTAGENT_BUDGET_KILL: refused, and the
+ * caller's SIGKILL sent (or queued, on PREEMPT_RT). The verdicts are
+ * already recorded. Calls are charged here; bytes only checked.
  */
 #define FTAGENT_BUDGET_KILL	1
 int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric);

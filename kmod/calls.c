@@ -56,6 +56,8 @@ const struct ftagent_call ftagent_calls[] = {
 	/* sendfile64() is the 64-bit sendfile, __NR_sendfile on x86-64. */
 	CALL_NR(sendfile64, sendfile, SENDFILE, ALL, FEW),
 	CALL(splice, SPLICE, ALL, FEW),
+	/* Regular files only: a read of one and a write of the other. */
+	CALL(copy_file_range, COPY, STANDARD, FEW),
 	CALL(connect, CONNECT, ALL, FEW),
 	CALL(accept, ACCEPT, ALL, MANY),
 	CALL(accept4, ACCEPT, ALL, MANY),

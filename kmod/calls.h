@@ -17,6 +17,7 @@ enum ftagent_call_class {
 	FTAGENT_CALL_SENDMMSG,	/* out to socket arg0; bytes: sum of msg_len */
 	FTAGENT_CALL_SENDFILE,	/* in from arg1, out to arg0, a transfer */
 	FTAGENT_CALL_SPLICE,	/* in from arg0, out to arg2 */
+	FTAGENT_CALL_COPY,	/* file to file: in from arg0, out to arg2 */
 	FTAGENT_CALL_CONNECT,	/* a call out on socket arg0, no bytes */
 	FTAGENT_CALL_ACCEPT,	/* a call in on the returned socket */
 	/* Events only, no counts: */

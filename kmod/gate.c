@@ -67,7 +67,6 @@
 #include <net/sock.h>
 
 #include "budget.h"
-#include "kill.h"
 #include "compat/fs.h"
 #include "compat/ftrace.h"
 #include "compat/net.h"
@@ -864,14 +863,12 @@ static __always_inline void ftagent_gate_point(unsigned int point,
 		if (!over && metric >= 0)
 			over = ftagent_budget_gate(&c, metric);
 		/*
-		 * A budget that kills: the signal is sent here (on PREEMPT_RT
-		 * by the kill thread, kmod/kill.c), not from a stub of ours
-		 * the refused call returns through: another IPMODIFY user or
-		 * an fmod_ret program on the same function can keep a stub
-		 * from running.
+		 * A budget that kills has sent the signal already, from this
+		 * hook (ftagent_budget_gate()), not from a stub of ours the
+		 * refused call returns through: another IPMODIFY user or an
+		 * fmod_ret program on the same function can keep a stub from
+		 * running.
 		 */
-		if (over == FTAGENT_BUDGET_KILL)
-			ftagent_kill_current();
 		if (over)
 			refuse = (unsigned long)ftagent_gate_over_budget;
 	}

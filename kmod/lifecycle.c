@@ -51,8 +51,11 @@
 /* Bytes of argv hashed per copy: the path scratch buffer's size. */
 #define FTAGENT_HASH_CHUNK	FTAGENT_REC_PATH_MAX
 
-/* Tries at the task lock on PREEMPT_RT before reading without it. */
-#define FTAGENT_COMM_TRIES	128
+/*
+ * Tries at the task lock on PREEMPT_RT before reading without it: few,
+ * since a holder preempted on this CPU never lets go while we spin.
+ */
+#define FTAGENT_COMM_TRIES	4
 
 /*
  * The task's name, whole: prctl(PR_SET_NAME) and /proc/PID/comm rewrite

@@ -17,8 +17,7 @@
 #include <sys/sendfile.h>
 
 #include "kselftest_harness.h"
-#include "gate_test.h"
-#include "../../tools/lib/budgets.h"
+#include "budget_test.h"
 #include "../../tools/lib/policy.h"
 
 #define CHUNK 16384
@@ -66,64 +65,11 @@ done:
 	return out;
 }
 
-/* The accepted end, read to EOF in a thread: the bytes that arrived. */
-struct sink {
-	int fds[3];
-	pthread_t t;
-	uint64_t got;
-};
-
-static void *drain(void *arg)
-{
-	struct sink *k = arg;
-	char buf[65536];
-	ssize_t n;
-
-	while ((n = read(k->fds[2], buf, sizeof(buf))) > 0)
-		k->got += n;
-	return NULL;
-}
-
-static int sink_open(struct sink *k)
-{
-	memset(k, 0, sizeof(*k));
-	if (ev_tcp_pair(AF_INET, k->fds))
-		return -1;
-	return pthread_create(&k->t, NULL, drain, k);
-}
-
-/* Close the sending end and wait for the reader: bytes received. */
-static uint64_t sink_close(struct sink *k)
-{
-	close(k->fds[1]);
-	pthread_join(k->t, NULL);
-	close(k->fds[0]);
-	close(k->fds[2]);
-	return k->got;
-}
-
-static uint16_t sink_port(const struct sink *k)
-{
-	struct sockaddr_in sin;
-	socklen_t len = sizeof(sin);
-
-	if (getsockname(k->fds[0], (struct sockaddr *)&sin, &len))
-		return 0;
-	return ntohs(sin.sin_port);
-}
-
 static int set_policy(struct ftagent_policy_spec *p, struct ftnl_error *err)
 {
 	uint64_t gen;
 
 	return ftagent_set_policy(ctl(), p, &gen, err);
-}
-
-static int set_budgets(struct ftagent_budget_set *s, struct ftnl_error *err)
-{
-	uint64_t gen;
-
-	return ftagent_set_budgets(ctl(), s, &gen, err);
 }
 
 FIXTURE(splice){};
@@ -190,7 +136,6 @@ TEST_F(splice, a_bytes_sent_budget_charges_sendfile_and_splice)
 {
 	const uint64_t limit = 10 * CHUNK + 100;
 	struct ftagent_budget_set s = {0}, got = {0};
-	struct ftagent_budget_spec *b;
 	struct ftnl_error err;
 	uint64_t sent = 0;
 	struct sink k;
@@ -202,14 +147,7 @@ TEST_F(splice, a_bytes_sent_budget_charges_sendfile_and_splice)
 	ASSERT_EQ(0, sink_open(&k));
 	f = data_file(CHUNK);
 	ASSERT_LE(0, f);
-	b = ftagent_budget_set_add(&s);
-	ASSERT_NE(NULL, b);
-	snprintf(b->name, sizeof(b->name), "splice-budget");
-	b->metric = FTAGENT_METRIC_BYTES_SENT;
-	b->limit = limit;
-	b->window_ms = 60000;
-	b->set |= FTAGENT_RULE_SET_SUBTREE;
-	b->subtree = getpid();
+	budget(&s, "splice-budget", FTAGENT_METRIC_BYTES_SENT, limit, 60000);
 	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
 
 	/* Alternate the two calls until the budget refuses one. */

@@ -6,6 +6,8 @@
 #ifndef FTAGENT_GATE_TEST_H
 #define FTAGENT_GATE_TEST_H
 
+#include <pthread.h>
+
 #include "events_test.h"
 
 static struct ftnl ctl_nl;
@@ -59,6 +61,56 @@ static inline int try_connect(uint16_t port)
 	rc = connect(fd, (struct sockaddr *)&sin, sizeof(sin)) ? -errno : 0;
 	close(fd);
 	return rc;
+}
+
+/*
+ * A loopback TCP pair (ev_tcp_pair: listener, client, accepted) whose
+ * accepted end is read to EOF in a thread, counting the bytes that
+ * arrived; the test sends on the client, k->fds[1].
+ */
+struct sink {
+	int fds[3];
+	pthread_t t;
+	uint64_t got;
+};
+
+static inline void *sink_drain(void *arg)
+{
+	struct sink *k = arg;
+	char buf[65536];
+	ssize_t n;
+
+	while ((n = read(k->fds[2], buf, sizeof(buf))) > 0)
+		k->got += n;
+	return NULL;
+}
+
+static inline int sink_open(struct sink *k)
+{
+	memset(k, 0, sizeof(*k));
+	if (ev_tcp_pair(AF_INET, k->fds))
+		return -1;
+	return pthread_create(&k->t, NULL, sink_drain, k);
+}
+
+/* Close the sending end and wait for the reader: bytes received. */
+static inline uint64_t sink_close(struct sink *k)
+{
+	close(k->fds[1]);
+	pthread_join(k->t, NULL);
+	close(k->fds[0]);
+	close(k->fds[2]);
+	return k->got;
+}
+
+static inline uint16_t sink_port(const struct sink *k)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+
+	if (getsockname(k->fds[0], (struct sockaddr *)&sin, &len))
+		return 0;
+	return ntohs(sin.sin_port);
 }
 
 #endif /* FTAGENT_GATE_TEST_H */

@@ -12,17 +12,9 @@
 #include <sys/wait.h>
 
 #include "kselftest_harness.h"
-#include "gate_test.h"
-#include "../../tools/lib/budgets.h"
+#include "budget_test.h"
 
 #define STATIC_BINARY "/bin/busybox" /* reads no file to run `true` */
-
-static int set_budgets(struct ftagent_budget_set *s, struct ftnl_error *err)
-{
-	uint64_t gen;
-
-	return ftagent_set_budgets(ctl(), s, &gen, err);
-}
 
 FIXTURE(kernel_work)
 {
@@ -32,16 +24,10 @@ FIXTURE(kernel_work)
 FIXTURE_SETUP(kernel_work)
 {
 	struct ftagent_budget_set s = {0};
-	struct ftagent_budget_spec *b = ftagent_budget_set_add(&s);
 	struct ftnl_error err;
 
-	ASSERT_NE(NULL, b);
-	snprintf(b->name, sizeof(b->name), "reads");
-	b->metric = FTAGENT_METRIC_BYTES_READ;
-	b->limit = 1;
-	b->window_ms = FTAGENT_BUDGET_WINDOW_MAX_MS;
-	b->set |= FTAGENT_RULE_SET_SUBTREE;
-	b->subtree = getpid();
+	budget(&s, "reads", FTAGENT_METRIC_BYTES_READ, 1,
+	       FTAGENT_BUDGET_WINDOW_MAX_MS);
 	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
 	ftagent_budget_set_free(&s);
 }

@@ -454,7 +454,7 @@ def markdown(res):
         o.append("")
 
     o.append("## Peers\n")
-    o.append("auditd (one `always,exit` rule on the 27 calls, auditd "
+    o.append("auditd (one `always,exit` rule on the 28 calls, auditd "
              "logging them), bpftrace (an fexit program per call summing "
              "bytes per process in maps) and sysdig on Falco's `scap.ko` "
              "(a Lua chisel counting the same calls in user space, as "

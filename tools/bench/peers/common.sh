@@ -13,9 +13,10 @@ PEER_CALLS=(
 	preadv2:327:bytes write:1:bytes writev:20:bytes pwrite64:18:bytes
 	pwritev:296:bytes pwritev2:328:bytes recvfrom:45:bytes recvmsg:47:bytes
 	recvmmsg:299:other sendto:44:bytes sendmsg:46:bytes sendmmsg:307:other
-	sendfile:40:bytes splice:275:bytes connect:42:other accept:43:other
-	accept4:288:other bind:49:other listen:50:other open:2:other
-	openat:257:other openat2:437:other creat:85:other
+	sendfile:40:bytes splice:275:bytes copy_file_range:326:bytes
+	connect:42:other accept:43:other accept4:288:other bind:49:other
+	listen:50:other open:2:other openat:257:other openat2:437:other
+	creat:85:other
 )
 
 # Seconds start waits for the peer to be attached, stop for it to exit.

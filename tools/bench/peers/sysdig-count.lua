@@ -26,6 +26,7 @@ local calls = {
 	sendto = { "sendto", true }, sendmsg = { "sendmsg", true },
 	sendmmsg = { "sendmmsg", false },
 	sendfile = { "sendfile", true }, splice = { "splice", true },
+	copy_file_range = { "copy_file_range", true },
 	connect = { "connect", false }, accept = { "accept", false },
 	bind = { "bind", false },
 	listen = { "listen", false }, open = { "open", false },
