@@ -156,8 +156,7 @@ static __always_inline void ftagent_settle_call(void)
 	struct pt_regs *uregs = current_pt_regs();
 	struct ftagent_hook *hook;
 
-	/* x32 calls share the 64-bit entry points. */
-	hook = ftagent_hook_by_nr(uregs->orig_ax & ~__X32_SYSCALL_BIT);
+	hook = ftagent_hook_for(uregs);
 	if (hook) {
 		ftagent_hook_fired(hook);
 		ftagent_account(hook->call, uregs, uregs->ax);
@@ -532,9 +531,7 @@ static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
 {
 	struct ftagent_hook *hook;
 
-	/* 32-bit calls have numbers of their own: not charged here (yet). */
-	hook = in_ia32_syscall() ? NULL :
-		ftagent_hook_by_nr(regs->orig_ax & ~__X32_SYSCALL_BIT);
+	hook = ftagent_hook_for(regs);
 	if (hook) {
 		ftagent_hook_fired(hook);
 		ftagent_account(hook->call, regs, ret);

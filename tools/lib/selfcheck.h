@@ -11,6 +11,8 @@
  * through its hook. Keep in step with kmod/calls.c.
  */
 void ftagent_call_every_traced_syscall(void);
+/* The same through the 32-bit entry points (int $0x80); part of the above. */
+void ftagent_call_every_ia32_syscall(void);
 
 struct ftagent_resources;
 struct ftagent_hook_stats;
