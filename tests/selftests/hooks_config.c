@@ -54,7 +54,7 @@ TEST(every_attached_hook_fires)
 	ASSERT_EQ(0, resources(&res));
 	ftagent_hook_states(&res, states);
 	/* Standard mode: every traced call attached, and each one fired. */
-	EXPECT_EQ(27, states[FTAGENT_HOOK_VERIFIED]);
+	EXPECT_EQ(28, states[FTAGENT_HOOK_VERIFIED]);
 	EXPECT_EQ(0, states[FTAGENT_HOOK_ATTACHED]);
 	EXPECT_EQ(0, states[FTAGENT_HOOK_FAILED]);
 	EXPECT_EQ((uint32_t)FTAGENT_STATE_TRACING, res.state);
