@@ -6,26 +6,34 @@
  * takes the target's siglock: a spinlock that sleeps on PREEMPT_RT,
  * where taking it there schedules while atomic once contended.
  *
- * On RT the process (its thread group: the refused thread may exit
- * first) is queued for the module's kill thread, a kthread_worker at
- * SCHED_FIFO 50, not bound to a CPU: the kill races the task, which
- * may return to user space (the refused call fails with EDQUOT all the
- * same) and run, and fork, before it lands; real-time work at priority
- * 50 or more delays it (docs/policy.md). The queue holds
- * FTAGENT_KILL_SLOTS processes, each by a pid reference; one already
- * queued is not queued twice. Elsewhere the signal is sent at once, and
- * lands before the task returns to user space.
+ * Off RT the signal is sent at once, and lands before the task returns
+ * to user space.
+ *
+ * On RT the task is handed a task_work (TWA_RESUME): it runs the work
+ * itself on its way back to user space, preemptible, before it gets
+ * there, and the work sends the signal. So the refused call never
+ * returns to user space there either, nor does a program killed at
+ * exec run its first instruction. The works come from a pool of
+ * FTAGENT_KILL_WORKS; each pending one holds a module reference (a
+ * module with works pending is "in use"). Should the pool run dry, the
+ * process (its thread group) is queued for the module's kill thread, a
+ * kthread_worker at SCHED_FIFO 50 that races the task, which may return
+ * to user space and run before the kill lands (docs/policy.md); that
+ * queue holds FTAGENT_KILL_SLOTS processes, each by a pid reference.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/err.h>
 #include <linux/kthread.h>
 #include <linux/pid.h>
+#include <linux/module.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/spinlock.h>
 #include <linux/string.h>
+#include <linux/task_work.h>
 
 #include "kill.h"
 
@@ -77,13 +85,51 @@ static bool ftagent_kill_queue_current(void)
 	return !full;
 }
 
+#define FTAGENT_KILL_WORKS 64
+
+static struct callback_head ftagent_kill_works[FTAGENT_KILL_WORKS];
+static unsigned long ftagent_kill_busy[BITS_TO_LONGS(FTAGENT_KILL_WORKS)];
+static bool ftagent_kill_worked;
+
+/* Run by the task itself, on its way to user space: it may sleep. */
+static void ftagent_kill_self(struct callback_head *work)
+{
+	send_sig(SIGKILL, current, 1);
+	clear_bit_unlock(work - ftagent_kill_works, ftagent_kill_busy);
+	/* This code stays loaded until here: see ftagent_kill_exit(). */
+	module_put(THIS_MODULE);
+}
+
+static bool ftagent_kill_work_current(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < FTAGENT_KILL_WORKS; i++)
+		if (!test_and_set_bit_lock(i, ftagent_kill_busy))
+			break;
+	if (i == FTAGENT_KILL_WORKS)
+		return false;
+	if (!try_module_get(THIS_MODULE))
+		goto free;
+	WRITE_ONCE(ftagent_kill_worked, true);
+	init_task_work(&ftagent_kill_works[i], ftagent_kill_self);
+	/* Lock-free; fails only once the task is past its exit's works. */
+	if (!task_work_add(current, &ftagent_kill_works[i], TWA_RESUME))
+		return true;
+	module_put(THIS_MODULE);
+free:
+	clear_bit_unlock(i, ftagent_kill_busy);
+	return false;
+}
+
 bool ftagent_kill_current(void)
 {
 	/* Only a task's own call may cost it its life; never init's. */
 	if (WARN_ON_ONCE(!in_task()) || is_global_init(current))
 		return false;
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
-		return ftagent_kill_queue_current();
+		return ftagent_kill_work_current() ||
+		       ftagent_kill_queue_current();
 	send_sig(SIGKILL, current, 1);
 	return true;
 }
@@ -106,6 +152,15 @@ int ftagent_kill_init(void)
 
 void ftagent_kill_exit(void)
 {
+	/*
+	 * No work is pending (each holds a module reference), but the last
+	 * one to run may still be past its module_put(), returning through
+	 * this module's text: it is not preempted there voluntarily and not
+	 * yet in user space, which is what an RCU-tasks grace period waits
+	 * for.
+	 */
+	if (READ_ONCE(ftagent_kill_worked))
+		synchronize_rcu_tasks();
 	if (!ftagent_kill_worker)
 		return;
 	/* Sends what is queued, then stops the thread. */
