@@ -107,7 +107,8 @@ static noinline notrace void ftagent_sock_family(unsigned int fd,
  * Fill @key for the object @fd names; false (and a zero kind) if there is
  * none. @fd is unsigned int because the kernel's own descriptor
  * arguments are (int or unsigned int): a register's upper half never
- * reaches the call, so it must not change what is charged either. Every field is written: the key is hashed and compared as words.
+ * reaches the call, so it must not change what is charged either.
+ * Every field is written: the key is hashed and compared as words.
  * Hooks run with preemption disabled, which is an RCU read-side critical
  * section: the descriptor table and any inode stay valid. The file does
  * only up to 6.6: from 6.7 on struct file is SLAB_TYPESAFE_BY_RCU, so a

@@ -42,6 +42,7 @@
 	.maxactive = (active),				\
 	.ia32 = true,					\
 }
+
 #define IA32_COMPAT(name, nrname, cls, in_modes, active) {	\
 	.symbol = FTAGENT_IA32_COMPAT_SYM(name),		\
 	.nr = __NR_ia32_##nrname,				\
