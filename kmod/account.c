@@ -169,7 +169,7 @@ ftagent_key_counted(const struct ftagent_key *key, enum ftagent_dir dir,
 	return ftagent_standard_mode();
 }
 
-static __always_inline void ftagent_charge_fd(unsigned long fd,
+static __always_inline void ftagent_charge_fd(unsigned int fd,
 					      enum ftagent_dir dir, long ret,
 					      struct ftagent_key *key)
 {
@@ -182,7 +182,7 @@ static __always_inline void ftagent_charge_fd(unsigned long fd,
  * sendfile and splice with track_sendfile off: only the socket side,
  * which is network traffic whatever fed it, is charged.
  */
-static void ftagent_charge_transfer_end(unsigned long fd, enum ftagent_dir dir,
+static void ftagent_charge_transfer_end(unsigned int fd, enum ftagent_dir dir,
 					long ret, struct ftagent_key *key)
 {
 	if (READ_ONCE(ftagent_filter_flags) & FTAGENT_TRACK_SENDFILE) {
@@ -389,12 +389,13 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
  * ia32 socketcall(call, args): the socket call it stands for, by class,
  * with that call's first two arguments copied to @args' di and si. They
  * are read back from the caller's memory (the kernel's own copy is gone
- * by now), so a sibling thread that rewrites them after the call can
- * move the charge to another descriptor: a limit docs/hooks.md states.
+ * by now), so a caller that rewrites them during the call (a sibling
+ * thread, or a receive into the block itself) can move the charge to
+ * another descriptor or to none: a limit docs/hooks.md states.
  * -1 for the calls that move nothing we count.
  */
 static int ftagent_socketcall(const struct pt_regs *uregs,
-			      struct pt_regs *args)
+			      struct pt_regs *args, long ret)
 {
 	u32 a[2];
 
@@ -418,7 +419,9 @@ static int ftagent_socketcall(const struct pt_regs *uregs,
 	}
 	if (copy_from_user_nofault(a, (const void __user *)(unsigned long)(u32)uregs->cx,
 				   sizeof(a))) {
-		ftagent_count_loss(FTAGENT_LOSS_USER_READ);
+		/* A call that failed may have failed on this very block. */
+		if (ret >= 0)
+			ftagent_count_loss(FTAGENT_LOSS_USER_READ);
 		return -1;
 	}
 	args->di = a[0];
@@ -460,7 +463,7 @@ static noinline void ftagent_account_ia32(const struct ftagent_call *call,
 	int class = call->class;
 
 	if (class == FTAGENT_CALL_SOCKETCALL) {
-		class = ftagent_socketcall(uregs, &args);
+		class = ftagent_socketcall(uregs, &args, ret);
 		if (class < 0)
 			return;
 	} else {

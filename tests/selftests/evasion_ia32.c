@@ -250,6 +250,29 @@ TEST_F(ia32, a_register_upper_half_does_not_hide_a_descriptor)
 	ft_counters_free(&fc);
 }
 
+/* The same for the records: a connect through fd + 2^32 is recorded. */
+TEST_F(ia32, a_register_upper_half_does_not_hide_a_connect)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	struct ev_log log;
+	int lfd, c;
+
+	ASSERT_EQ(0, ev_open(&log));
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sin, sizeof(sin)));
+	ASSERT_EQ(0, listen(lfd, 4));
+	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&sin, &len));
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, syscall(SYS_connect, (1l << 32) | c, &sin, sizeof(sin)));
+	EXPECT_EQ(1, ev_wait(&log, FTAGENT_REC_CONNECT, getpid(), 5000));
+	close(c);
+	close(lfd);
+	ev_close(&log);
+}
+
 TEST_F(ia32, a_budget_holds_through_int80_and_socketcall)
 {
 	struct ftagent_budget_set s = {0};

@@ -24,5 +24,10 @@ struct ftagent_hook_stats;
  */
 int ftagent_hook_fired(const struct ftagent_resources *before,
 		       const struct ftagent_hook_stats *h);
+/*
+ * 1 when hook @h cannot fire on this system, as the last call of the
+ * ones above found: an ia32 entry point where int $0x80 is refused.
+ */
+int ftagent_hook_not_applicable(const struct ftagent_hook_stats *h);
 
 #endif /* FTAGENT_LIB_SELFCHECK_H */
