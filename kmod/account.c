@@ -30,6 +30,9 @@
 #include <linux/socket.h>
 #include <linux/uaccess.h>
 #include <net/sock.h>
+#ifdef CONFIG_COMPAT
+#include <net/compat.h>
+#endif
 
 #include "account.h"
 #include "compat/fs.h"
@@ -38,6 +41,14 @@
 #include "counters.h"
 #include "filters.h"
 #include "lifecycle.h"
+
+#ifdef CONFIG_COMPAT
+#define FTAGENT_MMSG32_SIZE	sizeof(struct compat_mmsghdr)
+#define FTAGENT_MMSG32_LEN	offsetof(struct compat_mmsghdr, msg_len)
+#else
+#define FTAGENT_MMSG32_SIZE	sizeof(struct mmsghdr)
+#define FTAGENT_MMSG32_LEN	offsetof(struct mmsghdr, msg_len)
+#endif
 
 static unsigned int ftagent_account_mode = FTAGENT_MODE_STANDARD;
 
@@ -56,7 +67,7 @@ void ftagent_account_set_mode(unsigned int mode)
  * key already holds: if it was closed (and perhaps reused)
  * meanwhile, they stay 0 rather than mix two sockets in one key.
  */
-static noinline notrace void ftagent_sock_family(unsigned long fd,
+static noinline notrace void ftagent_sock_family(unsigned int fd,
 						 const struct inode *seen,
 						 struct ftagent_key *key)
 {
@@ -94,7 +105,10 @@ static noinline notrace void ftagent_sock_family(unsigned long fd,
 
 /*
  * Fill @key for the object @fd names; false (and a zero kind) if there is
- * none. Every field is written: the key is hashed and compared as words.
+ * none. @fd is unsigned int because the kernel's own descriptor
+ * arguments are (int or unsigned int): a register's upper half never
+ * reaches the call, so it must not change what is charged either.
+ * Every field is written: the key is hashed and compared as words.
  * Hooks run with preemption disabled, which is an RCU read-side critical
  * section: the descriptor table and any inode stay valid. The file does
  * only up to 6.6: from 6.7 on struct file is SLAB_TYPESAFE_BY_RCU, so a
@@ -102,7 +116,7 @@ static noinline notrace void ftagent_sock_family(unsigned long fd,
  * open still in progress, whose f_inode is NULL until its path walk
  * ends. Such a call is lost rather than followed into NULL.
  */
-static __always_inline bool ftagent_key_for_fd(unsigned long fd,
+static __always_inline bool ftagent_key_for_fd(unsigned int fd,
 					       struct ftagent_key *key)
 {
 	struct file *file;
@@ -155,7 +169,7 @@ ftagent_key_counted(const struct ftagent_key *key, enum ftagent_dir dir,
 	return ftagent_standard_mode();
 }
 
-static __always_inline void ftagent_charge_fd(unsigned long fd,
+static __always_inline void ftagent_charge_fd(unsigned int fd,
 					      enum ftagent_dir dir, long ret,
 					      struct ftagent_key *key)
 {
@@ -168,7 +182,7 @@ static __always_inline void ftagent_charge_fd(unsigned long fd,
  * sendfile and splice with track_sendfile off: only the socket side,
  * which is network traffic whatever fed it, is charged.
  */
-static void ftagent_charge_transfer_end(unsigned long fd, enum ftagent_dir dir,
+static void ftagent_charge_transfer_end(unsigned int fd, enum ftagent_dir dir,
 					long ret, struct ftagent_key *key)
 {
 	if (READ_ONCE(ftagent_filter_flags) & FTAGENT_TRACK_SENDFILE) {
@@ -181,13 +195,12 @@ static void ftagent_charge_transfer_end(unsigned long fd, enum ftagent_dir dir,
 }
 
 /* The O_* flags an open call was given. */
-static u32 ftagent_open_flags(const struct ftagent_call *call,
-			      const struct pt_regs *uregs)
+static u32 ftagent_open_flags(u8 class, const struct pt_regs *uregs)
 {
 	const struct open_how __user *how;
 	u64 flags = 0;
 
-	switch (call->class) {
+	switch (class) {
 	case FTAGENT_CALL_OPEN:
 		return uregs->si;
 	case FTAGENT_CALL_OPENAT:
@@ -208,14 +221,20 @@ static u32 ftagent_open_flags(const struct ftagent_call *call,
  * written each one's byte count into the caller's msg_len fields, so the
  * bytes are their sum. Read without faulting: the kernel just wrote them.
  */
-static long ftagent_mmsg_bytes(unsigned long uvec, long nmsgs)
+static long ftagent_mmsg_bytes(unsigned long uvec, long nmsgs, bool ia32)
 {
-	struct mmsghdr __user *vec = (struct mmsghdr __user *)uvec;
+	/* struct mmsghdr, or struct compat_mmsghdr for an ia32 call. */
+	size_t size = ia32 ? FTAGENT_MMSG32_SIZE : sizeof(struct mmsghdr);
+	size_t off = ia32 ? FTAGENT_MMSG32_LEN :
+			    offsetof(struct mmsghdr, msg_len);
 	unsigned int len;
 	long i, bytes = 0;
 
 	for (i = 0; i < nmsgs && i < UIO_MAXIOV; i++) {
-		if (copy_from_user_nofault(&len, &vec[i].msg_len, sizeof(len))) {
+		const void __user *p = (const void __user *)(uvec + i * size +
+							     off);
+
+		if (copy_from_user_nofault(&len, p, sizeof(len))) {
 			ftagent_count_loss(FTAGENT_LOSS_USER_READ);
 			break;
 		}
@@ -224,7 +243,7 @@ static long ftagent_mmsg_bytes(unsigned long uvec, long nmsgs)
 	return bytes;
 }
 
-static void ftagent_budget_fd(unsigned long fd, enum ftagent_dir dir,
+static void ftagent_budget_fd(unsigned int fd, enum ftagent_dir dir,
 			      long bytes)
 {
 	struct ftagent_key key __uninitialized;
@@ -237,12 +256,12 @@ static void ftagent_budget_fd(unsigned long fd, enum ftagent_dir dir,
  * An excluded process is not counted, but its bytes still use up its
  * budgets: exclusion is by name, which any process can take.
  */
-static void ftagent_budget_only(const struct ftagent_call *call,
+static void ftagent_budget_only(u8 class, bool ia32,
 				const struct pt_regs *uregs, long ret)
 {
 	long bytes = ret;
 
-	switch (call->class) {
+	switch (class) {
 	case FTAGENT_CALL_READ:
 		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN, ret);
 		break;
@@ -252,9 +271,9 @@ static void ftagent_budget_only(const struct ftagent_call *call,
 	case FTAGENT_CALL_RECVMMSG:
 	case FTAGENT_CALL_SENDMMSG:
 		if (ret > 0)
-			bytes = ftagent_mmsg_bytes(uregs->si, ret);
+			bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
 		ftagent_budget_fd(uregs->di,
-				  call->class == FTAGENT_CALL_RECVMMSG ?
+				  class == FTAGENT_CALL_RECVMMSG ?
 				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT, bytes);
 		break;
 	case FTAGENT_CALL_SENDFILE:
@@ -271,8 +290,14 @@ static void ftagent_budget_only(const struct ftagent_call *call,
 	}
 }
 
-void ftagent_account(const struct ftagent_call *call,
-		     const struct pt_regs *uregs, long ret)
+/*
+ * Charge a call of @class whose arguments are in @uregs' di, si and dx,
+ * as the 64-bit entry points have them; @ia32: the caller's structures
+ * are the 32-bit ones.
+ */
+static __always_inline void ftagent_account_class(u8 class, bool ia32,
+						  const struct pt_regs *uregs,
+						  long ret)
 {
 	/* Every field is written before use: no zeroing on each call. */
 	struct ftagent_key key __uninitialized, peer __uninitialized;
@@ -280,25 +305,25 @@ void ftagent_account(const struct ftagent_call *call,
 
 	if (ftagent_tgid_excluded(current->tgid)) {
 		if (static_branch_unlikely(&ftagent_budgets_on))
-			ftagent_budget_only(call, uregs, ret);
+			ftagent_budget_only(class, ia32, uregs, ret);
 		return;
 	}
 	/* The common calls first. */
-	if (likely(call->class == FTAGENT_CALL_READ ||
-		   call->class == FTAGENT_CALL_WRITE)) {
-		ftagent_charge_fd(uregs->di, call->class == FTAGENT_CALL_READ ?
+	if (likely(class == FTAGENT_CALL_READ ||
+		   class == FTAGENT_CALL_WRITE)) {
+		ftagent_charge_fd(uregs->di, class == FTAGENT_CALL_READ ?
 				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret, &key);
 		return;
 	}
-	switch (call->class) {
+	switch (class) {
 	case FTAGENT_CALL_RECVMMSG:
 		if (ret > 0)
-			bytes = ftagent_mmsg_bytes(uregs->si, ret);
+			bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_IN, bytes, &key);
 		break;
 	case FTAGENT_CALL_SENDMMSG:
 		if (ret > 0)
-			bytes = ftagent_mmsg_bytes(uregs->si, ret);
+			bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_OUT, bytes, &key);
 		break;
 	case FTAGENT_CALL_SENDFILE:
@@ -354,7 +379,110 @@ void ftagent_account(const struct ftagent_call *call,
 	case FTAGENT_CALL_OPENAT2:
 	case FTAGENT_CALL_CREAT:
 		if (ret >= 0 && ftagent_standard_mode())
-			ftagent_event_open_fd(ret, ftagent_open_flags(call, uregs));
+			ftagent_event_open_fd(ret, ftagent_open_flags(class, uregs));
 		break;
 	}
+}
+
+#ifdef CONFIG_IA32_EMULATION
+/*
+ * ia32 socketcall(call, args): the socket call it stands for, by class,
+ * with that call's first two arguments copied to @args' di and si. They
+ * are read back from the caller's memory (the kernel's own copy is gone
+ * by now), so a caller that rewrites them during the call (a sibling
+ * thread, or a receive into the block itself) can move the charge to
+ * another descriptor or to none: a limit docs/hooks.md states.
+ * -1 for the calls that move nothing we count.
+ */
+static int ftagent_socketcall(const struct pt_regs *uregs,
+			      struct pt_regs *args, long ret)
+{
+	u32 a[2];
+
+	switch ((u32)uregs->bx) {
+	case SYS_BIND:
+	case SYS_CONNECT:
+	case SYS_LISTEN:
+	case SYS_ACCEPT:
+	case SYS_ACCEPT4:
+	case SYS_SEND:
+	case SYS_SENDTO:
+	case SYS_SENDMSG:
+	case SYS_SENDMMSG:
+	case SYS_RECV:
+	case SYS_RECVFROM:
+	case SYS_RECVMSG:
+	case SYS_RECVMMSG:
+		break;
+	default:
+		return -1;
+	}
+	if (copy_from_user_nofault(a, (const void __user *)(unsigned long)(u32)uregs->cx,
+				   sizeof(a))) {
+		/* A call that failed may have failed on this very block. */
+		if (ret >= 0)
+			ftagent_count_loss(FTAGENT_LOSS_USER_READ);
+		return -1;
+	}
+	args->di = a[0];
+	args->si = a[1];
+	args->dx = 0;
+	switch ((u32)uregs->bx) {
+	case SYS_BIND:
+		return FTAGENT_CALL_BIND;
+	case SYS_CONNECT:
+		return FTAGENT_CALL_CONNECT;
+	case SYS_LISTEN:
+		return FTAGENT_CALL_LISTEN;
+	case SYS_ACCEPT:
+	case SYS_ACCEPT4:
+		return FTAGENT_CALL_ACCEPT;
+	case SYS_SEND:
+	case SYS_SENDTO:
+	case SYS_SENDMSG:
+		return FTAGENT_CALL_WRITE;
+	case SYS_SENDMMSG:
+		return FTAGENT_CALL_SENDMMSG;
+	case SYS_RECVMMSG:
+		return FTAGENT_CALL_RECVMMSG;
+	default:
+		return FTAGENT_CALL_READ;
+	}
+}
+
+/*
+ * An ia32 call: its arguments are in bx, cx and dx, of which the entry
+ * code passes only the low 32 bits on; moved to where the 64-bit calls
+ * have them.
+ */
+static noinline void ftagent_account_ia32(const struct ftagent_call *call,
+					  const struct pt_regs *uregs,
+					  long ret)
+{
+	struct pt_regs args __uninitialized;
+	int class = call->class;
+
+	if (class == FTAGENT_CALL_SOCKETCALL) {
+		class = ftagent_socketcall(uregs, &args, ret);
+		if (class < 0)
+			return;
+	} else {
+		args.di = (u32)uregs->bx;
+		args.si = (u32)uregs->cx;
+		args.dx = (u32)uregs->dx;
+	}
+	ftagent_account_class(class, true, &args, ret);
+}
+#endif
+
+void ftagent_account(const struct ftagent_call *call,
+		     const struct pt_regs *uregs, long ret)
+{
+#ifdef CONFIG_IA32_EMULATION
+	if (unlikely(call->ia32)) {
+		ftagent_account_ia32(call, uregs, ret);
+		return;
+	}
+#endif
+	ftagent_account_class(call->class, false, uregs, ret);
 }

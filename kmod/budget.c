@@ -293,7 +293,7 @@ static void ftagent_budget_verdict(const struct ftagent_budgetset *set,
 /*
  * Refuse the current call of budget @i: -EDQUOT, or FTAGENT_BUDGET_KILL
  * when the budget also kills. The signal is sent here, from the gate's
- * hook (on PREEMPT_RT queued to the kill thread, kmod/kill.c), once per
+ * hook (on PREEMPT_RT by a task_work, kmod/kill.c), once per
  * call however many killing budgets are over (*@killed), and a kill
  * that could not be sent is not recorded as one.
  */

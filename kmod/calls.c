@@ -33,6 +33,25 @@
 	.maxactive = (active),				\
 }
 
+/* Not through a shared helper macro: READ and WRITE would expand. */
+#define IA32(name, nrname, cls, in_modes, active) {	\
+	.symbol = FTAGENT_IA32_SYM(name),		\
+	.nr = __NR_ia32_##nrname,			\
+	.class = FTAGENT_CALL_##cls,			\
+	.modes = FTAGENT_IN_##in_modes,			\
+	.maxactive = (active),				\
+	.ia32 = true,					\
+}
+
+#define IA32_COMPAT(name, nrname, cls, in_modes, active) {	\
+	.symbol = FTAGENT_IA32_COMPAT_SYM(name),		\
+	.nr = __NR_ia32_##nrname,				\
+	.class = FTAGENT_CALL_##cls,				\
+	.modes = FTAGENT_IN_##in_modes,				\
+	.maxactive = (active),					\
+	.ia32 = true,						\
+}
+
 #define MANY	1024	/* blocking calls: one instance per waiting task */
 #define FEW	256
 
@@ -67,6 +86,43 @@ const struct ftagent_call ftagent_calls[] = {
 	CALL(openat, OPENAT, STANDARD, FEW),
 	CALL(openat2, OPENAT2, STANDARD, FEW),
 	CALL(creat, CREAT, STANDARD, FEW),
+#ifdef CONFIG_IA32_EMULATION
+	/*
+	 * The same calls through the 32-bit entry points: int $0x80 from any
+	 * process, and ia32 programs. Each costs nothing until called.
+	 */
+	IA32(read, read, READ, ALL, MANY),
+	IA32(readv, readv, READ, ALL, MANY),
+	IA32(ia32_pread64, pread64, READ, STANDARD, FEW),
+	IA32_COMPAT(preadv, preadv, READ, STANDARD, FEW),
+	IA32_COMPAT(preadv2, preadv2, READ, STANDARD, FEW),
+	IA32(write, write, WRITE, ALL, FEW),
+	IA32(writev, writev, WRITE, ALL, FEW),
+	IA32(ia32_pwrite64, pwrite64, WRITE, STANDARD, FEW),
+	IA32_COMPAT(pwritev, pwritev, WRITE, STANDARD, FEW),
+	IA32_COMPAT(pwritev2, pwritev2, WRITE, STANDARD, FEW),
+	IA32_COMPAT(recvfrom, recvfrom, READ, ALL, MANY),
+	IA32_COMPAT(recvmsg, recvmsg, READ, ALL, MANY),
+	IA32_COMPAT(recvmmsg_time32, recvmmsg, RECVMMSG, ALL, MANY),
+	IA32_COMPAT(recvmmsg_time64, recvmmsg_time64, RECVMMSG, ALL, MANY),
+	IA32(sendto, sendto, WRITE, ALL, FEW),
+	IA32_COMPAT(sendmsg, sendmsg, WRITE, ALL, FEW),
+	IA32_COMPAT(sendmmsg, sendmmsg, SENDMMSG, ALL, FEW),
+	IA32_COMPAT(sendfile, sendfile, SENDFILE, ALL, FEW),
+	IA32(sendfile64, sendfile64, SENDFILE, ALL, FEW),
+	IA32(splice, splice, SPLICE, ALL, FEW),
+	IA32(copy_file_range, copy_file_range, COPY, STANDARD, FEW),
+	IA32(connect, connect, CONNECT, ALL, FEW),
+	IA32(accept4, accept4, ACCEPT, ALL, MANY),
+	IA32(bind, bind, BIND, ALL, FEW),
+	IA32(listen, listen, LISTEN, ALL, FEW),
+	/* What ia32 glibc uses for every socket call above. */
+	IA32_COMPAT(socketcall, socketcall, SOCKETCALL, ALL, MANY),
+	IA32_COMPAT(open, open, OPEN, STANDARD, FEW),
+	IA32_COMPAT(openat, openat, OPENAT, STANDARD, FEW),
+	IA32(openat2, openat2, OPENAT2, STANDARD, FEW),
+	IA32(creat, creat, CREAT, STANDARD, FEW),
+#endif
 };
 
 const unsigned int ftagent_nr_calls = ARRAY_SIZE(ftagent_calls);

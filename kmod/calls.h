@@ -18,6 +18,7 @@ enum ftagent_call_class {
 	FTAGENT_CALL_SENDFILE,	/* in from arg1, out to arg0, a transfer */
 	FTAGENT_CALL_SPLICE,	/* in from arg0, out to arg2 */
 	FTAGENT_CALL_COPY,	/* file to file: in from arg0, out to arg2 */
+	FTAGENT_CALL_SOCKETCALL, /* ia32: call arg0, its arguments at arg1 */
 	FTAGENT_CALL_CONNECT,	/* a call out on socket arg0, no bytes */
 	FTAGENT_CALL_ACCEPT,	/* a call in on the returned socket */
 	/* Events only, no counts: */
@@ -39,6 +40,7 @@ struct ftagent_call {
 	u8 class;		/* enum ftagent_call_class */
 	u8 modes;		/* FTAGENT_IN_* */
 	u16 maxactive;		/* kretprobe: calls that may be in flight */
+	bool ia32;		/* a 32-bit entry point: nr in the ia32 table */
 };
 
 extern const struct ftagent_call ftagent_calls[];

@@ -21,6 +21,28 @@ static const struct ftagent_hook_driver *ftagent_driver;
 static struct ftagent_hook **ftagent_attached;	/* scratch for detach */
 /* Attached hooks by syscall number, for drivers that learn the number. */
 struct ftagent_hook *ftagent_by_nr[NR_syscalls];
+#ifdef CONFIG_IA32_EMULATION
+struct ftagent_hook *ftagent_by_nr_ia32[IA32_NR_syscalls];
+#endif
+
+static void ftagent_by_nr_clear(void)
+{
+	memset(ftagent_by_nr, 0, sizeof(ftagent_by_nr));
+#ifdef CONFIG_IA32_EMULATION
+	memset(ftagent_by_nr_ia32, 0, sizeof(ftagent_by_nr_ia32));
+#endif
+}
+
+static void ftagent_by_nr_set(struct ftagent_hook *hook)
+{
+#ifdef CONFIG_IA32_EMULATION
+	if (hook->call->ia32) {
+		WRITE_ONCE(ftagent_by_nr_ia32[hook->call->nr], hook);
+		return;
+	}
+#endif
+	WRITE_ONCE(ftagent_by_nr[hook->call->nr], hook);
+}
 
 static const struct ftagent_hook_driver *ftagent_driver_for(unsigned int set)
 {
@@ -56,7 +78,7 @@ void ftagent_hooks_detach(void)
 	if (drv->stop)
 		drv->stop();
 	/* The driver is gone: nothing reads the map concurrently any more. */
-	memset(ftagent_by_nr, 0, sizeof(ftagent_by_nr));
+	ftagent_by_nr_clear();
 	ftagent_driver = NULL;
 }
 
@@ -97,7 +119,7 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 			continue;
 		}
 		hook->state = FTAGENT_HOOK_ATTACHED;
-		WRITE_ONCE(ftagent_by_nr[hook->call->nr], hook);
+		ftagent_by_nr_set(hook);
 	}
 	if (drv->commit) {
 		err = drv->commit();
@@ -106,7 +128,7 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 			/* Nothing went live: report every hook as failed. */
 			if (drv->stop)
 				drv->stop();
-			memset(ftagent_by_nr, 0, sizeof(ftagent_by_nr));
+			ftagent_by_nr_clear();
 			ftagent_driver = NULL;
 			for (i = 0; i < ftagent_nr_calls; i++) {
 				if (ftagent_hooks[i].state != FTAGENT_HOOK_ATTACHED)

@@ -81,6 +81,9 @@ enum ftagent_state ftagent_hooks_state(void);
 /* hooks.c: hit counts, and the attached hooks by syscall number. */
 extern u64 __percpu *ftagent_hook_hits;
 extern struct ftagent_hook *ftagent_by_nr[NR_syscalls];
+#ifdef CONFIG_IA32_EMULATION
+extern struct ftagent_hook *ftagent_by_nr_ia32[IA32_NR_syscalls];
+#endif
 
 /* Hot path: a hook saw a call (preemption off). */
 static __always_inline void ftagent_hook_fired(struct ftagent_hook *hook)
@@ -90,10 +93,29 @@ static __always_inline void ftagent_hook_fired(struct ftagent_hook *hook)
 		WRITE_ONCE(hook->seen, true);
 }
 
-/* Hot path: the attached hook for syscall @nr, or NULL. */
+/* Hot path: the attached hook for 64-bit (or x32) syscall @nr, or NULL. */
 static __always_inline struct ftagent_hook *ftagent_hook_by_nr(unsigned long nr)
 {
 	return nr < NR_syscalls ? READ_ONCE(ftagent_by_nr[nr]) : NULL;
+}
+
+/*
+ * Hot path: the attached hook for the call @regs returns from, whichever
+ * entry it came through. x32 calls share the 64-bit entry points; ia32
+ * calls (TS_COMPAT, set by the 32-bit entry code) have their own table.
+ */
+static __always_inline struct ftagent_hook *
+ftagent_hook_for(const struct pt_regs *regs)
+{
+#ifdef CONFIG_IA32_EMULATION
+	if (unlikely(in_ia32_syscall())) {
+		unsigned long nr = regs->orig_ax;
+
+		return nr < IA32_NR_syscalls ?
+		       READ_ONCE(ftagent_by_nr_ia32[nr]) : NULL;
+	}
+#endif
+	return ftagent_hook_by_nr(regs->orig_ax & ~__X32_SYSCALL_BIT);
 }
 
 struct ftagent_hook_view {

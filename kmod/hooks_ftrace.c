@@ -80,8 +80,15 @@
 
 static unsigned long *ftagent_pending;
 
-/* The functions the settle ops hooks; both are on the exit-to-user path. */
+/*
+ * The functions the settle ops hooks, all on the way out of a system
+ * call. ptrace_notify(): a tracer that stops the task at syscall exit
+ * may rewrite its registers (orig_ax, ax, the arguments) before the exit
+ * loop runs, so a traced task's call is settled when the stop is
+ * reported, before the tracer sees it.
+ */
 static const char * const ftagent_settle_points[] = {
+	"ptrace_notify",
 	"arch_do_signal_or_restart",
 	"blkcg_maybe_throttle_current",
 };
@@ -156,8 +163,7 @@ static __always_inline void ftagent_settle_call(void)
 	struct pt_regs *uregs = current_pt_regs();
 	struct ftagent_hook *hook;
 
-	/* x32 calls share the 64-bit entry points. */
-	hook = ftagent_hook_by_nr(uregs->orig_ax & ~__X32_SYSCALL_BIT);
+	hook = ftagent_hook_for(uregs);
 	if (hook) {
 		ftagent_hook_fired(hook);
 		ftagent_account(hook->call, uregs, uregs->ax);
@@ -199,10 +205,30 @@ static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
 
 /*
  * The direct callers: called from the traced function's first
- * instruction, before its frame exists. The traced functions take at most
- * one argument (the syscall wrappers their pt_regs, the settle points
- * theirs or none), so %rdi is the only live register to keep.
+ * instruction, before its frame exists, so the traced function's
+ * arguments are live in their registers and must be kept. The entry
+ * points take one (the syscall wrappers their pt_regs): %rdi. The settle
+ * points take up to two (ptrace_notify(exit_code, message)): %rdi and
+ * %rsi.
  */
+#define FTAGENT_TRAMP2(name, func)				\
+	"	.pushsection	.text, \"ax\", @progbits\n"		\
+	"	.type	" #name ", @function\n"			\
+	#name ":\n"						\
+	ASM_ENDBR						\
+	"	pushq	%rbp\n"					\
+	"	movq	%rsp, %rbp\n"					\
+	CALL_DEPTH_ACCOUNT					\
+	"	pushq	%rdi\n"					\
+	"	pushq	%rsi\n"					\
+	"	call	" #func "\n"					\
+	"	popq	%rsi\n"					\
+	"	popq	%rdi\n"					\
+	"	leave\n"						\
+	ASM_RET							\
+	"	.size	" #name ", .-" #name "\n"			\
+	"	.popsection\n"
+
 #define FTAGENT_TRAMP(name, func)				\
 	"	.pushsection	.text, \"ax\", @progbits\n"		\
 	"	.type	" #name ", @function\n"			\
@@ -220,7 +246,7 @@ static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
 	"	.popsection\n"
 
 asm(FTAGENT_TRAMP(ftagent_entry_tramp, ftagent_entry_direct));
-asm(FTAGENT_TRAMP(ftagent_settle_tramp, ftagent_settle_direct));
+asm(FTAGENT_TRAMP2(ftagent_settle_tramp, ftagent_settle_direct));
 asm(FTAGENT_TRAMP(ftagent_entry_ew_tramp, ftagent_entry_ew_direct));
 
 void notrace ftagent_entry_direct(void)
@@ -532,9 +558,7 @@ static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
 {
 	struct ftagent_hook *hook;
 
-	/* 32-bit calls have numbers of their own: not charged here (yet). */
-	hook = in_ia32_syscall() ? NULL :
-		ftagent_hook_by_nr(regs->orig_ax & ~__X32_SYSCALL_BIT);
+	hook = ftagent_hook_for(regs);
 	if (hook) {
 		ftagent_hook_fired(hook);
 		ftagent_account(hook->call, regs, ret);

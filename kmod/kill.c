@@ -9,7 +9,7 @@
  * Off RT the signal is sent at once, and lands before the task returns
  * to user space.
  *
- * On RT the task is handed a task_work (TWA_RESUME): it runs the work
+ * On RT the task is handed a task_work (TWA_SIGNAL): it runs the work
  * itself on its way back to user space, preemptible, before it gets
  * there, and the work sends the signal. So the refused call never
  * returns to user space there either, nor does a program killed at
@@ -87,15 +87,36 @@ static bool ftagent_kill_queue_current(void)
 
 #define FTAGENT_KILL_WORKS 64
 
+#ifdef PF_USER_WORKER
+#define FTAGENT_NOT_USER	(PF_KTHREAD | PF_IO_WORKER | PF_USER_WORKER)
+#else
+#define FTAGENT_NOT_USER	(PF_KTHREAD | PF_IO_WORKER)
+#endif
+
 static struct callback_head ftagent_kill_works[FTAGENT_KILL_WORKS];
+/* Whose work each slot is, while its bit is set. */
+static struct task_struct *ftagent_kill_owner[FTAGENT_KILL_WORKS];
 static unsigned long ftagent_kill_busy[BITS_TO_LONGS(FTAGENT_KILL_WORKS)];
 static bool ftagent_kill_worked;
+
+/*
+ * The whole thread group, by its shared pending set: a SIGKILL sent to
+ * one thread only is dropped if that thread already has one pending (a
+ * sibling's execve() zapping it), and the exec would go on unkilled.
+ */
+static void ftagent_kill_group(void)
+{
+	kill_pid(task_tgid(current), SIGKILL, 1);
+}
 
 /* Run by the task itself, on its way to user space: it may sleep. */
 static void ftagent_kill_self(struct callback_head *work)
 {
-	send_sig(SIGKILL, current, 1);
-	clear_bit_unlock(work - ftagent_kill_works, ftagent_kill_busy);
+	unsigned int i = work - ftagent_kill_works;
+
+	ftagent_kill_group();
+	WRITE_ONCE(ftagent_kill_owner[i], NULL);
+	clear_bit_unlock(i, ftagent_kill_busy);
 	/* This code stays loaded until here: see ftagent_kill_exit(). */
 	module_put(THIS_MODULE);
 }
@@ -104,6 +125,21 @@ static bool ftagent_kill_work_current(void)
 {
 	unsigned int i;
 
+	/*
+	 * Only a task that goes back to user space runs its works; io_uring
+	 * and other kernel workers act for a process and never do.
+	 */
+	if (current->flags & FTAGENT_NOT_USER)
+		return false;
+	/*
+	 * One work per task: a batch of refused calls in one system call
+	 * (an io_uring submission) must not drain the pool. Only the task
+	 * itself runs its work, so its slot cannot be freed meanwhile.
+	 */
+	for (i = 0; i < FTAGENT_KILL_WORKS; i++)
+		if (READ_ONCE(ftagent_kill_owner[i]) == current &&
+		    test_bit(i, ftagent_kill_busy))
+			return true;
 	for (i = 0; i < FTAGENT_KILL_WORKS; i++)
 		if (!test_and_set_bit_lock(i, ftagent_kill_busy))
 			break;
@@ -112,10 +148,16 @@ static bool ftagent_kill_work_current(void)
 	if (!try_module_get(THIS_MODULE))
 		goto free;
 	WRITE_ONCE(ftagent_kill_worked, true);
+	WRITE_ONCE(ftagent_kill_owner[i], current);
 	init_task_work(&ftagent_kill_works[i], ftagent_kill_self);
-	/* Lock-free; fails only once the task is past its exit's works. */
-	if (!task_work_add(current, &ftagent_kill_works[i], TWA_RESUME))
+	/*
+	 * Lock-free; fails only once the task is past its exit's works.
+	 * TWA_SIGNAL, not TWA_RESUME: signal_pending() turns true at once,
+	 * so the rest of the call is cut short as a pending SIGKILL would.
+	 */
+	if (!task_work_add(current, &ftagent_kill_works[i], TWA_SIGNAL))
 		return true;
+	WRITE_ONCE(ftagent_kill_owner[i], NULL);
 	module_put(THIS_MODULE);
 free:
 	clear_bit_unlock(i, ftagent_kill_busy);
@@ -130,7 +172,7 @@ bool ftagent_kill_current(void)
 	if (IS_ENABLED(CONFIG_PREEMPT_RT))
 		return ftagent_kill_work_current() ||
 		       ftagent_kill_queue_current();
-	send_sig(SIGKILL, current, 1);
+	ftagent_kill_group();
 	return true;
 }
 

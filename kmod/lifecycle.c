@@ -408,7 +408,7 @@ static void ftagent_event_sock(unsigned int type, struct socket *sock,
 	ftagent_event_commit(hdr, size);
 }
 
-void ftagent_event_sock_fd(unsigned int type, unsigned long fd, long result,
+void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
 			   u32 backlog)
 {
 	struct socket *sock;
@@ -440,7 +440,7 @@ static void notrace ftagent_sock_close_hook(unsigned long ip,
 	preempt_enable_notrace();
 }
 
-void ftagent_event_open_fd(unsigned long fd, u32 flags)
+void ftagent_event_open_fd(unsigned int fd, u32 flags)
 {
 	struct ftagent_rec_hdr *hdr;
 	struct ftagent_rec_open *r;

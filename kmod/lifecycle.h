@@ -18,8 +18,8 @@ void ftagent_lifecycle_exit(void);
  * for descriptor @fd, and an open event for the descriptor an open call
  * returned. Filters are applied here.
  */
-void ftagent_event_sock_fd(unsigned int type, unsigned long fd, long result,
+void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
 			   u32 backlog);
-void ftagent_event_open_fd(unsigned long fd, u32 flags);
+void ftagent_event_open_fd(unsigned int fd, u32 flags);
 
 #endif /* _FTAGENT_LIFECYCLE_H */

@@ -10,6 +10,13 @@
 
 #if defined(CONFIG_X86_64) && defined(CONFIG_ARCH_HAS_SYSCALL_WRAPPER)
 #define FTAGENT_SYSCALL_SYM(name)	"__x64_sys_" #name
+/*
+ * The 32-bit entry points (int $0x80, sysenter, syscall from ia32 code):
+ * one per row of the ia32 table, __ia32_compat_sys_* where the call has a
+ * compat version, __ia32_sys_* where it has not.
+ */
+#define FTAGENT_IA32_SYM(name)		"__ia32_sys_" #name
+#define FTAGENT_IA32_COMPAT_SYM(name)	"__ia32_compat_sys_" #name
 #else
 #error "ftagent: this architecture's syscall entry points are not known yet"
 #endif

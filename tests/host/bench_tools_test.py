@@ -44,7 +44,8 @@ want = {"pread_4k": {"pread64": 50}, "send_1k": {"sendto": 50},
         "pread_send_16k": {"pread64": 30, "sendto": 30},
         "sendfile_64k": {"sendfile64": 20}, "openat_close": {"openat": 50},
         "connect_close": {"connect": 10}, "fork_exec_exit": {"execve": 10},
-        "getppid": {}, "close_untraced": {}}
+        "getppid": {}, "close_untraced": {}, "getppid_int80": {},
+        "pread_4k_int80": {"ia32_pread64": 50}}
 got = {w["workload"]: w["calls"] for w in rows}
 check("each workload names the calls it made", got == want, got)
 r = subprocess.run([os.path.join(build, "ftbench"), "-n", "0"],

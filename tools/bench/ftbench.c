@@ -32,9 +32,11 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -164,6 +166,61 @@ static int bench_getppid(int n)
 		samples[i] = now_ns() - t0;
 	}
 	report("getppid", n, "-");
+	return 0;
+}
+
+/*
+ * The 32-bit entry (int $0x80 from this 64-bit process): an untraced
+ * call, which must cost what it costs without ftagent, and a traced
+ * pread64 through the ia32 table (number 180, offset in two halves).
+ */
+static long int80(long nr, long a1, long a2, long a3, long a4)
+{
+	long ret;
+
+	__asm__ volatile("int $0x80"
+			 : "=a"(ret)
+			 : "a"(nr), "b"(a1), "c"(a2), "d"(a3), "S"(a4), "D"(0)
+			 : "memory");
+	return ret;
+}
+
+static int bench_getppid_int80(int n)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		double t0 = now_ns();
+
+		int80(64 /* getppid */, 0, 0, 0, 0);
+		samples[i] = now_ns() - t0;
+	}
+	report("getppid_int80", n, "-");
+	return 0;
+}
+
+static int bench_pread_int80(int n)
+{
+	char *buf, calls[64];
+	int fd = data_file(), i;
+
+	/* A 32-bit call names memory by a 32-bit address. */
+	buf = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	if (buf == MAP_FAILED)
+		die("mmap");
+	for (i = 0; i < n; i++) {
+		double t0 = now_ns();
+
+		if (int80(180 /* pread64 */, fd, (long)(uintptr_t)buf, 4096,
+			  (i & 255) * 4096L) != 4096)
+			die("pread (int $0x80)");
+		samples[i] = now_ns() - t0;
+	}
+	munmap(buf, 4096);
+	close(fd);
+	snprintf(calls, sizeof(calls), "ia32_pread64:%d", n);
+	report("pread_4k_int80", n, calls);
 	return 0;
 }
 
@@ -402,6 +459,8 @@ static const struct workload {
 	{"connect_close", bench_connect, 1000},
 	{"fork_exec_exit", bench_exec, 100},
 	{"close_untraced", bench_close_untraced, 5000},
+	{"getppid_int80", bench_getppid_int80, 20000},
+	{"pread_4k_int80", bench_pread_int80, 5000},
 };
 
 #define N_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))

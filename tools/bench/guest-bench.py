@@ -34,7 +34,8 @@ WORK = "/tmp/ftbench-work"
 MEMINFO_KEYS = ("MemFree", "Slab", "SUnreclaim", "VmallocUsed", "Percpu")
 WORKLOADS = ["getppid", "send_1k", "pread_4k", "pread_send_16k",
              "sendfile_64k", "openat_close", "connect_close",
-             "fork_exec_exit", "close_untraced"]
+             "fork_exec_exit", "close_untraced", "getppid_int80",
+             "pread_4k_int80"]
 
 out = None
 

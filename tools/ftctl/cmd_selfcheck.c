@@ -52,6 +52,15 @@ static int run(struct ftctl_opts *opts, int argc, char **argv)
 
 		if (h->state == FTAGENT_HOOK_DETACHED)
 			continue;
+		if (ftagent_hook_not_applicable(h)) {
+			if (!opts->json)
+				printf("%-24s %-9s %s\n",
+				       ftctl_printable(h->name, name,
+						       sizeof(name)),
+				       ftagent_hook_state_name(h->state),
+				       "not applicable: no ia32 calls here");
+			continue;
+		}
 		if (h->state == FTAGENT_HOOK_FAILED) {
 			failed++;
 			verdict = "FAILED";

@@ -244,7 +244,8 @@ void doctor_check_hooks(struct doctor_report *r,
 	for (i = 0; i < after->n_hooks; i++) {
 		const struct ftagent_hook_stats *h = &after->hook[i];
 
-		if (h->state == FTAGENT_HOOK_DETACHED)
+		if (h->state == FTAGENT_HOOK_DETACHED ||
+		    ftagent_hook_not_applicable(h))
 			continue;
 		if (h->state == FTAGENT_HOOK_FAILED) {
 			n_failed++;

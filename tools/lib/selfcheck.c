@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stddef.h>
 #include <string.h>
+#include <errno.h>
 #include <unistd.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 
 #include "counters.h"
 #include "selfcheck.h"
@@ -51,6 +54,73 @@ void ftagent_call_every_traced_syscall(void)
 	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
 		syscall(nrs[i], FTAGENT_CLOSED_FD, 0, 0, FTAGENT_CLOSED_FD, 0,
 			0);
+	ftagent_call_every_ia32_syscall();
+}
+
+/* Set when this system answered int $0x80 with a signal: no ia32 calls. */
+static int ftagent_ia32_refused;
+
+#if defined(__x86_64__)
+/*
+ * A 32-bit system call through int $0x80, from this 64-bit process. The
+ * entry code may clear r8-r11 (older kernels did), hence the clobbers.
+ */
+static long ia32_syscall(long nr, long a1, long a2, long a3, long a4)
+{
+	long ret;
+
+	__asm__ volatile("int $0x80"
+			 : "=a"(ret)
+			 : "a"(nr), "b"(a1), "c"(a2), "d"(a3), "S"(a4), "D"(0)
+			 : "memory", "r8", "r9", "r10", "r11");
+	return ret;
+}
+
+/*
+ * The ia32 entry points (kmod/calls.c), numbered as in the kernel's ia32
+ * table, the same way: a closed descriptor, or a path at an address
+ * nothing is mapped at. socketcall(SYS_SEND) with its argument block at
+ * address 0 fails with EFAULT. Made in a child: a kernel built without
+ * ia32 emulation, or booted with ia32_emulation=0, answers int $0x80
+ * with a signal; then no ia32 hook can fire, which is no fault of its.
+ */
+void ftagent_call_every_ia32_syscall(void)
+{
+	static const long nrs[] = {
+		3,   145, 180, 333, 378, 4,   146, 181, 334, 379,
+		371, 372, 337, 417, 369, 370, 345, 187, 239, 313,
+		377, 362, 364, 361, 363, 5,   295, 437, 8,
+	};
+	struct rlimit no_core = {0, 0};
+	pid_t pid = fork();
+	int status = 0;
+	size_t i;
+
+	if (pid == 0) {
+		setrlimit(RLIMIT_CORE, &no_core);
+		for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+			ia32_syscall(nrs[i], FTAGENT_CLOSED_FD, 0, 0,
+				     FTAGENT_CLOSED_FD);
+		ia32_syscall(102 /* socketcall */, 9 /* SYS_SEND */, 0, 0, 0);
+		_exit(0);
+	}
+	if (pid < 0)
+		return;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return;
+	ftagent_ia32_refused = WIFSIGNALED(status);
+}
+#else
+void ftagent_call_every_ia32_syscall(void)
+{
+	ftagent_ia32_refused = 1;
+}
+#endif
+
+int ftagent_hook_not_applicable(const struct ftagent_hook_stats *h)
+{
+	return ftagent_ia32_refused && !strncmp(h->name, "__ia32_", 7);
 }
 
 int ftagent_hook_fired(const struct ftagent_resources *before,

@@ -11,6 +11,8 @@
  * through its hook. Keep in step with kmod/calls.c.
  */
 void ftagent_call_every_traced_syscall(void);
+/* The same through the 32-bit entry points (int $0x80); part of the above. */
+void ftagent_call_every_ia32_syscall(void);
 
 struct ftagent_resources;
 struct ftagent_hook_stats;
@@ -22,5 +24,10 @@ struct ftagent_hook_stats;
  */
 int ftagent_hook_fired(const struct ftagent_resources *before,
 		       const struct ftagent_hook_stats *h);
+/*
+ * 1 when hook @h cannot fire on this system, as the last call of the
+ * ones above found: an ia32 entry point where int $0x80 is refused.
+ */
+int ftagent_hook_not_applicable(const struct ftagent_hook_stats *h);
 
 #endif /* FTAGENT_LIB_SELFCHECK_H */

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The 32-bit entry points: a 64-bit process can make any system call
+ * through int $0x80, where the ia32 table numbers it differently and
+ * passes its arguments in other registers and other structures. Each such
+ * call is counted and charged exactly like its 64-bit twin: files against
+ * the kernel's rchar/wchar, sockets against what the peer received, the
+ * socketcall multiplexer (what ia32 glibc uses for every socket call)
+ * included, and a byte budget holds whichever entry is used. And the
+ * upper half of a 64-bit register, which the kernel drops from a
+ * descriptor argument, changes nothing either.
+ */
+#include <fcntl.h>
+#include <linux/net.h>
+#include <sys/mman.h>
+
+#include "kselftest_harness.h"
+#include "budget_test.h"
+
+#define CHUNK 4096
+
+/* The ia32 table's numbers (arch/x86/entry/syscalls/syscall_32.tbl). */
+#define NR32_READ	3
+#define NR32_WRITE	4
+#define NR32_SOCKETCALL 102
+#define NR32_READV	145
+#define NR32_WRITEV	146
+#define NR32_PREAD64	180
+#define NR32_PWRITE64	181
+#define NR32_PREADV	333
+#define NR32_SENDTO	369
+#define NR32_RECVFROM	371
+
+/* A 32-bit system call through int $0x80: the result, or -errno. */
+static long call32(long nr, long a1, long a2, long a3, long a4, long a5)
+{
+	long ret;
+
+	__asm__ volatile("int $0x80"
+			 : "=a"(ret)
+			 : "a"(nr), "b"(a1), "c"(a2), "d"(a3), "S"(a4), "D"(a5)
+			 : "memory");
+	return ret;
+}
+
+/* What struct iovec and struct mmsghdr are to an ia32 caller. */
+struct iovec32 {
+	uint32_t base, len;
+};
+
+struct mmsghdr32 {
+	uint32_t name, namelen, iov, iovlen, control, controllen, flags;
+	uint32_t msg_len;
+};
+
+/* Memory below 4 GiB, where a 32-bit pointer can name it. */
+static char *low;
+
+static uint32_t lo32(const void *p)
+{
+	return (uint32_t)(uintptr_t)p;
+}
+
+FIXTURE(ia32)
+{
+	char dir[64];
+	int file;
+};
+
+FIXTURE_SETUP(ia32)
+{
+	char path[128];
+
+	low = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	ASSERT_NE(MAP_FAILED, low);
+	ASSERT_GT(1ul << 32, (uintptr_t)low + (1 << 20));
+	memset(low, 'i', 1 << 20);
+	/* int $0x80 exists: a getpid through it answers. */
+	ASSERT_EQ(getpid(), call32(20 /* getpid */, 0, 0, 0, 0, 0));
+	strcpy(self->dir, "/tmp/ftia32.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(path, sizeof(path), "%s/f", self->dir);
+	self->file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, self->file);
+	ASSERT_EQ(0, clear_budgets());
+}
+
+FIXTURE_TEARDOWN(ia32)
+{
+	char cmd[128];
+
+	EXPECT_EQ(0, clear_budgets());
+	close(self->file);
+	munmap(low, 1 << 20);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+TEST_F(ia32, file_calls_through_int80_are_counted_exactly)
+{
+	struct iovec32 *iov = (struct iovec32 *)low;
+	char *buf = low + 4096;
+	uint64_t r0, r1, w0, w1, in = 0, out = 0;
+	struct ft_counters fc;
+	struct ft_totals t;
+	ssize_t proc0;
+	long n;
+	int fd = self->file;
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+	proc0 = ft_proc_io(&r0, &w0);
+	ASSERT_LT(0, proc0);
+
+	n = call32(NR32_WRITE, fd, lo32(buf), 1000, 0, 0);
+	ASSERT_EQ(1000, n);
+	out += n;
+	iov[0] = (struct iovec32){lo32(buf), 10};
+	iov[1] = (struct iovec32){lo32(buf + 10), CHUNK};
+	n = call32(NR32_WRITEV, fd, lo32(iov), 2, 0, 0);
+	ASSERT_EQ(CHUNK + 10, n);
+	out += n;
+	/* pwrite64: the offset in two halves, low then high. */
+	n = call32(NR32_PWRITE64, fd, lo32(buf), 3 * CHUNK, 2 * CHUNK, 0);
+	ASSERT_EQ(3 * CHUNK, n);
+	out += n;
+
+	ASSERT_EQ(0, (int)lseek(fd, 0, SEEK_SET));
+	n = call32(NR32_READ, fd, lo32(buf), 777, 0, 0);
+	ASSERT_EQ(777, n);
+	in += n;
+	n = call32(NR32_READV, fd, lo32(iov), 2, 0, 0);
+	ASSERT_EQ(CHUNK + 10, n);
+	in += n;
+	n = call32(NR32_PREAD64, fd, lo32(buf), 2 * CHUNK, CHUNK, 0);
+	ASSERT_EQ(2 * CHUNK, n);
+	in += n;
+	/* preadv: fd, iov, count, then the offset's two halves. */
+	n = call32(NR32_PREADV, fd, lo32(iov), 2, 4 * CHUNK, 0);
+	ASSERT_EQ(CHUNK, n); /* short: the file is 5 chunks long */
+	in += n;
+	/* A failure is an error of the call, not bytes. */
+	ASSERT_EQ(-EFAULT, call32(NR32_READ, fd, 16, 10, 0, 0));
+	ASSERT_LT(0, ft_proc_io(&r1, &w1));
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, fd);
+	EXPECT_EQ(out, t.out_bytes);
+	EXPECT_EQ(3, t.out_calls);
+	EXPECT_EQ(0, t.out_errors);
+	EXPECT_EQ(in, t.in_bytes);
+	EXPECT_EQ(5, t.in_calls);
+	EXPECT_EQ(1, t.in_errors);
+	/* The kernel's own figures agree. */
+	EXPECT_EQ(out, w1 - w0);
+	EXPECT_EQ(in, r1 - r0 - (uint64_t)proc0);
+	ft_counters_free(&fc);
+}
+
+/* socketcall(@call, args): the argument block goes in low memory. */
+static long socketcall32(int call, const uint32_t *args, int n)
+{
+	uint32_t *block = (uint32_t *)(low + 8192);
+
+	memcpy(block, args, n * sizeof(*args));
+	return call32(NR32_SOCKETCALL, call, lo32(block), 0, 0, 0);
+}
+
+TEST_F(ia32, socket_calls_and_socketcall_are_counted_exactly)
+{
+	struct mmsghdr32 *mm = (struct mmsghdr32 *)(low + 12288);
+	struct iovec32 *iov = (struct iovec32 *)(low + 16384);
+	char *buf = low + 65536, got[65536];
+	uint64_t sent = 0, recvd = 0, peer = 0;
+	struct ft_counters fc;
+	struct ft_totals t;
+	int fds[3], c, a, i;
+	long n;
+
+	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
+	c = fds[1], a = fds[2];
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+
+	n = call32(NR32_SENDTO, c, lo32(buf), 1111, 0, 0);
+	ASSERT_EQ(1111, n);
+	sent += n;
+	n = socketcall32(SYS_SEND, (uint32_t[]){c, lo32(buf), 2222, 0}, 4);
+	ASSERT_EQ(2222, n);
+	sent += n;
+	n = socketcall32(SYS_SENDTO, (uint32_t[]){c, lo32(buf), 333, 0, 0, 0},
+			 6);
+	ASSERT_EQ(333, n);
+	sent += n;
+	/* sendmmsg: three messages, their struct mmsghdr the 32-bit one. */
+	for (i = 0; i < 3; i++) {
+		iov[i] = (struct iovec32){lo32(buf), 100 * (i + 1)};
+		mm[i] = (struct mmsghdr32){.iov = lo32(&iov[i]), .iovlen = 1};
+	}
+	n = socketcall32(SYS_SENDMMSG, (uint32_t[]){c, lo32(mm), 3, 0}, 4);
+	ASSERT_EQ(3, n);
+	sent += 100 + 200 + 300;
+	/* The peer reads them all, then answers the same way. */
+	while (peer < sent) {
+		n = read(a, got, sizeof(got));
+		ASSERT_LT(0, n);
+		peer += n;
+	}
+	ASSERT_EQ(sent, peer);
+	ASSERT_EQ(5000, write(a, got, 5000));
+	n = call32(NR32_RECVFROM, c, lo32(buf), 1000, 0, 0);
+	ASSERT_EQ(1000, n);
+	recvd += n;
+	n = socketcall32(SYS_RECV, (uint32_t[]){c, lo32(buf), 4000, 0}, 4);
+	ASSERT_EQ(4000, n);
+	recvd += n;
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, c);
+	EXPECT_EQ(sent, t.out_bytes);
+	EXPECT_EQ(4, t.out_calls);
+	EXPECT_EQ(recvd, t.in_bytes);
+	EXPECT_EQ(2, t.in_calls);
+	ft_counters_free(&fc);
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+}
+
+/*
+ * The kernel takes a descriptor argument's low 32 bits: fd + 2^32 is fd.
+ * Through the 64-bit entry and through int $0x80 alike, the call is
+ * charged to fd.
+ */
+TEST_F(ia32, a_register_upper_half_does_not_hide_a_descriptor)
+{
+	const long high = 1l << 32;
+	struct ft_counters fc;
+	struct ft_totals t;
+	int fd = self->file;
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+	ASSERT_EQ(1234, syscall(SYS_write, high | fd, low, 1234));
+	ASSERT_EQ(4321, call32(NR32_WRITE, high | fd, lo32(low), 4321, 0, 0));
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, fd);
+	EXPECT_EQ(1234 + 4321, t.out_bytes);
+	EXPECT_EQ(2, t.out_calls);
+	ft_counters_free(&fc);
+}
+
+/* The same for the records: a connect through fd + 2^32 is recorded. */
+TEST_F(ia32, a_register_upper_half_does_not_hide_a_connect)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	struct ev_log log;
+	int lfd, c;
+
+	ASSERT_EQ(0, ev_open(&log));
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&sin, sizeof(sin)));
+	ASSERT_EQ(0, listen(lfd, 4));
+	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&sin, &len));
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, c);
+	ASSERT_EQ(0, syscall(SYS_connect, (1l << 32) | c, &sin, sizeof(sin)));
+	EXPECT_EQ(1, ev_wait(&log, FTAGENT_REC_CONNECT, getpid(), 5000));
+	close(c);
+	close(lfd);
+	ev_close(&log);
+}
+
+TEST_F(ia32, a_budget_holds_through_int80_and_socketcall)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	int i, refused = -1;
+	struct sink k;
+	long n;
+
+	budget(&s, "ia32-write-5000", FTAGENT_METRIC_BYTES_WRITTEN, 5000,
+	       60000);
+	budget(&s, "ia32-sent-3000", FTAGENT_METRIC_BYTES_SENT, 3000, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	/* 5 writes of 1000 reach the limit; the 6th is refused. */
+	for (i = 0; i < 10; i++) {
+		n = call32(NR32_WRITE, self->file, lo32(low), 1000, 0, 0);
+		if (n < 0) {
+			EXPECT_EQ(-EDQUOT, n);
+			refused = i;
+			break;
+		}
+	}
+	EXPECT_EQ(5, refused);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(5000, got.used);
+
+	ASSERT_EQ(0, sink_open(&k));
+	refused = -1;
+	for (i = 0; i < 10; i++) {
+		n = socketcall32(SYS_SEND,
+				 (uint32_t[]){k.fds[1], lo32(low), 1000, 0}, 4);
+		if (n < 0) {
+			EXPECT_EQ(-EDQUOT, n);
+			refused = i;
+			break;
+		}
+	}
+	EXPECT_EQ(3, refused);
+	EXPECT_EQ(3000, sink_close(&k));
+	ftagent_budget_set_free(&s);
+}
+
+TEST_HARNESS_MAIN
