@@ -13,11 +13,11 @@
  * arch_do_signal_or_restart() when a signal is pending and
  * resume_user_mode_work() for the flag, which calls
  * blkcg_maybe_throttle_current(). A second ftrace_ops on those two
- * functions finds the task's mark, clears it, and charges the call from
- * current_pt_regs(): orig_ax is the syscall number, the argument registers
- * are unchanged, ax is the return value. Signal delivery rewrites the
- * registers for the handler frame, hence the hook on its entry, which runs
- * first.
+ * functions, and on ptrace_notify() (below), finds the task's mark,
+ * clears it, and charges the call from current_pt_regs(): orig_ax is the
+ * syscall number, the argument registers are unchanged, ax is the return
+ * value. Signal delivery rewrites the registers for the handler frame,
+ * hence the hook on its entry, which runs first.
  *
  * Why not return hooks: kretprobes cost ~400 instructions a call and each
  * call in flight holds an instance; a hook on the common syscall exit path
@@ -43,11 +43,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/blk-cgroup.h>
+#include <linux/entry-common.h>
 #include <linux/errno.h>
 #include <linux/ftrace.h>
 #include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/task_stack.h>
@@ -209,8 +212,13 @@ static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
  * arguments are live in their registers and must be kept. The entry
  * points take one (the syscall wrappers their pt_regs): %rdi. The settle
  * points take up to two (ptrace_notify(exit_code, message)): %rdi and
- * %rsi.
+ * %rsi. The prototypes are checked below: a settle point that took
+ * more arguments would have them clobbered.
  */
+static_assert(__same_type(&ptrace_notify, int (*)(int, unsigned long)));
+static_assert(__same_type(&arch_do_signal_or_restart,
+			  void (*)(struct pt_regs *)));
+static_assert(__same_type(&blkcg_maybe_throttle_current, void (*)(void)));
 #define FTAGENT_TRAMP2(name, func)				\
 	"	.pushsection	.text, \"ax\", @progbits\n"		\
 	"	.type	" #name ", @function\n"			\

@@ -2,8 +2,8 @@
 /*
  * A budget's kill: the gate's (a refused call whose budget kills) and
  * the exec-time kill of a `repeats` budget (ftagent_budget_exec()). Both
- * are decided in hook context, with preemption off, and send_sig()
- * takes the target's siglock: a spinlock that sleeps on PREEMPT_RT,
+ * are decided in hook context, with preemption off, and sending a
+ * signal takes the target's siglock: a spinlock that sleeps on PREEMPT_RT,
  * where taking it there schedules while atomic once contended.
  *
  * Off RT the signal is sent at once, and lands before the task returns
@@ -153,7 +153,10 @@ static bool ftagent_kill_work_current(void)
 	/*
 	 * Lock-free; fails only once the task is past its exit's works.
 	 * TWA_SIGNAL, not TWA_RESUME: signal_pending() turns true at once,
-	 * so the rest of the call is cut short as a pending SIGKILL would.
+	 * so an interruptible wait in the rest of the call ends early. A
+	 * killable one does not (no SIGKILL is pending yet): such a task
+	 * keeps its work, and the module's reference, until it gets back
+	 * to user space (docs/reliability.md).
 	 */
 	if (!task_work_add(current, &ftagent_kill_works[i], TWA_SIGNAL))
 		return true;

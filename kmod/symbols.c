@@ -59,6 +59,8 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "the ftrace hook set (hooks=ftrace falls back to kprobe)" },
 	{ "blkcg_maybe_throttle_current", false, FTAGENT_FEATURE_FTRACE_SET,
 	  "the ftrace hook set (hooks=ftrace falls back to kprobe)" },
+	{ "ptrace_notify", false, FTAGENT_FEATURE_FTRACE_SET,
+	  "the ftrace hook set (hooks=ftrace falls back to kprobe)" },
 	{ "sched_process_exit", true, FTAGENT_FEATURE_FTRACE_SET,
 	  "the ftrace hook set (hooks=ftrace falls back to kprobe)" },
 	{ "acct_process", false, FTAGENT_FEATURE_EXIT_RECORDS,

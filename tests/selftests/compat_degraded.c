@@ -304,6 +304,7 @@ FIXTURE_VARIANT(missing)
 MISSING(signal_settle, "arch_do_signal_or_restart", FTRACE_SET, FTRACE_SET, 0);
 MISSING(blkcg_settle, "blkcg_maybe_throttle_current", FTRACE_SET, FTRACE_SET,
 	0);
+MISSING(ptrace_settle, "ptrace_notify", FTRACE_SET, FTRACE_SET, 0);
 MISSING(exit_tracepoint, "sched_process_exit", FTRACE_SET, FTRACE_SET, 0);
 MISSING(acct_process, "acct_process", EXIT_RECORDS, RECORD, FTAGENT_REC_EXIT);
 MISSING(sock_close, "sock_close", CLOSE_RECORDS, RECORD, FTAGENT_REC_CLOSE);

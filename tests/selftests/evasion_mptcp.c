@@ -19,16 +19,6 @@ static int mptcp_socket(void)
 	return socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP);
 }
 
-/*
- * 6.1's harness runs a test's body even when its setup skipped: every
- * body starts with this.
- */
-#define MPTCP_OR_SKIP()                                                        \
-	do {                                                                   \
-		if (_metadata->skip)                                           \
-			return;                                                \
-	} while (0)
-
 FIXTURE(mptcp)
 {
 	int lfd;
@@ -64,7 +54,7 @@ TEST_F(mptcp, an_address_rule_refuses_an_mptcp_connect)
 	struct ftnl_error err;
 	int fd;
 
-	MPTCP_OR_SKIP();
+	FT_RETURN_IF_SETUP_SKIPPED();
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	/* No rule: it connects (falling back to TCP with a TCP listener). */
 	fd = mptcp_socket();
@@ -104,7 +94,7 @@ TEST_F(mptcp, counters_keep_the_protocol_whole)
 	uint32_t dev;
 	size_t k;
 
-	MPTCP_OR_SKIP();
+	FT_RETURN_IF_SETUP_SKIPPED();
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ASSERT_EQ(0, ft_collect(&fc));
 	ft_counters_free(&fc);

@@ -40,16 +40,6 @@ static int sctp_listener(int type, uint16_t *port)
 	return fd;
 }
 
-/*
- * 6.1's harness runs a test's body even when its setup skipped: every
- * body starts with this.
- */
-#define SCTP_OR_SKIP()                                                         \
-	do {                                                                   \
-		if (_metadata->skip)                                           \
-			return;                                                \
-	} while (0)
-
 FIXTURE(sctp)
 {
 	int lfd;
@@ -114,7 +104,7 @@ TEST_F(sctp, connectx_is_a_connect)
 	struct sockaddr_in one = lo(INADDR_LOOPBACK, self->port);
 	int fd;
 
-	SCTP_OR_SKIP();
+	FT_RETURN_IF_SETUP_SKIPPED();
 	ASSERT_EQ(0, connectx(&a[1], 1));
 	deny(_metadata, FTAGENT_OP_CONNECT, self->port);
 	EXPECT_EQ(-EPERM, connectx(a, 2));
@@ -134,7 +124,7 @@ TEST_F(sctp, a_send_that_opens_an_association_is_a_connect)
 	uint16_t port;
 	int l = sctp_listener(SOCK_SEQPACKET, &port), fd;
 
-	SCTP_OR_SKIP();
+	FT_RETURN_IF_SETUP_SKIPPED();
 	ASSERT_GE(l, 0);
 	to.sin_port = htons(port);
 	fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
@@ -155,7 +145,7 @@ TEST_F(sctp, bindx_is_a_bind)
 	struct sockaddr_in any = lo(INADDR_LOOPBACK, 0);
 	int fd;
 
-	SCTP_OR_SKIP();
+	FT_RETURN_IF_SETUP_SKIPPED();
 	deny(_metadata, FTAGENT_OP_BIND, 999);
 	fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
 	EXPECT_EQ(-1, setsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_BINDX_ADD, a,
@@ -179,7 +169,7 @@ TEST_F(sctp, connectx_over_64_addresses_is_refused)
 	struct sockaddr_in a[65];
 	int i;
 
-	SCTP_OR_SKIP();
+	FT_RETURN_IF_SETUP_SKIPPED();
 	for (i = 0; i < 65; i++)
 		a[i] = lo(INADDR_LOOPBACK + i, self->port);
 	/* A connect rule that names none of them. */
@@ -203,7 +193,7 @@ TEST_F(sctp, bindx_port_0_is_the_bound_port)
 	struct ftnl_error err;
 	int fd;
 
-	SCTP_OR_SKIP();
+	FT_RETURN_IF_SETUP_SKIPPED();
 	ftagent_policy_spec_init(&p);
 	r = ev_rule(&p, "no-127.0.0.2:998", 1u << FTAGENT_OP_BIND,
 		    FTAGENT_ACTION_DENY);
