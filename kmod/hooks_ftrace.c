@@ -326,16 +326,18 @@ MODULE_PARM_DESC(direct_calls,
  * A set attached as direct calls. Its ftrace_ops is made afresh for every
  * attempt and wiped when it is detached: a failed registration can leave
  * the ops' func, flags and trampoline set (6.1), and such an ops would
- * take the slow path on every later attach. So the set keeps the names it
- * must filter on, not a filtered ops.
+ * take the slow path on every later attach. So the set keeps the names
+ * (or the addresses) it must filter on, not a filtered ops.
  */
-#define FTAGENT_DIRECT_MAX	64
+#define FTAGENT_DIRECT_MAX	96
 
 struct ftagent_direct_set {
 	struct ftrace_ops ops;
 	void (*tramp)(void);
-	const char *symbols[FTAGENT_DIRECT_MAX];
+	const char *symbols[FTAGENT_DIRECT_MAX];	/* filtered by name */
 	unsigned int n;
+	unsigned long ips[FTAGENT_DIRECT_MAX];		/* filtered by address */
+	unsigned int n_ips;
 	bool on;
 	bool stuck;	/* ftrace refused to let go of it: never reused */
 };
@@ -389,6 +391,8 @@ static int ftagent_direct_try(struct ftagent_direct_set *d)
 #endif
 	for (i = 0; i < d->n && !err; i++)
 		err = ftagent_ftrace_filter(&d->ops, d->symbols[i]);
+	if (!err && d->n_ips)
+		err = ftrace_set_filter_ips(&d->ops, d->ips, d->n_ips, 0, 0);
 	if (!err)
 		err = ftagent_direct_register(&d->ops, (unsigned long)d->tramp);
 	if (err) {
@@ -411,7 +415,7 @@ static int ftagent_filter_both(struct ftrace_ops *ops,
 {
 	int err;
 
-	if (d->n == FTAGENT_DIRECT_MAX)
+	if (d->n + d->n_ips == FTAGENT_DIRECT_MAX)
 		return -ENOSPC;
 	/* The settle points are internals: a missing one is noted. */
 	err = ftagent_symbol_filter(ops, symbol);
@@ -803,12 +807,65 @@ err_free:
 	return err;
 }
 
+/*
+ * The entry points' addresses, looked up once per module load. A filter
+ * by name scans every traceable function in the kernel (a quarter of a
+ * second under TCG), and each set is filtered twice (its plain and its
+ * direct form): with the 58 entry points that made a load of the ftrace
+ * set take 16 s in a TCG guest. A kprobe registered disabled is never
+ * armed: registering it only looks the name up (kallsyms) and checks the
+ * address, which ftrace_set_filter_ip() then takes without a scan. Where
+ * that fails (no kprobes, a name kprobes refuse), the name is used.
+ */
+static unsigned long *ftagent_entry_ips;	/* [ftagent_nr_calls]; 0: none */
+static bool ftagent_entry_ips_tried;
+
+static void ftagent_resolve_entry_points(void)
+{
+#ifdef CONFIG_KPROBES
+	struct kprobe *kps, **done;
+	unsigned int i, n = 0;
+
+	ftagent_entry_ips_tried = true;
+	ftagent_entry_ips = kcalloc(ftagent_nr_calls, sizeof(long), GFP_KERNEL);
+	kps = kcalloc(ftagent_nr_calls, sizeof(*kps), GFP_KERNEL);
+	done = kcalloc(ftagent_nr_calls, sizeof(*done), GFP_KERNEL);
+	if (ftagent_entry_ips && kps && done) {
+		for (i = 0; i < ftagent_nr_calls; i++) {
+			kps[i].symbol_name = ftagent_calls[i].symbol;
+			kps[i].flags = KPROBE_FLAG_DISABLED;
+			if (register_kprobe(&kps[i]))
+				continue;
+			ftagent_entry_ips[i] = (unsigned long)kps[i].addr;
+			done[n++] = &kps[i];
+		}
+		/* One grace period for all of them. */
+		if (n)
+			unregister_kprobes(done, n);
+	}
+	kfree(done);
+	kfree(kps);
+#else
+	ftagent_entry_ips_tried = true;
+#endif
+}
+
 static int ftagent_ftrace_attach(struct ftagent_hook *hook)
 {
-	int err = ftagent_filter_both(&ftagent_entry_ops,
-				      &ftagent_entry_direct_set,
-				      hook->call->symbol);
+	struct ftagent_direct_set *d = &ftagent_entry_direct_set;
+	unsigned long ip;
+	int err;
 
+	if (!ftagent_entry_ips_tried)
+		ftagent_resolve_entry_points();
+	ip = ftagent_entry_ips ? ftagent_entry_ips[hook->index] : 0;
+	if (ip && d->n + d->n_ips < FTAGENT_DIRECT_MAX &&
+	    !ftrace_set_filter_ip(&ftagent_entry_ops, ip, 0, 0)) {
+		d->ips[d->n_ips++] = ip;
+		ftagent_entry_filters++;
+		return 0;
+	}
+	err = ftagent_filter_both(&ftagent_entry_ops, d, hook->call->symbol);
 	if (!err)
 		ftagent_entry_filters++;
 	return err;
@@ -832,6 +889,7 @@ static void ftagent_ftrace_stop(void)
 	if (exit_work) {
 		ftagent_reset_filter(&ftagent_entry_ops);
 		ftagent_entry_direct_set.n = 0;
+		ftagent_entry_direct_set.n_ips = 0;
 		ftagent_entry_filters = 0;
 		if (!ftagent_ftrace_stuck)
 			ftagent_ew_stop();
@@ -847,6 +905,7 @@ static void ftagent_ftrace_stop(void)
 	ftagent_reset_filter(&ftagent_entry_ops);
 	ftagent_reset_filter(&ftagent_settle_ops);
 	ftagent_entry_direct_set.n = 0;
+	ftagent_entry_direct_set.n_ips = 0;
 	ftagent_settle_direct_set.n = 0;
 	ftagent_entry_filters = 0;
 	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
@@ -863,6 +922,8 @@ static void ftagent_ftrace_release(void)
 		return;
 	ftrace_free_filter(&ftagent_entry_ops);
 	ftrace_free_filter(&ftagent_settle_ops);
+	kfree(ftagent_entry_ips);
+	ftagent_entry_ips = NULL;
 	ftrace_free_filter(&ftagent_sys_reg_ops);
 	ftrace_free_filter(&ftagent_sys_unreg_ops);
 }
