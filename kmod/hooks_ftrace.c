@@ -827,7 +827,8 @@ static void ftagent_resolve_entry_points(void)
 	unsigned int i, n = 0;
 
 	ftagent_entry_ips_tried = true;
-	ftagent_entry_ips = kcalloc(ftagent_nr_calls, sizeof(long), GFP_KERNEL);
+	ftagent_entry_ips = kcalloc(ftagent_nr_calls, sizeof(*ftagent_entry_ips),
+				    GFP_KERNEL);
 	kps = kcalloc(ftagent_nr_calls, sizeof(*kps), GFP_KERNEL);
 	done = kcalloc(ftagent_nr_calls, sizeof(*done), GFP_KERNEL);
 	if (ftagent_entry_ips && kps && done) {
@@ -918,12 +919,13 @@ static void ftagent_ftrace_stop(void)
 /* Module exit: the ops are never used again. */
 static void ftagent_ftrace_release(void)
 {
+	/* ftrace never saw this array: it goes whatever ftrace keeps. */
+	kfree(ftagent_entry_ips);
+	ftagent_entry_ips = NULL;
 	if (ftagent_ftrace_stuck)
 		return;
 	ftrace_free_filter(&ftagent_entry_ops);
 	ftrace_free_filter(&ftagent_settle_ops);
-	kfree(ftagent_entry_ips);
-	ftagent_entry_ips = NULL;
 	ftrace_free_filter(&ftagent_sys_reg_ops);
 	ftrace_free_filter(&ftagent_sys_unreg_ops);
 }

@@ -39,11 +39,12 @@ FIXTURE_TEARDOWN(busy)
 }
 
 /*
- * Under TCG a load while four threads hammer takes seconds (the ftrace
+ * Under TCG a load while four threads hammer took seconds (the ftrace
  * set: ~7 s when each hooked function was filtered by name, a scan of
  * every traceable function each; on 6.12 in make check, 15 cycles took
- * 667 s; entry points are filtered by address now), `make check` runs the suite on two kernels with both sets, and
- * unload_blocked.c cycles with 64 tasks blocked as well, so it runs 3
+ * 667 s; entry points are filtered by address now), `make check` runs
+ * the suite on two kernels with both sets, and unload_blocked.c cycles
+ * with 64 tasks blocked as well, so it runs 3
  * cycles with each hook set on each; `make check-long` (FTAGENT_LONG=1)
  * runs 100 with each.
  */
