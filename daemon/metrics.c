@@ -329,7 +329,8 @@ static void put_kernel_losses(struct page *pg, const struct ftagentd *d)
 	       "Calls the module could not count, by cause: counter_table "
 	       "(the CPU's counter table was full), recursion, user_read "
 	       "(sendmmsg/recvmmsg lengths unreadable), pending_table (too "
-	       "many calls in flight).");
+	       "many calls in flight), iouring (io_uring requests whose bytes "
+	       "this kernel hides).");
 	for (l = 0; l < __FTAGENT_LOSS_MAX; l++)
 		sample(pg, "ftagent_kernel_lost_total", lost[l], "cause",
 		       ftagent_loss_name(l), NULL);

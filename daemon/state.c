@@ -18,8 +18,14 @@
 #include "../tools/lib/records.h"
 #include "state.h"
 
-#define SNAP_MAGIC    0x31504e5347415446ull /* "FTAGSNP1" */
-#define JOURNAL_MAGIC 0x4c4e524au	    /* "JRNL" */
+#define SNAP_MAGIC 0x32504e5347415446ull /* "FTAGSNP2" */
+/*
+ * ftagentd 0.4.0 before ABI 0.6's iouring loss: the same header with 4
+ * kernel loss causes. Read and widened, so an upgrade keeps its totals.
+ */
+#define SNAP_MAGIC_V1  0x31504e5347415446ull /* "FTAGSNP1" */
+#define SNAP_V1_LOSSES 4
+#define JOURNAL_MAGIC  0x4c4e524au /* "JRNL" */
 /*
  * What the metrics page sums beyond the tables, after the event log. A
  * snapshot of an older build ends before it: its groups start empty.
@@ -52,20 +58,24 @@ struct j_recs {
 	/* then whole records */
 };
 
-/* The collector's scalar figures, as saved. */
-struct snap_hdr {
-	uint64_t magic;
-	uint64_t row_size[__FTD_T_MAX];
-	uint64_t events[__FTAGENT_REC_MAX];
-	uint64_t events_lost[__FTAGENT_EV_LOSS_MAX];
-	uint64_t drops[__FTD_DROP_MAX];
-	uint64_t kernel_lost[__FTAGENT_LOSS_MAX];
-	uint64_t generations, counters, last_gen_seq;
-	uint64_t evicted[__FTD_T_MAX];
-	uint64_t log_appended, log_aged_out, log_too_big;
-	uint64_t queue_peak;
-	struct ftd_metrics_totals totals;
-};
+/* The collector's scalar figures, as saved, with @nlost loss causes. */
+#define SNAP_HDR(name, nlost)                                                  \
+	struct name {                                                          \
+		uint64_t magic;                                                \
+		uint64_t row_size[__FTD_T_MAX];                                \
+		uint64_t events[__FTAGENT_REC_MAX];                            \
+		uint64_t events_lost[__FTAGENT_EV_LOSS_MAX];                   \
+		uint64_t drops[__FTD_DROP_MAX];                                \
+		uint64_t kernel_lost[nlost];                                   \
+		uint64_t generations, counters, last_gen_seq;                  \
+		uint64_t evicted[__FTD_T_MAX];                                 \
+		uint64_t log_appended, log_aged_out, log_too_big;              \
+		uint64_t queue_peak;                                           \
+		struct ftd_metrics_totals totals;                              \
+	}
+
+SNAP_HDR(snap_hdr, __FTAGENT_LOSS_MAX);
+SNAP_HDR(snap_hdr_v1, SNAP_V1_LOSSES);
 
 struct snap_event {
 	uint64_t realtime_ns;
@@ -332,6 +342,48 @@ fail:
 	return -1;
 }
 
+/* A header of the layout before the iouring loss cause, widened. */
+static int read_snap_hdr_v1(FILE *f, struct snap_hdr *h)
+{
+	struct snap_hdr_v1 v;
+
+	_Static_assert(SNAP_V1_LOSSES <= __FTAGENT_LOSS_MAX,
+		       "loss causes are only ever added");
+	v.magic = h->magic;
+	if (read_all(f, (char *)&v + sizeof(v.magic),
+		     sizeof(v) - sizeof(v.magic)))
+		return -1;
+	memset(h, 0, sizeof(*h));
+	h->magic = SNAP_MAGIC;
+	memcpy(h->row_size, v.row_size, sizeof(h->row_size));
+	memcpy(h->events, v.events, sizeof(h->events));
+	memcpy(h->events_lost, v.events_lost, sizeof(h->events_lost));
+	memcpy(h->drops, v.drops, sizeof(h->drops));
+	memcpy(h->kernel_lost, v.kernel_lost, sizeof(v.kernel_lost));
+	h->generations = v.generations;
+	h->counters = v.counters;
+	h->last_gen_seq = v.last_gen_seq;
+	memcpy(h->evicted, v.evicted, sizeof(h->evicted));
+	h->log_appended = v.log_appended;
+	h->log_aged_out = v.log_aged_out;
+	h->log_too_big = v.log_too_big;
+	h->queue_peak = v.queue_peak;
+	h->totals = v.totals;
+	return 0;
+}
+
+static int read_snap_hdr(FILE *f, struct snap_hdr *h)
+{
+	if (read_all(f, &h->magic, sizeof(h->magic)))
+		return -1;
+	if (h->magic == SNAP_MAGIC_V1)
+		return read_snap_hdr_v1(f, h);
+	if (h->magic != SNAP_MAGIC)
+		return -1;
+	return read_all(f, (char *)h + sizeof(h->magic),
+			sizeof(*h) - sizeof(h->magic));
+}
+
 static int load_snapshot(FILE *f, struct ftd_collector *c, char *why,
 			 size_t why_len)
 {
@@ -339,7 +391,7 @@ static int load_snapshot(FILE *f, struct ftd_collector *c, char *why,
 	uint64_t n, i;
 	int t, rc;
 
-	if (read_all(f, &h, sizeof(h)) || h.magic != SNAP_MAGIC) {
+	if (read_snap_hdr(f, &h)) {
 		snprintf(why, why_len, "not a snapshot of this version");
 		return -1;
 	}
@@ -405,20 +457,25 @@ static void replay_generation(struct ftd_collector *c, const void *p,
 	struct j_gen jg;
 	const uint64_t *lost;
 	uint64_t tail;
-	size_t i, size = sizeof(*gen.counters);
+	size_t i, size, nlost;
 
 	if (len < sizeof(jg))
 		return;
 	memcpy(&jg, p, sizeof(jg));
-	tail = (uint64_t)jg.n_cpus * sizeof(uint64_t) * __FTAGENT_LOSS_MAX;
-	/* Counters as this daemon's ABI has them, or (journaled before an
-	 * upgrade) as ABI 0.5 had them: widened here.
+	/*
+	 * Counters as this daemon's ABI has them, or (journaled before an
+	 * upgrade) as ABI 0.5 had them: widened here; and loss causes as
+	 * now, or the 4 before the iouring one.
 	 */
-	if (len != sizeof(jg) + (uint64_t)jg.n_counters * size + tail) {
-		size = FTAGENT_COUNTER_SIZE_V5;
-		if (len != sizeof(jg) + (uint64_t)jg.n_counters * size + tail)
-			return;
+	for (i = 0; i < 4; i++) {
+		size = i % 2 ? FTAGENT_COUNTER_SIZE_V5 : sizeof(*gen.counters);
+		nlost = i < 2 ? __FTAGENT_LOSS_MAX : SNAP_V1_LOSSES;
+		tail = (uint64_t)jg.n_cpus * sizeof(uint64_t) * nlost;
+		if (len == sizeof(jg) + (uint64_t)jg.n_counters * size + tail)
+			break;
 	}
+	if (i == 4)
+		return;
 	counters = (const char *)p + sizeof(jg);
 	gen.seq = jg.seq;
 	gen.n_counters = jg.n_counters;
@@ -439,8 +496,8 @@ static void replay_generation(struct ftd_collector *c, const void *p,
 	}
 	lost = (const uint64_t *)(counters + jg.n_counters * size);
 	for (i = 0; i < jg.n_cpus; i++)
-		memcpy(gen.cpus[i].lost, &lost[i * __FTAGENT_LOSS_MAX],
-		       sizeof(uint64_t) * __FTAGENT_LOSS_MAX);
+		memcpy(gen.cpus[i].lost, &lost[i * nlost],
+		       sizeof(uint64_t) * nlost);
 	ftd_collector_generation(c, &gen);
 	free(gen.cpus);
 	free(old);

@@ -152,6 +152,47 @@ static __always_inline bool ftagent_key_for_fd(unsigned int fd,
 	return true;
 }
 
+/*
+ * Fill @key for @file, which the caller holds a reference to (an io_uring
+ * request's file), on behalf of process @tgid. Holding the file keeps
+ * sock_close() from running, so a socket's struct sock is read directly.
+ */
+static bool ftagent_key_for_file(struct file *file, u32 tgid,
+				 struct ftagent_key *key)
+{
+	struct inode *inode = READ_ONCE(file->f_inode);
+	struct socket *sock;
+	struct sock *sk;
+	umode_t mode;
+
+	key->kind = FTAGENT_OBJ_UNSPEC;
+	if (unlikely(!inode))
+		return false;
+	mode = inode->i_mode;
+	key->tgid = tgid;
+	key->family = 0;
+	key->protocol = 0;
+	key->pad = 0;
+	key->ino = inode->i_ino;
+	key->peer_ino = 0;
+	if (S_ISSOCK(mode)) {
+		key->kind = FTAGENT_OBJ_SOCKET;
+		key->dev = 0;
+		sock = sock_from_file(file);
+		sk = sock ? READ_ONCE(sock->sk) : NULL;
+		if (sk) {
+			key->family = READ_ONCE(sk->sk_family);
+			key->protocol = READ_ONCE(sk->sk_protocol);
+		}
+	} else {
+		key->kind = S_ISREG(mode) ? FTAGENT_OBJ_FILE :
+			    S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE :
+			    FTAGENT_OBJ_OTHER;
+		key->dev = inode->i_sb->s_dev;
+	}
+	return true;
+}
+
 static __always_inline bool ftagent_standard_mode(void)
 {
 	return READ_ONCE(ftagent_account_mode) == FTAGENT_MODE_STANDARD;
@@ -485,4 +526,41 @@ void ftagent_account(const struct ftagent_call *call,
 	}
 #endif
 	ftagent_account_class(call->class, false, uregs, ret);
+}
+
+bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key)
+{
+	return ftagent_key_for_file(file, tgid, key);
+}
+
+void ftagent_account_key_charge(struct task_struct *task,
+				const struct cred *cred,
+				const struct ftagent_key *key,
+				enum ftagent_dir dir, long ret, bool transfer)
+{
+	u32 flags = READ_ONCE(ftagent_filter_flags);
+
+	/* splice with track_sendfile off: only a socket end, as syscalls. */
+	if (transfer && !(flags & FTAGENT_TRACK_SENDFILE) &&
+	    key->kind != FTAGENT_OBJ_SOCKET)
+		return;
+	if (!ftagent_tgid_excluded(key->tgid)) {
+		if (!ftagent_key_counted(key, dir, flags))
+			return;
+		ftagent_counter_count(key, dir, ret);
+	}
+	if (static_branch_unlikely(&ftagent_budgets_on))
+		ftagent_budget_charge_bytes_task(task, cred, key->kind,
+						 key->family, dir, ret);
+}
+
+void ftagent_account_file(struct task_struct *task, const struct cred *cred,
+			  struct file *file, enum ftagent_dir dir, long ret,
+			  bool transfer)
+{
+	struct ftagent_key key __uninitialized;
+
+	if (ftagent_key_for_file(file, task->tgid, &key))
+		ftagent_account_key_charge(task, cred, &key, dir, ret,
+					   transfer);
 }

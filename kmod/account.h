@@ -7,7 +7,12 @@
 
 #include <linux/ptrace.h>
 
+#include "counters.h"
+
+struct cred;
 struct ftagent_call;
+struct file;
+struct task_struct;
 
 /*
  * Charge a call that returned @ret. @uregs is the task's saved user
@@ -16,6 +21,28 @@ struct ftagent_call;
  */
 void ftagent_account(const struct ftagent_call *call,
 		     const struct pt_regs *uregs, long ret);
+
+/*
+ * Charge an io_uring request that moved @ret bytes (or failed with @ret)
+ * on @file, which it holds: counted for @task's process, and charged to
+ * the budgets of @task's principal under @cred (NULL: the task's own).
+ * @transfer: a splice end, counted as syscall splice counts its ends.
+ * Preemption disabled.
+ */
+void ftagent_account_file(struct task_struct *task, const struct cred *cred,
+			  struct file *file, enum ftagent_dir dir, long ret,
+			  bool transfer);
+/*
+ * The same in two steps, for a result that comes after the request is
+ * gone (a multishot request's extra CQE): the key of @file for process
+ * @tgid, taken while the request holds the file (false: none), then the
+ * charge of @key.
+ */
+bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key);
+void ftagent_account_key_charge(struct task_struct *task,
+				const struct cred *cred,
+				const struct ftagent_key *key,
+				enum ftagent_dir dir, long ret, bool transfer);
 
 /* The mode the accounting applies: enum ftagent_mode. */
 void ftagent_account_set_mode(unsigned int mode);

@@ -398,6 +398,14 @@ int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric)
 void ftagent_budget_charge_bytes(unsigned int kind, unsigned int family,
 				 unsigned int dir, long bytes)
 {
+	ftagent_budget_charge_bytes_task(NULL, NULL, kind, family, dir, bytes);
+}
+
+void ftagent_budget_charge_bytes_task(struct task_struct *task,
+				      const struct cred *cred,
+				      unsigned int kind, unsigned int family,
+				      unsigned int dir, long bytes)
+{
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
 	const struct ftagent_budgetset *set;
 	unsigned int metric;
@@ -417,6 +425,8 @@ void ftagent_budget_charge_bytes(unsigned int kind, unsigned int family,
 	set = rcu_dereference_sched(ftagent_budgets);
 	if (!set || !(set->metrics & BIT(metric)))
 		return;
+	c.task = task;
+	c.cred = cred;
 	for (i = 0; i < set->n; i++) {
 		struct ftagent_budget *b = &set->b[i];
 		unsigned long flags;

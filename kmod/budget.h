@@ -75,6 +75,18 @@ int ftagent_budget_gate(struct ftagent_gate_call *c, unsigned int metric);
  */
 void ftagent_budget_charge_bytes(unsigned int kind, unsigned int family,
 				 unsigned int dir, long bytes);
+/*
+ * The same, for an io_uring request: charged to the principal of @task,
+ * the thread that submitted it (alive while the request holds it),
+ * matched under @cred when the request ran under credentials of its own.
+ * The completing task may be another process's, or a kernel worker.
+ */
+struct task_struct;
+struct cred;
+void ftagent_budget_charge_bytes_task(struct task_struct *task,
+				      const struct cred *cred,
+				      unsigned int kind, unsigned int family,
+				      unsigned int dir, long bytes);
 /* sched_process_exec: @current now runs a program with these arguments. */
 void ftagent_budget_exec(void);
 

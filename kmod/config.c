@@ -32,6 +32,7 @@
 #include "events.h"
 #include "filters.h"
 #include "hooks.h"
+#include "iouring.h"
 #include "kill.h"
 #include "lifecycle.h"
 #include "symbols.h"
@@ -241,9 +242,12 @@ int __init ftagent_config_init(void)
 	err = ftagent_lifecycle_init();
 	if (err)
 		goto err_hooks;
-	err = ftagent_gate_init();
+	err = ftagent_iouring_init();
 	if (err)
 		goto err_lifecycle;
+	err = ftagent_gate_init();
+	if (err)
+		goto err_iouring;
 	/* Before the families are registered: nothing can set a budget yet. */
 	err = ftagent_kill_init();
 	if (err)
@@ -252,6 +256,8 @@ int __init ftagent_config_init(void)
 
 err_gate:
 	ftagent_gate_exit();
+err_iouring:
+	ftagent_iouring_exit();
 err_lifecycle:
 	ftagent_lifecycle_exit();
 err_hooks:
@@ -274,6 +280,7 @@ void ftagent_config_exit(void)
 	ftagent_policy_exit();
 	mutex_unlock(&ftagent_config_mutex);
 	ftagent_gate_exit();
+	ftagent_iouring_exit();
 	ftagent_lifecycle_exit();
 	mutex_lock(&ftagent_config_mutex);
 	ftagent_hooks_exit();

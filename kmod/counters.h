@@ -60,21 +60,20 @@ static __always_inline bool ftagent_key_equal(const struct ftagent_key *a,
 }
 
 /*
- * Hot path: charge one returned call to @key. Caller has preemption off.
- * @ret is the call's return value: >= 0 bytes, < 0 an errno. A call on
- * the object this CPU charged last reuses its slot (see counters.c).
+ * Hot path: count one returned call on @key, budgets aside. Caller has
+ * preemption off. @ret is the call's return value: >= 0 bytes, < 0 an
+ * errno. A call on the object this CPU charged last reuses its slot (see
+ * counters.c).
  */
-static __always_inline void ftagent_counter_charge(const struct ftagent_key *key,
-						   enum ftagent_dir dir,
-						   long ret)
+static __always_inline void ftagent_counter_count(const struct ftagent_key *key,
+						  enum ftagent_dir dir,
+						  long ret)
 {
 	struct ftagent_last *last = this_cpu_ptr(&ftagent_last);
 	unsigned long seq = READ_ONCE(ftagent_gen_seq);
 	struct ftagent_slot *slot = last->slot;
 	struct ftagent_dir_counts *c;
 
-	if (static_branch_unlikely(&ftagent_budgets_on))
-		ftagent_counter_budget(key, dir, ret);
 	if (unlikely(last->seq != seq || !slot ||
 		     !ftagent_key_equal(&slot->key, key))) {
 		slot = ftagent_counter_lookup(key, seq);
@@ -87,6 +86,19 @@ static __always_inline void ftagent_counter_charge(const struct ftagent_key *key
 		c->errors++;
 	else
 		c->bytes += ret;
+}
+
+/*
+ * Hot path: count the call, and charge its bytes to the budgets of the
+ * current task's principal.
+ */
+static __always_inline void ftagent_counter_charge(const struct ftagent_key *key,
+						   enum ftagent_dir dir,
+						   long ret)
+{
+	if (static_branch_unlikely(&ftagent_budgets_on))
+		ftagent_counter_budget(key, dir, ret);
+	ftagent_counter_count(key, dir, ret);
 }
 
 /* Hot path: count a loss of @cause on this CPU (preemption off). */

@@ -70,6 +70,7 @@
 #include "compat/fs.h"
 #include "compat/ftrace.h"
 #include "compat/net.h"
+#include "counters.h"
 #include "events.h"
 #include "ftagent.h"
 #include "gate.h"
@@ -115,8 +116,42 @@ static const char *ftagent_gate_obj(struct ftagent_gate_call *c)
 	return c->obj;
 }
 
+/* The task whose principal is matched: current, or a request's submitter. */
+static struct task_struct *ftagent_call_task(const struct ftagent_gate_call *c)
+{
+	return c->task ? c->task : current;
+}
+
+#define FTAGENT_EXE_TRIES	4
+
+/*
+ * The executable of @t, another process's task (an io_uring request's
+ * submitter, completed elsewhere), or NULL. Its mm is read under its
+ * task lock, which exit_mm() takes to clear it; only tried, a few times,
+ * since hooks run in atomic context and the lock sleeps on PREEMPT_RT.
+ */
+static struct file *ftagent_foreign_exe(struct task_struct *t)
+{
+	struct file *exe = NULL;
+	int tries;
+
+	for (tries = 0; tries < FTAGENT_EXE_TRIES; tries++) {
+		if (spin_trylock(&t->alloc_lock)) {
+			rcu_read_lock();
+			if (t->mm)
+				exe = ftagent_get_file_rcu(&t->mm->exe_file);
+			rcu_read_unlock();
+			spin_unlock(&t->alloc_lock);
+			return exe;
+		}
+		cpu_relax();
+	}
+	return NULL;
+}
+
 static const char *ftagent_gate_exe(struct ftagent_gate_call *c)
 {
+	struct task_struct *t = ftagent_call_task(c);
 	struct mm_struct *mm = current->mm;
 	struct file *exe;
 	char *p = ERR_PTR(-ENOENT);
@@ -124,7 +159,15 @@ static const char *ftagent_gate_exe(struct ftagent_gate_call *c)
 	if (c->exe_len != -1)
 		return c->exe;
 	rcu_read_lock();
-	exe = mm ? ftagent_get_file_rcu(&mm->exe_file) : NULL;
+	/* A thread of this process shares its mm: read it without a lock. */
+	if (same_thread_group(t, current)) {
+		exe = mm ? ftagent_get_file_rcu(&mm->exe_file) : NULL;
+	} else {
+		exe = ftagent_foreign_exe(t);
+		/* exe budgets miss this charge: say so. */
+		if (!exe)
+			ftagent_count_loss(FTAGENT_LOSS_IOURING);
+	}
 	if (exe) {
 		rcu_read_unlock();
 		p = d_path(&exe->f_path, this_cpu_ptr(ftagent_gate_bufs)->exe,
@@ -144,14 +187,14 @@ static bool ftagent_prefix(const char *s, int len, const char *prefix,
 	return s && len >= plen && !memcmp(s, prefix, plen);
 }
 
-static bool ftagent_in_cgroup(u64 id)
+static bool ftagent_in_cgroup(struct task_struct *t, u64 id)
 {
 #ifdef CONFIG_CGROUPS
 	struct cgroup *cgrp;
 	bool found = false;
 
 	rcu_read_lock();
-	for (cgrp = task_dfl_cgroup(current); cgrp; cgrp = cgroup_parent(cgrp))
+	for (cgrp = task_dfl_cgroup(t); cgrp; cgrp = cgroup_parent(cgrp))
 		if (cgroup_id(cgrp) == id) {
 			found = true;
 			break;
@@ -163,13 +206,12 @@ static bool ftagent_in_cgroup(u64 id)
 #endif
 }
 
-static bool ftagent_in_subtree(u32 tgid)
+static bool ftagent_in_subtree(struct task_struct *t, u32 tgid)
 {
-	struct task_struct *t;
 	bool found = false;
 
 	rcu_read_lock();
-	for (t = current; t->pid > 1; t = rcu_dereference(t->real_parent))
+	for (; t->pid > 1; t = rcu_dereference(t->real_parent))
 		if (t->tgid == tgid) {
 			found = true;
 			break;
@@ -199,23 +241,51 @@ static bool ftagent_addr_match(const struct ftagent_rule *r,
 	return !bits || !((a[bytes] ^ r->addr[bytes]) & (0xff00 >> bits));
 }
 
+/*
+ * The name a comm rule matches: the task's own, except in an io_uring
+ * worker (iou-wrk-N) or SQPOLL thread (iou-sqp-N), which does its
+ * process's I/O and is matched by the process's name, so that submitting
+ * with IOSQE_ASYNC or through SQPOLL does not step around a comm rule.
+ */
+static const char *ftagent_principal_comm(struct task_struct *t)
+{
+	if (unlikely(t->flags & PF_IO_WORKER))
+		return t->group_leader->comm;
+	return t->comm;
+}
+
+/* The uid a rule matches: the credentials the call runs under. */
+static uid_t ftagent_principal_uid(const struct ftagent_gate_call *c)
+{
+	kuid_t uid;
+
+	if (c->cred)
+		uid = c->cred->uid;
+	else if (c->task)
+		uid = task_uid(c->task);
+	else
+		uid = current_uid();
+	return from_kuid_munged(&init_user_ns, uid);
+}
+
 bool ftagent_principal_matches(const struct ftagent_rule *r,
 			       const char *strings,
 			       struct ftagent_gate_call *c)
 {
+	struct task_struct *t = ftagent_call_task(c);
 	u32 have = r->have;
 
 	if ((have & FTAGENT_RULE_HAVE_UID) &&
-	    from_kuid_munged(&init_user_ns, current_uid()) != r->uid)
+	    ftagent_principal_uid(c) != r->uid)
 		return false;
 	if ((have & FTAGENT_RULE_HAVE_COMM) &&
-	    strncmp(current->comm, r->comm, FTAGENT_COMM_LEN))
+	    strncmp(ftagent_principal_comm(t), r->comm, FTAGENT_COMM_LEN))
 		return false;
 	if ((have & FTAGENT_RULE_HAVE_SUBTREE) &&
-	    !ftagent_in_subtree(r->subtree))
+	    !ftagent_in_subtree(t, r->subtree))
 		return false;
 	if ((have & FTAGENT_RULE_HAVE_CGROUP) &&
-	    !ftagent_in_cgroup(r->cgroup_id))
+	    !ftagent_in_cgroup(t, r->cgroup_id))
 		return false;
 	if (have & FTAGENT_RULE_HAVE_EXE) {
 		const char *exe = ftagent_gate_exe(c);
@@ -995,7 +1065,11 @@ int ftagent_gate_refresh(u32 extra)
 		want |= BIT(FTAGENT_GATE_SCTP);
 	if (b)
 		want |= ftagent_budgets_gate_points(b->metrics);
-	missing = READ_ONCE(ftagent_degraded) >> FTAGENT_FEATURE_GATE_EXEC;
+	/* The gate features are one bit per point, in point order, last. */
+	BUILD_BUG_ON(FTAGENT_FEATURE_GATE_EXEC + __FTAGENT_GATE_MAX !=
+		     FTAGENT_FEATURE_IOURING);
+	missing = (READ_ONCE(ftagent_degraded) >> FTAGENT_FEATURE_GATE_EXEC) &
+		  (BIT(__FTAGENT_GATE_MAX) - 1);
 	/*
 	 * A TCP or MPTCP Fast Open sendto connects inside the send, past
 	 * security_socket_connect: connect rules and budgets need the send

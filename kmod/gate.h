@@ -22,9 +22,19 @@ enum ftagent_gate_point {
 	__FTAGENT_GATE_MAX
 };
 
+struct cred;
+struct task_struct;
+
 /* What one call offers the rules, worked out only when a rule asks. */
 struct ftagent_gate_call {
 	u8 op;				/* enum ftagent_op or FTAGENT_OP_NONE */
+	/*
+	 * Whose principal: NULL for current; else an io_uring request's
+	 * submitting task (held by the request), and the credentials it
+	 * ran under when it has its own (NULL: the task's).
+	 */
+	struct task_struct *task;
+	const struct cred *cred;
 	const struct path *path;	/* exec, open */
 	const char *obj;		/* its text, once resolved */
 	int obj_len;			/* -1: not yet; -2: unreadable */
@@ -38,7 +48,7 @@ struct ftagent_gate_call {
 
 #define FTAGENT_GATE_CALL_INIT(o) { .op = (o), .obj_len = -1, .exe_len = -1 }
 
-/* Whether @r's principal attributes match the current task. */
+/* Whether @r's principal attributes match the call's task (current). */
 bool ftagent_principal_matches(const struct ftagent_rule *r,
 			       const char *strings,
 			       struct ftagent_gate_call *c);

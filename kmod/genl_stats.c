@@ -64,6 +64,9 @@ static int ftagent_put_lost(struct sk_buff *msg, const u64 *lost)
 				 FTAGENT_CPU_A_PAD) ||
 	       nla_put_u64_64bit(msg, FTAGENT_CPU_A_LOST_PENDING_TABLE,
 				 lost[FTAGENT_LOSS_PENDING_TABLE],
+				 FTAGENT_CPU_A_PAD) ||
+	       nla_put_u64_64bit(msg, FTAGENT_CPU_A_LOST_IOURING,
+				 lost[FTAGENT_LOSS_IOURING],
 				 FTAGENT_CPU_A_PAD);
 }
 

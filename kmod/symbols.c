@@ -40,6 +40,7 @@
 #include "compat/net.h"
 #include "gate.h"
 #include "hooks.h"
+#include "iouring.h"
 #include "symbols.h"
 
 static char *pretend_missing;
@@ -91,6 +92,24 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "send rules and budgets on sendfile and splice to a socket" },
 	{ "security_sctp_bind_connect", false, FTAGENT_FEATURE_GATE_SCTP,
 	  "connect and bind rules on SCTP connectx and bindx" },
+	/* One of two sets, by kernel: ftagent_iouring_needs() (iouring.c). */
+	{ "io_req_complete_post", false, FTAGENT_FEATURE_IOURING,
+	  "io_uring counting" },
+	{ "io_free_batch_list", false, FTAGENT_FEATURE_IOURING,
+	  "io_uring counting" },
+	{ "io_recv", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
+	{ "io_recvmsg", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
+	{ "io_accept", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
+	{ "io_req_cqe_overflow", false, FTAGENT_FEATURE_IOURING,
+	  "io_uring counting" },
+	{ "__io_submit_flush_completions", false, FTAGENT_FEATURE_IOURING,
+	  "io_uring counting" },
+	{ "io_req_post_cqe", false, FTAGENT_FEATURE_IOURING,
+	  "io_uring counting" },
+	{ "io_uring_complete", true, FTAGENT_FEATURE_IOURING,
+	  "io_uring counting" },
+	{ "io_uring_submit_req", true, FTAGENT_FEATURE_IOURING,
+	  "io_uring counting" },
 };
 
 unsigned long ftagent_degraded;
@@ -139,7 +158,7 @@ static bool ftagent_pretend_missing(const char *name)
 }
 
 /* Whether ftrace can hook @name: the filter every later hook sets. */
-static bool ftagent_traceable(const char *name)
+bool ftagent_traceable(const char *name)
 {
 	struct ftrace_ops *scratch;
 	bool found;
@@ -209,8 +228,11 @@ int __init ftagent_symbols_init(bool strict)
 		return -EINVAL;
 	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_internals); i++) {
-		const struct ftagent_internal *in = &ftagent_internals[i];
+		struct ftagent_internal *in = &ftagent_internals[i];
 
+		if (in->feature == FTAGENT_FEATURE_IOURING && in->name &&
+		    !ftagent_iouring_needs(in->name))
+			in->name = NULL;	/* the other mode's */
 		if (!in->name)
 			continue;
 		if (ftagent_pretend_missing(in->name) ||

@@ -27,6 +27,12 @@ int ftagent_symbols_init(bool strict);
  */
 int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name);
 
+/*
+ * Whether ftrace can hook function @name (a scan of every traceable
+ * function: a quarter of a second under TCG). Process context.
+ */
+bool ftagent_traceable(const char *name);
+
 /* Bits of enum ftagent_feature found off on this kernel so far. */
 extern unsigned long ftagent_degraded;
 

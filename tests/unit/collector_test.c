@@ -409,6 +409,68 @@ static void state_survives_kill_and_stop(void **state)
 }
 
 /*
+ * A snapshot written before ABI 0.6's iouring loss cause ("FTAGSNP1",
+ * four kernel loss causes) is read and widened on upgrade: its totals
+ * are kept, not set aside.
+ */
+static void a_snapshot_of_the_previous_layout_is_kept(void **state)
+{
+	char dir[] = "/tmp/ftagentd-state-XXXXXX", path[128];
+	const size_t lost_off = 8 * (1 + __FTD_T_MAX + __FTAGENT_REC_MAX +
+				     __FTAGENT_EV_LOSS_MAX + __FTD_DROP_MAX);
+	const uint64_t v1_magic = 0x31504e5347415446ull;
+	struct ftd_collector live, back;
+	struct ftd_state st;
+	unsigned char *buf;
+	uint64_t seq;
+	long len;
+	FILE *f;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	init(&live, 16);
+	assert_int_equal(0, ftd_state_open(&st, dir, &live));
+	for (seq = 1; seq <= 5; seq++)
+		work(&live, &st, seq);
+	live.kernel_lost[FTAGENT_LOSS_COUNTER_TABLE] = 3;
+	live.kernel_lost[FTAGENT_LOSS_PENDING_TABLE] = 9;
+	assert_int_equal(0, ftd_state_snapshot(&st, &live));
+	ftd_state_close(&st);
+
+	/* Rewrite it as the old build wrote it: the last cause taken out. */
+	snprintf(path, sizeof(path), "%s/snapshot", dir);
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	buf = malloc(len);
+	assert_non_null(buf);
+	assert_int_equal(1, fread(buf, len, 1, f));
+	fclose(f);
+	memcpy(buf, &v1_magic, 8);
+	memmove(buf + lost_off + 8 * 4, buf + lost_off + 8 * 5,
+		len - lost_off - 8 * 5);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(1, fwrite(buf, len - 8, 1, f));
+	fclose(f);
+	free(buf);
+
+	init(&back, 16);
+	assert_int_equal(0, ftd_state_open(&st, dir, &back));
+	assert_same(&live, &back);
+	assert_int_equal(3, back.kernel_lost[FTAGENT_LOSS_COUNTER_TABLE]);
+	assert_int_equal(9, back.kernel_lost[FTAGENT_LOSS_PENDING_TABLE]);
+	assert_int_equal(0, back.kernel_lost[FTAGENT_LOSS_IOURING]);
+	ftd_state_close(&st);
+	ftd_collector_free(&live);
+	ftd_collector_free(&back);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	assert_int_equal(0, system(path));
+}
+
+/*
  * One drain reads CPU 0's file, then CPU 1's: a child's EXIT (CPU 0,
  * later) comes before its FORK (CPU 1, earlier). In written order, the
  * exited process keeps the name it had at exit, not its parent's.
@@ -468,6 +530,7 @@ int main(void)
 		cmocka_unit_test(gap_records_count_losses_by_cause),
 		cmocka_unit_test(event_log_keeps_its_bound_and_filters),
 		cmocka_unit_test(state_survives_kill_and_stop),
+		cmocka_unit_test(a_snapshot_of_the_previous_layout_is_kept),
 		cmocka_unit_test(an_exit_read_before_its_fork_keeps_its_name),
 	};
 

@@ -101,6 +101,9 @@ static int cpu_attr(const struct nlattr *a, void *data)
 	case FTAGENT_CPU_A_LOST_PENDING_TABLE:
 		val = &c->lost[FTAGENT_LOSS_PENDING_TABLE];
 		break;
+	case FTAGENT_CPU_A_LOST_IOURING:
+		val = &c->lost[FTAGENT_LOSS_IOURING];
+		break;
 	case FTAGENT_CPU_A_EV_EMITTED: val = &c->ev_emitted; break;
 	case FTAGENT_CPU_A_EV_DELIVERED: val = &c->ev_delivered; break;
 	case FTAGENT_CPU_A_EV_PEAK_BYTES: val = &c->ev_peak_bytes; break;
@@ -474,6 +477,7 @@ const char *ftagent_loss_name(unsigned int cause)
 		[FTAGENT_LOSS_RECURSION] = "recursion",
 		[FTAGENT_LOSS_USER_READ] = "user_read",
 		[FTAGENT_LOSS_PENDING_TABLE] = "pending_table",
+		[FTAGENT_LOSS_IOURING] = "iouring",
 	};
 
 	return cause < __FTAGENT_LOSS_MAX ? names[cause] : "unknown";

@@ -157,6 +157,7 @@ const char *ftagent_feature_name(unsigned int feature)
 			"send rules and budgets on sendfile and splice",
 		[FTAGENT_FEATURE_GATE_SCTP] =
 			"connect and bind rules on SCTP connectx and bindx",
+		[FTAGENT_FEATURE_IOURING] = "io_uring counting",
 	};
 
 	if (feature < sizeof(names) / sizeof(names[0]))

@@ -137,6 +137,9 @@ enum ftagent_obj_kind {
  *	back from the caller's msg_len fields; those bytes were not counted
  * @FTAGENT_LOSS_PENDING_TABLE: ftrace set: too many tasks were inside
  *	traced calls at once for the in-flight table; the call was not counted
+ * @FTAGENT_LOSS_IOURING: an io_uring request that moved bytes completed
+ *	where the module cannot see it on this kernel (docs/hooks.md,
+ *	"io_uring"); its bytes were not counted or charged (since ABI 0.6)
  *
  * Calls a kretprobe missed (no free instance, or a probe already running)
  * are counted per hook: FTAGENT_HOOK_A_MISSED.
@@ -146,6 +149,7 @@ enum ftagent_loss {
 	FTAGENT_LOSS_RECURSION,
 	FTAGENT_LOSS_USER_READ,
 	FTAGENT_LOSS_PENDING_TABLE,
+	FTAGENT_LOSS_IOURING,
 
 	__FTAGENT_LOSS_MAX
 };
@@ -392,6 +396,11 @@ enum ftagent_ctl_attr {
  * @FTAGENT_FEATURE_GATE_SCTP: connect and bind rules on SCTP's connectx,
  *	bindx and implicit connects (security_sctp_bind_connect; since
  *	ABI 0.6)
+ * @FTAGENT_FEATURE_IOURING: counting and charging of io_uring requests
+ *	(io_req_complete_post and io_free_batch_list on kernels that keep
+ *	them out of line, as 6.1; else the io_uring_complete and
+ *	io_uring_submit_req tracepoints and io_req_cqe_overflow; since
+ *	ABI 0.6). Without it io_uring I/O is gated but not counted
  *
  * A rule or budget set that needs a gate feature that is off is refused
  * (EOPNOTSUPP with a message), except GATE_SENDPAGE and GATE_SCTP: then
@@ -414,6 +423,7 @@ enum ftagent_feature {
 	FTAGENT_FEATURE_GATE_RW,
 	FTAGENT_FEATURE_GATE_SENDPAGE,
 	FTAGENT_FEATURE_GATE_SCTP,
+	FTAGENT_FEATURE_IOURING,
 
 	__FTAGENT_FEATURE_MAX
 };
@@ -689,6 +699,7 @@ enum ftagent_cpu_attr {
 	FTAGENT_CPU_A_EV_LOST,		/* nest of u64 by enum ftagent_event_loss + 1 */
 	FTAGENT_CPU_A_EV_PEAK_BYTES,	/* u64, most bytes the buffer held */
 	FTAGENT_CPU_A_EV_DISCARDED,	/* u64, delivered, then dropped unread */
+	FTAGENT_CPU_A_LOST_IOURING,	/* u64, FTAGENT_LOSS_IOURING (0.6) */
 
 	__FTAGENT_CPU_A_MAX
 };

@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * io_uring requests, counted and charged when they complete.
+ *
+ * io_uring moves bytes without passing any traced system call: the
+ * submitting thread, an io-wq worker (iou-wrk-N) or the SQPOLL thread
+ * (iou-sqp-N) calls the file's and the socket's methods directly. So each
+ * request is charged from the request itself when it completes: its
+ * opcode, its result (req->cqe.res, the whole request's byte count with
+ * io_uring's own retries added in), its file (held by the request until
+ * it is freed) and its task (the thread that submitted it, or the SQPOLL
+ * thread, which belongs to the process that set the ring up).
+ *
+ * "Every completion once" takes different hooks on different kernels,
+ * because of inlining (docs/design/io_uring.md has the evidence):
+ *
+ *  - FUNNELS (6.1): every completion, whether its CQE is written,
+ *    overflowed or skipped (IOSQE_CQE_SKIP_SUCCESS), passes exactly one of
+ *    io_req_complete_post(req) and io_free_batch_list(ctx, node), once.
+ *  - TRACEPOINT (6.12, where those two are inlined): the io_uring_complete
+ *    tracepoint for each CQE written, io_req_cqe_overflow(req) for each
+ *    one sent to the overflow list, and for requests submitted with
+ *    IOSQE_CQE_SKIP_SUCCESS, which pass neither when they succeed: the
+ *    io_uring_submit_req tracepoint files them in a table of pending
+ *    skipped requests, and __io_submit_flush_completions(), which every
+ *    one of them passes on its way to be freed, charges those it finds
+ *    there. A full table counts the request as lost.
+ *
+ * The extra CQEs of multishot requests (a receive's chunks, a multishot
+ * accept's connections; on 6.12 also read-multishot and send bundles)
+ * carry no request. The handler about to post them is hooked (6.1:
+ * io_recv, io_recvmsg, io_accept; 6.12: io_req_post_cqe) and leaves a
+ * per-CPU snapshot of what its request would be charged to: the CQE that
+ * follows on the same CPU, from the same task, for the same ring and
+ * user_data, is charged to it. A task moved off its CPU in between, or a
+ * snapshot another task overwrote, leaves the CQE unmatched: counted as
+ * lost (FTAGENT_LOSS_IOURING), as are a multishot poll's events, which
+ * cannot be told apart from them, so that count is an upper bound.
+ *
+ * The input end of an io_uring splice is not held by the request: its
+ * bytes are counted as lost.
+ *
+ * The mode is chosen at load by whether io_req_complete_post can be found
+ * (symbols.c asks ftagent_iouring_needs()); a missing name of the chosen
+ * mode turns FTAGENT_FEATURE_IOURING off, never counts wrongly.
+ *
+ * Budgets: the bytes are charged to the principal of the submitting task
+ * (req->task), under the credentials the request ran with (req->creds,
+ * when it has its own), whoever completes it: its own thread, an io-wq
+ * worker, the SQPOLL thread, another process sharing the ring, or a
+ * kernel worker at ring teardown. An io thread is matched by its
+ * process's name (gate.c), as the gate matches it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ftrace.h>
+#include <linux/io_uring.h>
+#include <linux/hash.h>
+#include <linux/kprobes.h>
+#include <linux/percpu.h>
+#include <linux/sched.h>
+#include <linux/tracepoint.h>
+
+#include "account.h"
+#include "compat/ftrace.h"
+#include "counters.h"
+#include "filters.h"
+#include "hooks.h"
+#include "iouring.h"
+#include "symbols.h"
+#include "features.h"
+
+#ifdef CONFIG_IO_URING
+#include <linux/io_uring_types.h>
+
+/* What a completed request of each opcode moved. */
+enum ftagent_iouring_class {
+	FTAGENT_IOUR_NONE,
+	FTAGENT_IOUR_IN,	/* bytes in on req->file */
+	FTAGENT_IOUR_OUT,	/* bytes out on req->file */
+	FTAGENT_IOUR_SPLICE,	/* bytes out on req->file; the input unseen */
+	FTAGENT_IOUR_CONNECT,	/* a call out on the socket, no bytes */
+	FTAGENT_IOUR_ACCEPT,	/* a call in on the listening socket */
+};
+
+static const u8 ftagent_iouring_class[IORING_OP_LAST] = {
+	[IORING_OP_READV] = FTAGENT_IOUR_IN,
+	[IORING_OP_READ_FIXED] = FTAGENT_IOUR_IN,
+	[IORING_OP_READ] = FTAGENT_IOUR_IN,
+	[IORING_OP_RECVMSG] = FTAGENT_IOUR_IN,
+	[IORING_OP_RECV] = FTAGENT_IOUR_IN,
+	[IORING_OP_WRITEV] = FTAGENT_IOUR_OUT,
+	[IORING_OP_WRITE_FIXED] = FTAGENT_IOUR_OUT,
+	[IORING_OP_WRITE] = FTAGENT_IOUR_OUT,
+	[IORING_OP_SENDMSG] = FTAGENT_IOUR_OUT,
+	[IORING_OP_SEND] = FTAGENT_IOUR_OUT,
+	/* Its notification CQE belongs to a NOP request: counted once. */
+	[IORING_OP_SEND_ZC] = FTAGENT_IOUR_OUT,
+	[IORING_OP_SENDMSG_ZC] = FTAGENT_IOUR_OUT,
+	[IORING_OP_SPLICE] = FTAGENT_IOUR_SPLICE,
+	[IORING_OP_CONNECT] = FTAGENT_IOUR_CONNECT,
+	[IORING_OP_ACCEPT] = FTAGENT_IOUR_ACCEPT,
+#ifdef FTAGENT_HAVE_IO_URING_READ_MULTISHOT
+	[IORING_OP_READ_MULTISHOT] = FTAGENT_IOUR_IN,
+#endif
+};
+
+static unsigned int ftagent_iouring_class_of(const struct io_kiocb *req)
+{
+	unsigned int op = READ_ONCE(req->opcode);
+
+	return op < ARRAY_SIZE(ftagent_iouring_class) ?
+	       ftagent_iouring_class[op] : FTAGENT_IOUR_NONE;
+}
+
+/* What a request of @class that returned @res charges: bytes or a call. */
+static long ftagent_iouring_ret(unsigned int class, long res)
+{
+	if (class == FTAGENT_IOUR_CONNECT || class == FTAGENT_IOUR_ACCEPT)
+		return res < 0 ? res : 0;
+	return res;
+}
+
+static enum ftagent_dir ftagent_iouring_dir(unsigned int class)
+{
+	return class == FTAGENT_IOUR_IN || class == FTAGENT_IOUR_ACCEPT ?
+	       FTAGENT_DIR_IN : FTAGENT_DIR_OUT;
+}
+
+/*
+ * Charge one completed request. Preemption is off; the request, its file,
+ * its credentials and its task stay valid until the completion path
+ * frees them, after the hook has run.
+ */
+static void notrace ftagent_iouring_charge(struct io_kiocb *req)
+{
+	unsigned int class = ftagent_iouring_class_of(req);
+	const struct cred *cred = NULL;
+	struct task_struct *task;
+	struct file *file;
+	long res;
+
+	if (class == FTAGENT_IOUR_NONE)
+		return;
+	task = READ_ONCE(req->task);
+	file = READ_ONCE(req->file);
+	if (!task || !file)
+		return;		/* failed before it had a file: nothing ran */
+	/* Punted to io-wq, or a registered personality: what it ran as. */
+	if (READ_ONCE(req->flags) & REQ_F_CREDS)
+		cred = READ_ONCE(req->creds);
+	res = READ_ONCE(req->cqe.res);
+	ftagent_account_file(task, cred, file, ftagent_iouring_dir(class),
+			     ftagent_iouring_ret(class, res),
+			     class == FTAGENT_IOUR_SPLICE);
+	if (class == FTAGENT_IOUR_SPLICE && res > 0)
+		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+}
+
+/*
+ * A multishot request about to post extra CQEs: what they are charged
+ * to, by value. The task, ring and tag are only compared, never followed,
+ * so a snapshot outliving its request is harmless.
+ */
+struct ftagent_iouring_snap {
+	struct task_struct *task;
+	void *ctx;
+	u64 user_data;
+	u8 class;
+	struct ftagent_key key;
+};
+
+static DEFINE_PER_CPU(struct ftagent_iouring_snap, ftagent_iouring_snap);
+
+static void notrace ftagent_iouring_snapshot(struct io_kiocb *req)
+{
+	struct ftagent_iouring_snap *snap = this_cpu_ptr(&ftagent_iouring_snap);
+	unsigned int class = ftagent_iouring_class_of(req);
+	struct task_struct *task = READ_ONCE(req->task);
+	struct file *file = READ_ONCE(req->file);
+
+	snap->task = NULL;
+	if (class == FTAGENT_IOUR_NONE || class == FTAGENT_IOUR_SPLICE ||
+	    !task || !file ||
+	    !ftagent_account_key(file, task->tgid, &snap->key))
+		return;
+	snap->ctx = READ_ONCE(req->ctx);
+	snap->user_data = READ_ONCE(req->cqe.user_data);
+	snap->class = class;
+	snap->task = current;
+}
+
+/* An extra CQE was written: charge it to the snapshot it matches. */
+static void notrace ftagent_iouring_extra_cqe(void *ctx, u64 user_data,
+					      int res, unsigned int cflags)
+{
+	struct ftagent_iouring_snap *snap = this_cpu_ptr(&ftagent_iouring_snap);
+
+	if (snap->task == current && snap->ctx == ctx &&
+	    snap->user_data == user_data) {
+		/* Run in the submitter's context (poll task_work): its own. */
+		ftagent_account_key_charge(current, NULL, &snap->key,
+					   ftagent_iouring_dir(snap->class),
+					   ftagent_iouring_ret(snap->class,
+							       res),
+					   false);
+		return;
+	}
+	if (res > 0 && (cflags & IORING_CQE_F_MORE))
+		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+}
+
+/*
+ * FUNNELS: io_recv, io_recvmsg, io_accept (req, issue_flags): the
+ * handlers that post a multishot request's extra CQEs on 6.1.
+ */
+static void notrace ftagent_iouring_handler_hook(unsigned long ip,
+						 unsigned long parent_ip,
+						 struct ftrace_ops *op,
+						 struct ftrace_regs *fregs)
+{
+	struct io_kiocb *req = (struct io_kiocb *)ftagent_fregs_args(fregs)->di;
+
+	if (!(READ_ONCE(req->flags) & REQ_F_APOLL_MULTISHOT))
+		return;
+	preempt_disable_notrace();
+	ftagent_iouring_snapshot(req);
+	preempt_enable_notrace();
+}
+
+/* TRACEPOINT: io_req_post_cqe(req, res, cflags): an extra CQE, next. */
+static void notrace ftagent_iouring_post_cqe_hook(unsigned long ip,
+						  unsigned long parent_ip,
+						  struct ftrace_ops *op,
+						  struct ftrace_regs *fregs)
+{
+	struct io_kiocb *req = (struct io_kiocb *)ftagent_fregs_args(fregs)->di;
+
+	preempt_disable_notrace();
+	ftagent_iouring_snapshot(req);
+	preempt_enable_notrace();
+}
+
+/*
+ * TRACEPOINT: requests submitted with IOSQE_CQE_SKIP_SUCCESS and not yet
+ * charged, by address: a set-associative table, so that a full set
+ * loses one request, counted, instead of probing without end. A request
+ * is taken out when it is charged, and, since a freed request's memory is
+ * reused for new ones, when its address is submitted again.
+ */
+#define FTAGENT_SKIP_BITS	10
+#define FTAGENT_SKIP_WAYS	4
+
+static void *ftagent_skip_table[1 << FTAGENT_SKIP_BITS][FTAGENT_SKIP_WAYS];
+static DEFINE_RAW_SPINLOCK(ftagent_skip_lock);
+static atomic_t ftagent_skip_count = ATOMIC_INIT(0);
+
+static bool ftagent_skip_insert(void *req)
+{
+	void **set = ftagent_skip_table[hash_ptr(req, FTAGENT_SKIP_BITS)];
+	unsigned long flags;
+	int i, free = -1;
+
+	raw_spin_lock_irqsave(&ftagent_skip_lock, flags);
+	for (i = 0; i < FTAGENT_SKIP_WAYS; i++) {
+		if (set[i] == req)
+			break;
+		if (!set[i] && free < 0)
+			free = i;
+	}
+	if (i == FTAGENT_SKIP_WAYS && free >= 0) {
+		set[free] = req;
+		atomic_inc(&ftagent_skip_count);
+	}
+	raw_spin_unlock_irqrestore(&ftagent_skip_lock, flags);
+	return i < FTAGENT_SKIP_WAYS || free >= 0;
+}
+
+/* Whether @req was in the table; it is not any more. */
+static bool ftagent_skip_take(void *req)
+{
+	void **set = ftagent_skip_table[hash_ptr(req, FTAGENT_SKIP_BITS)];
+	unsigned long flags;
+	bool found = false;
+	int i;
+
+	if (!atomic_read(&ftagent_skip_count))
+		return false;
+	raw_spin_lock_irqsave(&ftagent_skip_lock, flags);
+	for (i = 0; i < FTAGENT_SKIP_WAYS; i++)
+		if (set[i] == req) {
+			set[i] = NULL;
+			atomic_dec(&ftagent_skip_count);
+			found = true;
+			break;
+		}
+	raw_spin_unlock_irqrestore(&ftagent_skip_lock, flags);
+	return found;
+}
+
+static void ftagent_skip_clear(void)
+{
+	memset(ftagent_skip_table, 0, sizeof(ftagent_skip_table));
+	atomic_set(&ftagent_skip_count, 0);
+}
+
+/* FUNNELS: io_req_complete_post(req). */
+static void notrace ftagent_iouring_post_hook(unsigned long ip,
+					      unsigned long parent_ip,
+					      struct ftrace_ops *op,
+					      struct ftrace_regs *fregs)
+{
+	struct io_kiocb *req = (struct io_kiocb *)ftagent_fregs_args(fregs)->di;
+
+	preempt_disable_notrace();
+	ftagent_iouring_charge(req);
+	preempt_enable_notrace();
+}
+
+/*
+ * FUNNELS: io_free_batch_list(ctx, node): the completed requests of a
+ * batch, chained through comp_list, under the ring's uring_lock.
+ */
+static void notrace ftagent_iouring_batch_hook(unsigned long ip,
+					       unsigned long parent_ip,
+					       struct ftrace_ops *op,
+					       struct ftrace_regs *fregs)
+{
+	struct io_wq_work_node *node =
+		(struct io_wq_work_node *)ftagent_fregs_args(fregs)->si;
+
+	preempt_disable_notrace();
+	for (; node; node = READ_ONCE(node->next))
+		ftagent_iouring_charge(container_of(node, struct io_kiocb,
+						    comp_list));
+	preempt_enable_notrace();
+}
+
+/*
+ * TRACEPOINT: io_req_cqe_overflow(req): a CQE that found the ring full.
+ * (A skipped request that failed posts one: it leaves the skip table.)
+ */
+static void notrace ftagent_iouring_overflow_hook(unsigned long ip,
+						  unsigned long parent_ip,
+						  struct ftrace_ops *op,
+						  struct ftrace_regs *fregs)
+{
+	struct io_kiocb *req = (struct io_kiocb *)ftagent_fregs_args(fregs)->di;
+
+	preempt_disable_notrace();
+	ftagent_skip_take(req);
+	ftagent_iouring_charge(req);
+	preempt_enable_notrace();
+}
+
+/*
+ * TRACEPOINT: __io_submit_flush_completions(ctx), under the ring's
+ * uring_lock: the batch about to be posted and freed. Every request
+ * passes here on its way to be freed, a skipped one too (6.12 sends even
+ * io-wq's through it); those still in the skip table are charged.
+ */
+static void notrace ftagent_iouring_flush_hook(unsigned long ip,
+					       unsigned long parent_ip,
+					       struct ftrace_ops *op,
+					       struct ftrace_regs *fregs)
+{
+	struct io_ring_ctx *ctx =
+		(struct io_ring_ctx *)ftagent_fregs_args(fregs)->di;
+	struct io_wq_work_node *node;
+
+	if (!atomic_read(&ftagent_skip_count))
+		return;
+	preempt_disable_notrace();
+	for (node = READ_ONCE(ctx->submit_state.compl_reqs.first); node;
+	     node = READ_ONCE(node->next)) {
+		struct io_kiocb *req =
+			container_of(node, struct io_kiocb, comp_list);
+
+		if ((READ_ONCE(req->flags) & REQ_F_CQE_SKIP) &&
+		    ftagent_skip_take(req))
+			ftagent_iouring_charge(req);
+	}
+	preempt_enable_notrace();
+}
+
+static bool ftagent_iouring_funnel_mode;
+
+/*
+ * io_uring_complete: a CQE written to the ring. With a request: charged
+ * here in TRACEPOINT mode (FUNNELS charges it at its funnel). Without
+ * one: an extra CQE of a multishot request.
+ */
+static void notrace ftagent_iouring_complete_probe(void *data, void *ctx,
+						   void *req, u64 user_data,
+						   int res, unsigned int cflags,
+						   u64 extra1, u64 extra2)
+{
+	if (!req) {
+		ftagent_iouring_extra_cqe(ctx, user_data, res, cflags);
+		return;
+	}
+	if (!READ_ONCE(ftagent_iouring_funnel_mode)) {
+		/* A skipped request that failed posts its CQE. */
+		ftagent_skip_take(req);
+		ftagent_iouring_charge(req);
+	}
+}
+
+/*
+ * TRACEPOINT: io_uring_submit_req, in the submitting task: a request
+ * asking not to post its CQE on success is filed in the skip table. Any
+ * other takes out what a freed request at the same address left there.
+ */
+static void notrace ftagent_iouring_submit_probe(void *data,
+						 struct io_kiocb *req)
+{
+	if (!(READ_ONCE(req->flags) & REQ_F_CQE_SKIP) ||
+	    ftagent_iouring_class_of(req) == FTAGENT_IOUR_NONE) {
+		ftagent_skip_take(req);
+		return;
+	}
+	if (!ftagent_skip_insert(req))
+		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+}
+
+struct ftagent_iouring_fn {
+	const char *symbol;
+	bool funnel;		/* FUNNELS mode, else TRACEPOINT mode */
+	struct ftrace_ops ops;
+	bool filtered;		/* a filter was set: freed once, at exit */
+	bool registered;
+};
+
+static struct ftagent_iouring_fn ftagent_iouring_fns[] = {
+	{ .symbol = "io_req_complete_post", .funnel = true,
+	  .ops = { .func = ftagent_iouring_post_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "io_free_batch_list", .funnel = true,
+	  .ops = { .func = ftagent_iouring_batch_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "io_recv", .funnel = true,
+	  .ops = { .func = ftagent_iouring_handler_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "io_recvmsg", .funnel = true,
+	  .ops = { .func = ftagent_iouring_handler_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "io_accept", .funnel = true,
+	  .ops = { .func = ftagent_iouring_handler_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "io_req_cqe_overflow", .funnel = false,
+	  .ops = { .func = ftagent_iouring_overflow_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "__io_submit_flush_completions", .funnel = false,
+	  .ops = { .func = ftagent_iouring_flush_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "io_req_post_cqe", .funnel = false,
+	  .ops = { .func = ftagent_iouring_post_cqe_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+};
+
+struct ftagent_iouring_tp {
+	const char *name;
+	bool funnel_too;	/* needed in FUNNELS mode as well */
+	void *probe;
+	struct tracepoint *tp;
+	bool registered;
+};
+
+static struct ftagent_iouring_tp ftagent_iouring_tps[] = {
+	{ .name = "io_uring_complete", .funnel_too = true,
+	  .probe = ftagent_iouring_complete_probe },
+	{ .name = "io_uring_submit_req", .funnel_too = false,
+	  .probe = ftagent_iouring_submit_probe },
+};
+
+/*
+ * Whether this kernel keeps io_req_complete_post out of line. A kprobe
+ * registered disabled finds a function by name without arming anything,
+ * and is cheap; -ENOENT means the name is not there (inlined). Any other
+ * answer (no kprobes, a name kprobes refuse) is settled by ftrace itself,
+ * at the cost of a scan of every traceable function. A function that
+ * exists but cannot be traced then turns the feature off (it is looked
+ * up again, and reported, when hooked), never on halfway.
+ */
+static bool ftagent_iouring_funnels(void)
+{
+	struct kprobe kp = { .symbol_name = "io_req_complete_post",
+			     .flags = KPROBE_FLAG_DISABLED };
+	static int funnels = -1;
+	int err;
+
+	if (funnels >= 0)
+		return funnels;
+	err = register_kprobe(&kp);
+	if (!err)
+		unregister_kprobe(&kp);
+	if (!err || err == -ENOENT)
+		funnels = !err;
+	else
+		funnels = ftagent_traceable("io_req_complete_post");
+	return funnels;
+}
+
+bool ftagent_iouring_needs(const char *name)
+{
+	unsigned int i;
+	bool funnels = ftagent_iouring_funnels();
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++)
+		if (!strcmp(ftagent_iouring_fns[i].symbol, name))
+			return ftagent_iouring_fns[i].funnel == funnels;
+	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_tps); i++)
+		if (!strcmp(ftagent_iouring_tps[i].name, name))
+			return ftagent_iouring_tps[i].funnel_too || !funnels;
+	return true;
+}
+
+/* Take every hook off; the filters stay until exit. */
+static void ftagent_iouring_unhook(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_tps); i++) {
+		struct ftagent_iouring_tp *t = &ftagent_iouring_tps[i];
+
+		if (t->registered)
+			tracepoint_probe_unregister(t->tp, t->probe, NULL);
+		t->registered = false;
+	}
+	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
+		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
+
+		if (f->registered)
+			unregister_ftrace_function(&f->ops);
+		f->registered = false;
+	}
+	tracepoint_synchronize_unregister();
+}
+
+void ftagent_iouring_exit(void)
+{
+	unsigned int i;
+
+	ftagent_iouring_unhook();
+	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
+		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
+
+		/*
+		 * Once: ftrace_free_filter() leaves the ops pointing at the
+		 * hashes it freed, so a second call would free them again.
+		 */
+		if (f->filtered)
+			ftrace_free_filter(&f->ops);
+		f->filtered = false;
+	}
+}
+
+int ftagent_iouring_init(void)
+{
+	bool funnels = ftagent_iouring_funnels();
+	unsigned int i;
+	int err;
+
+	WRITE_ONCE(ftagent_iouring_funnel_mode, funnels);
+	ftagent_skip_clear();
+	if (ftagent_feature_off(FTAGENT_FEATURE_IOURING))
+		return 0;	/* a tracepoint is missing: said at load */
+	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
+		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
+
+		if (f->funnel != funnels)
+			continue;
+		err = ftagent_symbol_filter(&f->ops, f->symbol);
+		f->filtered = true;
+		if (err == -ENOENT) {
+			/*
+			 * Said once (symbols.c), and the feature is off: count
+			 * nothing rather than half. The hooks already set are
+			 * taken off; exit frees the rest, once.
+			 */
+			ftagent_iouring_unhook();
+			return 0;
+		}
+		if (!err)
+			err = register_ftrace_function(&f->ops);
+		if (err) {
+			pr_err("io_uring: cannot trace %s: %d\n", f->symbol,
+			       err);
+			goto err;
+		}
+		f->registered = true;
+	}
+	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_tps); i++) {
+		struct ftagent_iouring_tp *t = &ftagent_iouring_tps[i];
+
+		if (!t->funnel_too && funnels)
+			continue;
+		t->tp = ftagent_tracepoint(t->name);
+		err = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
+			      -ENOENT;
+		if (err) {
+			pr_err("io_uring: tracepoint %s: %d\n", t->name, err);
+			goto err;
+		}
+		t->registered = true;
+	}
+	return 0;
+err:
+	ftagent_iouring_exit();
+	return err;
+}
+
+#else /* !CONFIG_IO_URING: nothing to count */
+
+bool ftagent_iouring_needs(const char *name)
+{
+	return false;
+}
+
+int ftagent_iouring_init(void)
+{
+	return 0;
+}
+
+void ftagent_iouring_exit(void)
+{
+}
+
+#endif
