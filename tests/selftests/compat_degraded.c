@@ -322,6 +322,8 @@ MISSING(gate_recv, "security_socket_recvmsg", GATE_RECV, BUDGET,
 	FTAGENT_METRIC_BYTES_RECEIVED);
 MISSING(gate_rw, "security_file_permission", GATE_RW, BUDGET,
 	FTAGENT_METRIC_BYTES_READ);
+/* Needed by both io_uring modes (kmod/iouring.c). */
+MISSING(iouring, "io_uring_complete", IOURING, STATUS_ONLY, 0);
 
 FIXTURE_VARIANT_ADD(missing, kernel_sendpage){
 	.name = "kernel_sendpage",
