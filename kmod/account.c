@@ -235,12 +235,14 @@ static void ftagent_charge_transfer_end(unsigned int fd, enum ftagent_dir dir,
 		ftagent_counter_charge(key, dir, ret);
 }
 
-/* The O_* flags an open call was given. */
+/*
+ * The O_* flags an open call was given, from its saved registers. For
+ * openat2 they are in the caller's struct open_how, which a sibling
+ * thread may rewrite before the call returns: FTAGENT_OPEN_FLAGS_FILE
+ * has the record take them from the file opened instead.
+ */
 static u32 ftagent_open_flags(u8 class, const struct pt_regs *uregs)
 {
-	const struct open_how __user *how;
-	u64 flags = 0;
-
 	switch (class) {
 	case FTAGENT_CALL_OPEN:
 		return uregs->si;
@@ -249,11 +251,7 @@ static u32 ftagent_open_flags(u8 class, const struct pt_regs *uregs)
 	case FTAGENT_CALL_CREAT:
 		return O_CREAT | O_WRONLY | O_TRUNC;
 	default:
-		/* openat2: the kernel has just read it; it is in memory. */
-		how = (const struct open_how __user *)uregs->dx;
-		if (copy_from_user_nofault(&flags, &how->flags, sizeof(flags)))
-			flags = 0;
-		return flags;
+		return FTAGENT_OPEN_FLAGS_FILE;
 	}
 }
 

@@ -473,6 +473,9 @@ void ftagent_event_open_fd(unsigned int fd, u32 flags)
 	r->dev = new_encode_dev(inode->i_sb->s_dev);
 	r->mode = inode->i_mode;
 	r->fd = fd;
+	if (flags == FTAGENT_OPEN_FLAGS_FILE)
+		flags = file->f_flags |
+			(file->f_mode & FMODE_CREATED ? O_CREAT : 0);
 	r->flags = flags;
 	ftagent_event_commit(hdr, size);
 out:

@@ -6,6 +6,7 @@
 #ifndef _FTAGENT_LIFECYCLE_H
 #define _FTAGENT_LIFECYCLE_H
 
+#include <linux/limits.h>
 #include <linux/types.h>
 
 struct socket;
@@ -20,6 +21,12 @@ void ftagent_lifecycle_exit(void);
  */
 void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
 			   u32 backlog);
+/*
+ * @flags: the O_* flags of the call, or FTAGENT_OPEN_FLAGS_FILE for the
+ * file's own (f_flags, and O_CREAT if this open created it; O_EXCL and
+ * O_TRUNC are not kept there).
+ */
+#define FTAGENT_OPEN_FLAGS_FILE	U32_MAX
 void ftagent_event_open_fd(unsigned int fd, u32 flags);
 
 #endif /* _FTAGENT_LIFECYCLE_H */

@@ -7,6 +7,7 @@
  * plain string prefix of that path), while a sibling path still gives one.
  */
 #include <linux/openat2.h>
+#include <pthread.h>
 
 #include "kselftest_harness.h"
 #include "events_test.h"
@@ -137,6 +138,67 @@ TEST_F(file, every_open_call_gives_one_record_like_fstat)
 	for (i = 0; i < 5; i++)
 		close(fd[i]);
 	close(dfd);
+}
+
+struct rewriter {
+	struct open_how how;
+	char fifo[128];
+	pid_t tid;
+	int writer;
+};
+
+/*
+ * Once the opener is blocked inside openat2 (on a FIFO with no writer,
+ * after the kernel has read its flags), rewrite the flags in its memory,
+ * then open the FIFO's other end to let the call return.
+ */
+static void *rewrite_flags(void *arg)
+{
+	struct rewriter *w = arg;
+	char path[64], buf[32];
+	int tries;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", w->tid);
+	for (tries = 0; tries < 3000; tries++) {
+		ssize_t n = ev_read_file(path, buf, sizeof(buf) - 1);
+
+		buf[n > 0 ? n : 0] = '\0';
+		if (atoi(buf) == SYS_openat2)
+			break;
+		ev_sleep_ms(10);
+	}
+	w->how.flags = O_WRONLY | O_APPEND;
+	w->writer = open(w->fifo, O_WRONLY | O_NONBLOCK);
+	return NULL;
+}
+
+/*
+ * openat2 reads its flags from the caller's memory, which a sibling
+ * thread can rewrite while the call runs: the record carries the flags
+ * the file was opened with, not what the memory says at return.
+ */
+TEST_F(file, openat2_records_the_flags_the_file_has)
+{
+	struct rewriter w = {.how = {.flags = O_RDONLY}};
+	pthread_t t;
+	int fd;
+
+	snprintf(w.fifo, sizeof(w.fifo), "%s/fifo", self->dir);
+	ASSERT_EQ(0, mkfifo(w.fifo, 0600));
+	w.tid = syscall(SYS_gettid);
+	ASSERT_LE(0, ev_drain(&self->log));
+	ev_forget(&self->log);
+	ASSERT_EQ(0, pthread_create(&t, NULL, rewrite_flags, &w));
+	fd = syscall(SYS_openat2, AT_FDCWD, w.fifo, &w.how, sizeof(w.how));
+	pthread_join(t, NULL);
+	ASSERT_LE(0, w.writer);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(O_WRONLY | O_APPEND, w.how.flags);
+	ASSERT_LE(0, ev_drain(&self->log));
+	EXPECT_EQ(O_RDONLY, fdinfo_flags(fd) & FLAG_MASK);
+	expect_open(_metadata, &self->log, fd, O_RDONLY);
+	close(fd);
+	close(w.writer);
 }
 
 /* Open @path and drain: how many OPEN records of it by us came. */
