@@ -129,7 +129,7 @@ $(BUILD)/man/%: docs/man/%.scd
 	scdoc <$< >$@.tmp && mv $@.tmp $@
 
 # Static, so the guest can run it from tmpfs with no 9p access.
-$(FTBENCH): tools/bench/ftbench.c
+$(FTBENCH): tools/bench/ftbench.c tools/lib/iouring_raw.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -static -o $@ $<
 $(AUDIT_BENCH): daemon/bench/audit_bench.c $(DAEMON_LIB) $(LIB)

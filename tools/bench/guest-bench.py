@@ -35,7 +35,7 @@ MEMINFO_KEYS = ("MemFree", "Slab", "SUnreclaim", "VmallocUsed", "Percpu")
 WORKLOADS = ["getppid", "send_1k", "pread_4k", "pread_send_16k",
              "sendfile_64k", "openat_close", "connect_close",
              "fork_exec_exit", "close_untraced", "getppid_int80",
-             "pread_4k_int80"]
+             "pread_4k_int80", "iouring_nop", "iouring_read_4k"]
 
 out = None
 
@@ -250,6 +250,9 @@ def parse_ftbench(text):
     for line in text.splitlines():
         f = line.split()
         if not f or f[0] == "storm":
+            continue
+        if f[1:2] == ["unavailable"]:
+            log(line)       # this kernel cannot run it: no figures
             continue
         kv = dict(x.split("=", 1) for x in f[1:])
         calls = {}
