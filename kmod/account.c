@@ -538,11 +538,14 @@ void ftagent_account_key_charge(struct task_struct *task,
 {
 	u32 flags = READ_ONCE(ftagent_filter_flags);
 
-	/* splice with track_sendfile off: only a socket end, as syscalls. */
-	if (transfer && !(flags & FTAGENT_TRACK_SENDFILE) &&
-	    key->kind != FTAGENT_OBJ_SOCKET)
-		return;
+	/*
+	 * As syscalls are: an excluded process is not counted but charged;
+	 * a splice end with track_sendfile off only if it is a socket.
+	 */
 	if (!ftagent_tgid_excluded(key->tgid)) {
+		if (transfer && !(flags & FTAGENT_TRACK_SENDFILE) &&
+		    key->kind != FTAGENT_OBJ_SOCKET)
+			return;
 		if (!ftagent_key_counted(key, dir, flags))
 			return;
 		ftagent_counter_count(key, dir, ret);

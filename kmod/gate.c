@@ -211,6 +211,16 @@ static bool ftagent_in_subtree(struct task_struct *t, u32 tgid)
 	bool found = false;
 
 	rcu_read_lock();
+	/*
+	 * Another task (an io_uring request's submitter, completed after
+	 * it exited) keeps its task_struct, but its real_parent is no longer
+	 * kept valid once it is released: it matches no subtree, counted.
+	 */
+	if (t != current && !pid_alive(t)) {
+		rcu_read_unlock();
+		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+		return false;
+	}
 	for (; t->pid > 1; t = rcu_dereference(t->real_parent))
 		if (t->tgid == tgid) {
 			found = true;
@@ -346,6 +356,11 @@ void ftagent_verdict_emit(const struct ftagent_verdict_info *vi,
 	hdr = ftagent_event_begin(FTAGENT_REC_VERDICT);
 	if (!hdr)
 		return;
+	/* An io_uring request completed elsewhere: its submitter's. */
+	if (c->task) {
+		hdr->tgid = c->task->tgid;
+		hdr->pid = c->task->pid;
+	}
 	v = (struct ftagent_rec_verdict *)(hdr + 1);
 	memset(v, 0, sizeof(*v));
 	hdr->body_size = sizeof(*v);

@@ -57,6 +57,7 @@
 #include <linux/io_uring.h>
 #include <linux/hash.h>
 #include <linux/kprobes.h>
+#include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
 #include <linux/tracepoint.h>
@@ -167,12 +168,13 @@ struct ftagent_iouring_snap {
 	void *ctx;
 	u64 user_data;
 	u8 class;
+	bool once;		/* 6.12: io_req_post_cqe posts one CQE */
 	struct ftagent_key key;
 };
 
 static DEFINE_PER_CPU(struct ftagent_iouring_snap, ftagent_iouring_snap);
 
-static void notrace ftagent_iouring_snapshot(struct io_kiocb *req)
+static void notrace ftagent_iouring_snapshot(struct io_kiocb *req, bool once)
 {
 	struct ftagent_iouring_snap *snap = this_cpu_ptr(&ftagent_iouring_snap);
 	unsigned int class = ftagent_iouring_class_of(req);
@@ -187,6 +189,7 @@ static void notrace ftagent_iouring_snapshot(struct io_kiocb *req)
 	snap->ctx = READ_ONCE(req->ctx);
 	snap->user_data = READ_ONCE(req->cqe.user_data);
 	snap->class = class;
+	snap->once = once;
 	snap->task = current;
 }
 
@@ -196,10 +199,21 @@ static void notrace ftagent_iouring_extra_cqe(void *ctx, u64 user_data,
 {
 	struct ftagent_iouring_snap *snap = this_cpu_ptr(&ftagent_iouring_snap);
 
+	/*
+	 * A multishot request's extra CQEs say there is more to come; a
+	 * MSG_RING CQE another ring sends does not (6.1), and on 6.12, where
+	 * it may, the note serves one CQE only: no one can post CQEs that
+	 * are charged to a socket of someone else's choosing.
+	 */
 	if (snap->task == current && snap->ctx == ctx &&
-	    snap->user_data == user_data) {
-		/* Run in the submitter's context (poll task_work): its own. */
-		ftagent_account_key_charge(current, NULL, &snap->key,
+	    snap->user_data == user_data && (cflags & IORING_CQE_F_MORE)) {
+		if (snap->once)
+			snap->task = NULL;
+		/*
+		 * Posted by the handler, in the submitter's context and
+		 * under the request's credentials: its own principal.
+		 */
+		ftagent_account_key_charge(current, current_cred(), &snap->key,
 					   ftagent_iouring_dir(snap->class),
 					   ftagent_iouring_ret(snap->class,
 							       res),
@@ -224,7 +238,7 @@ static void notrace ftagent_iouring_handler_hook(unsigned long ip,
 	if (!(READ_ONCE(req->flags) & REQ_F_APOLL_MULTISHOT))
 		return;
 	preempt_disable_notrace();
-	ftagent_iouring_snapshot(req);
+	ftagent_iouring_snapshot(req, false);
 	preempt_enable_notrace();
 }
 
@@ -237,71 +251,65 @@ static void notrace ftagent_iouring_post_cqe_hook(unsigned long ip,
 	struct io_kiocb *req = (struct io_kiocb *)ftagent_fregs_args(fregs)->di;
 
 	preempt_disable_notrace();
-	ftagent_iouring_snapshot(req);
+	ftagent_iouring_snapshot(req, true);
 	preempt_enable_notrace();
 }
 
 /*
  * TRACEPOINT: requests submitted with IOSQE_CQE_SKIP_SUCCESS and not yet
- * charged, by address: a set-associative table, so that a full set
- * loses one request, counted, instead of probing without end. A request
- * is taken out when it is charged, and, since a freed request's memory is
- * reused for new ones, when its address is submitted again.
+ * charged, by address: a set-associative table of 16K slots, allocated
+ * at load in this mode only, each slot claimed and released by cmpxchg,
+ * so that no lock is shared by every ring. A request that finds its set
+ * full is counted as lost, not charged: a process that keeps enough
+ * skipped requests pending (an idle receive each) can fill sets, which
+ * docs/hooks.md states as a limit. A request is taken out when it is
+ * charged, and, since a freed request's memory is reused for new ones,
+ * when its address is submitted again.
  */
-#define FTAGENT_SKIP_BITS	10
+#define FTAGENT_SKIP_BITS	12
 #define FTAGENT_SKIP_WAYS	4
 
-static void *ftagent_skip_table[1 << FTAGENT_SKIP_BITS][FTAGENT_SKIP_WAYS];
-static DEFINE_RAW_SPINLOCK(ftagent_skip_lock);
+/* Sets of FTAGENT_SKIP_WAYS slots. */
+static void *(*ftagent_skip_table)[FTAGENT_SKIP_WAYS];
 static atomic_t ftagent_skip_count = ATOMIC_INIT(0);
+
+static void **ftagent_skip_set_of(void *req)
+{
+	return ftagent_skip_table[hash_ptr(req, FTAGENT_SKIP_BITS)];
+}
 
 static bool ftagent_skip_insert(void *req)
 {
-	void **set = ftagent_skip_table[hash_ptr(req, FTAGENT_SKIP_BITS)];
-	unsigned long flags;
-	int i, free = -1;
+	void **set = ftagent_skip_set_of(req);
+	int i;
 
-	raw_spin_lock_irqsave(&ftagent_skip_lock, flags);
-	for (i = 0; i < FTAGENT_SKIP_WAYS; i++) {
-		if (set[i] == req)
-			break;
-		if (!set[i] && free < 0)
-			free = i;
-	}
-	if (i == FTAGENT_SKIP_WAYS && free >= 0) {
-		set[free] = req;
-		atomic_inc(&ftagent_skip_count);
-	}
-	raw_spin_unlock_irqrestore(&ftagent_skip_lock, flags);
-	return i < FTAGENT_SKIP_WAYS || free >= 0;
+	for (i = 0; i < FTAGENT_SKIP_WAYS; i++)
+		if (READ_ONCE(set[i]) == req)
+			return true;	/* a stale entry at this address */
+	for (i = 0; i < FTAGENT_SKIP_WAYS; i++)
+		if (!cmpxchg(&set[i], NULL, req)) {
+			atomic_inc(&ftagent_skip_count);
+			return true;
+		}
+	return false;
 }
 
 /* Whether @req was in the table; it is not any more. */
 static bool ftagent_skip_take(void *req)
 {
-	void **set = ftagent_skip_table[hash_ptr(req, FTAGENT_SKIP_BITS)];
-	unsigned long flags;
-	bool found = false;
+	void **set;
 	int i;
 
 	if (!atomic_read(&ftagent_skip_count))
 		return false;
-	raw_spin_lock_irqsave(&ftagent_skip_lock, flags);
+	set = ftagent_skip_set_of(req);
 	for (i = 0; i < FTAGENT_SKIP_WAYS; i++)
-		if (set[i] == req) {
-			set[i] = NULL;
+		if (READ_ONCE(set[i]) == req &&
+		    cmpxchg(&set[i], req, NULL) == req) {
 			atomic_dec(&ftagent_skip_count);
-			found = true;
-			break;
+			return true;
 		}
-	raw_spin_unlock_irqrestore(&ftagent_skip_lock, flags);
-	return found;
-}
-
-static void ftagent_skip_clear(void)
-{
-	memset(ftagent_skip_table, 0, sizeof(ftagent_skip_table));
-	atomic_set(&ftagent_skip_count, 0);
+	return false;
 }
 
 /* FUNNELS: io_req_complete_post(req). */
@@ -553,6 +561,21 @@ void ftagent_iouring_exit(void)
 			ftrace_free_filter(&f->ops);
 		f->filtered = false;
 	}
+	kvfree(ftagent_skip_table);
+	ftagent_skip_table = NULL;
+}
+
+/*
+ * A hook that would not attach: io_uring goes uncounted, said in the
+ * log and in GET_STATUS (DEGRADED), and the rest of the module loads.
+ */
+static int ftagent_iouring_off(const char *what, const char *name, int err)
+{
+	pr_warn("io_uring: cannot attach %s %s (%d): running without io_uring counting\n",
+		what, name, err);
+	ftagent_iouring_unhook();
+	set_bit(FTAGENT_FEATURE_IOURING, &ftagent_degraded);
+	return 0;
 }
 
 int ftagent_iouring_init(void)
@@ -562,9 +585,16 @@ int ftagent_iouring_init(void)
 	int err;
 
 	WRITE_ONCE(ftagent_iouring_funnel_mode, funnels);
-	ftagent_skip_clear();
 	if (ftagent_feature_off(FTAGENT_FEATURE_IOURING))
 		return 0;	/* a tracepoint is missing: said at load */
+	if (!funnels) {
+		ftagent_skip_table = kvcalloc(1 << FTAGENT_SKIP_BITS,
+					      sizeof(*ftagent_skip_table),
+					      GFP_KERNEL);
+		if (!ftagent_skip_table)
+			return -ENOMEM;
+		atomic_set(&ftagent_skip_count, 0);
+	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
 		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
 
@@ -583,11 +613,8 @@ int ftagent_iouring_init(void)
 		}
 		if (!err)
 			err = register_ftrace_function(&f->ops);
-		if (err) {
-			pr_err("io_uring: cannot trace %s: %d\n", f->symbol,
-			       err);
-			goto err;
-		}
+		if (err)
+			return ftagent_iouring_off("function", f->symbol, err);
 		f->registered = true;
 	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_tps); i++) {
@@ -598,16 +625,11 @@ int ftagent_iouring_init(void)
 		t->tp = ftagent_tracepoint(t->name);
 		err = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
 			      -ENOENT;
-		if (err) {
-			pr_err("io_uring: tracepoint %s: %d\n", t->name, err);
-			goto err;
-		}
+		if (err)
+			return ftagent_iouring_off("tracepoint", t->name, err);
 		t->registered = true;
 	}
 	return 0;
-err:
-	ftagent_iouring_exit();
-	return err;
 }
 
 #else /* !CONFIG_IO_URING: nothing to count */

@@ -603,6 +603,58 @@ TEST_F(iour, multishot_receive_chunks_are_counted)
 	close(fds[2]);
 }
 
+/*
+ * A CQE that MSG_RING posts into the ring carries a result and tag of the
+ * sender's choosing, and no request: it is never charged to the socket
+ * of a pending multishot receive with the same tag.
+ */
+TEST_F(iour, msg_ring_cannot_charge_a_socket)
+{
+	struct io_uring_cqe cqe[2];
+	struct io_uring_sqe *sqe;
+	struct ft_counters fc;
+	struct ft_totals t;
+	struct ring r;
+	int fds[3], i, got_msg = 0;
+
+	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
+	ASSERT_EQ(0, ring_init(&r, 8, 0, 0));
+	sqe = ring_sqe(&r, IORING_OP_PROVIDE_BUFFERS, 4, 1);
+	sqe->addr = (uintptr_t)self->buf;
+	sqe->len = 1024;
+	sqe->buf_group = 7;
+	ASSERT_EQ(1, ring_submit(&r, 1));
+	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+	sqe = ring_sqe(&r, IORING_OP_RECV, fds[2], 2);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = 7;
+	sqe->ioprio = IORING_RECV_MULTISHOT;
+	ASSERT_EQ(1, ring_submit(&r, 0));
+	ASSERT_EQ(5, write(fds[1], self->buf, 5));
+	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
+	ASSERT_EQ(5, cqe[0].res);
+	/* A message to this very ring, with the receive's tag. */
+	sqe = ring_sqe(&r, IORING_OP_MSG_RING, r.fd, 3);
+	sqe->len = 1000000;
+	sqe->off = 2;
+	ASSERT_EQ(1, ring_submit(&r, 2));
+	ASSERT_EQ(0, ring_wait(&r, cqe, 2));
+	for (i = 0; i < 2; i++)
+		if (cqe[i].user_data == 2 && cqe[i].res == 1000000)
+			got_msg = 1;
+	EXPECT_TRUE(got_msg);
+	ring_exit(&r);
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[2]);
+	EXPECT_EQ(5, t.in_bytes);
+	ft_counters_free(&fc);
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+}
+
 /* A bytes_received budget holds against multishot chunks. */
 TEST_F(iour, a_received_bytes_budget_is_charged_for_multishot_chunks)
 {

@@ -85,7 +85,10 @@ static void expect_open(struct __test_metadata *_metadata,
 	struct stat st;
 	ssize_t n;
 
-	ASSERT_NE(NULL, r) TH_LOG("no single OPEN record for fd %d", fd);
+	ASSERT_NE(NULL, r)
+	TH_LOG("no single OPEN record for fd %d: %zu OPEN records, %zu gaps",
+	       fd, ev_count(l, FTAGENT_REC_OPEN, getpid()),
+	       ev_count(l, FTAGENT_REC_GAP, 0));
 	o = r->body;
 	ASSERT_EQ(0, fstat(fd, &st));
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
