@@ -242,7 +242,7 @@ int __init ftagent_config_init(void)
 	err = ftagent_lifecycle_init();
 	if (err)
 		goto err_hooks;
-	err = ftagent_iouring_init();
+	err = ftagent_iouring_init(strict);
 	if (err)
 		goto err_lifecycle;
 	err = ftagent_gate_init();

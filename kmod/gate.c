@@ -56,6 +56,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/net.h>
+#include <linux/pid_namespace.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
@@ -206,17 +207,35 @@ static bool ftagent_in_cgroup(struct task_struct *t, u64 id)
 #endif
 }
 
+/*
+ * Where a subtree walk starts from @t, under rcu_read_lock(). A thread
+ * that has exited and been released (an io_uring request's submitter,
+ * its request completed afterwards) keeps its task_struct while the
+ * request holds it, but not a valid real_parent: its process's leader
+ * stands in, if that is still the same live process. NULL if none.
+ */
+static struct task_struct *ftagent_subtree_start(struct task_struct *t)
+{
+	struct task_struct *leader;
+
+	if (pid_alive(t))
+		return t;
+	leader = pid_task(find_pid_ns(t->tgid, &init_pid_ns), PIDTYPE_PID);
+	if (leader && leader->signal == t->signal && pid_alive(leader))
+		return leader;
+	return NULL;
+}
+
 static bool ftagent_in_subtree(struct task_struct *t, u32 tgid)
 {
 	bool found = false;
 
+	if (tgid == 1)
+		return true;
 	rcu_read_lock();
-	/*
-	 * Another task (an io_uring request's submitter, completed after
-	 * it exited) keeps its task_struct, but its real_parent is no longer
-	 * kept valid once it is released: it matches no subtree, counted.
-	 */
-	if (t != current && !pid_alive(t)) {
+	t = ftagent_subtree_start(t);
+	if (!t) {
+		/* The whole process is gone: no subtree to match, counted. */
 		rcu_read_unlock();
 		ftagent_count_loss(FTAGENT_LOSS_IOURING);
 		return false;
@@ -227,7 +246,7 @@ static bool ftagent_in_subtree(struct task_struct *t, u32 tgid)
 			break;
 		}
 	rcu_read_unlock();
-	return found || tgid == 1;
+	return found;
 }
 
 static bool ftagent_addr_match(const struct ftagent_rule *r,

@@ -168,13 +168,21 @@ struct ftagent_iouring_snap {
 	void *ctx;
 	u64 user_data;
 	u8 class;
-	bool once;		/* 6.12: io_req_post_cqe posts one CQE */
+	/*
+	 * 6.12: io_req_post_cqe(req, res, cflags) posts at most one CQE,
+	 * with these: the note serves that one only, and is dropped by the
+	 * next CQE without a request from this task and ring either way.
+	 */
+	bool once;
+	int res;
+	u32 cflags;
 	struct ftagent_key key;
 };
 
 static DEFINE_PER_CPU(struct ftagent_iouring_snap, ftagent_iouring_snap);
 
-static void notrace ftagent_iouring_snapshot(struct io_kiocb *req, bool once)
+static void notrace ftagent_iouring_snapshot(struct io_kiocb *req, bool once,
+					     int res, u32 cflags)
 {
 	struct ftagent_iouring_snap *snap = this_cpu_ptr(&ftagent_iouring_snap);
 	unsigned int class = ftagent_iouring_class_of(req);
@@ -190,6 +198,8 @@ static void notrace ftagent_iouring_snapshot(struct io_kiocb *req, bool once)
 	snap->user_data = READ_ONCE(req->cqe.user_data);
 	snap->class = class;
 	snap->once = once;
+	snap->res = res;
+	snap->cflags = cflags;
 	snap->task = current;
 }
 
@@ -205,10 +215,16 @@ static void notrace ftagent_iouring_extra_cqe(void *ctx, u64 user_data,
 	 * it may, the note serves one CQE only: no one can post CQEs that
 	 * are charged to a socket of someone else's choosing.
 	 */
-	if (snap->task == current && snap->ctx == ctx &&
-	    snap->user_data == user_data && (cflags & IORING_CQE_F_MORE)) {
-		if (snap->once)
-			snap->task = NULL;
+	if (snap->task == current && snap->ctx == ctx && snap->once) {
+		snap->task = NULL;
+		if (snap->user_data != user_data || snap->res != res ||
+		    snap->cflags != cflags)
+			goto unmatched;
+	} else if (snap->task != current || snap->ctx != ctx ||
+		   snap->user_data != user_data) {
+		goto unmatched;
+	}
+	if (cflags & IORING_CQE_F_MORE) {
 		/*
 		 * Posted by the handler, in the submitter's context and
 		 * under the request's credentials: its own principal.
@@ -220,6 +236,7 @@ static void notrace ftagent_iouring_extra_cqe(void *ctx, u64 user_data,
 					   false);
 		return;
 	}
+unmatched:
 	if (res > 0 && (cflags & IORING_CQE_F_MORE))
 		ftagent_count_loss(FTAGENT_LOSS_IOURING);
 }
@@ -238,7 +255,7 @@ static void notrace ftagent_iouring_handler_hook(unsigned long ip,
 	if (!(READ_ONCE(req->flags) & REQ_F_APOLL_MULTISHOT))
 		return;
 	preempt_disable_notrace();
-	ftagent_iouring_snapshot(req, false);
+	ftagent_iouring_snapshot(req, false, 0, 0);
 	preempt_enable_notrace();
 }
 
@@ -248,10 +265,11 @@ static void notrace ftagent_iouring_post_cqe_hook(unsigned long ip,
 						  struct ftrace_ops *op,
 						  struct ftrace_regs *fregs)
 {
-	struct io_kiocb *req = (struct io_kiocb *)ftagent_fregs_args(fregs)->di;
+	struct pt_regs *args = ftagent_fregs_args(fregs);
 
 	preempt_disable_notrace();
-	ftagent_iouring_snapshot(req, true);
+	ftagent_iouring_snapshot((struct io_kiocb *)args->di, true,
+				 (int)args->si, (u32)args->dx);
 	preempt_enable_notrace();
 }
 
@@ -569,16 +587,22 @@ void ftagent_iouring_exit(void)
  * A hook that would not attach: io_uring goes uncounted, said in the
  * log and in GET_STATUS (DEGRADED), and the rest of the module loads.
  */
-static int ftagent_iouring_off(const char *what, const char *name, int err)
+static int ftagent_iouring_off(const char *what, const char *name, int err,
+			       bool strict)
 {
+	ftagent_iouring_unhook();
+	if (strict) {
+		pr_err("io_uring: cannot attach %s %s (%d): strict=1 refuses the load\n",
+		       what, name, err);
+		return err;
+	}
 	pr_warn("io_uring: cannot attach %s %s (%d): running without io_uring counting\n",
 		what, name, err);
-	ftagent_iouring_unhook();
 	set_bit(FTAGENT_FEATURE_IOURING, &ftagent_degraded);
 	return 0;
 }
 
-int ftagent_iouring_init(void)
+int ftagent_iouring_init(bool strict)
 {
 	bool funnels = ftagent_iouring_funnels();
 	unsigned int i;
@@ -592,7 +616,8 @@ int ftagent_iouring_init(void)
 					      sizeof(*ftagent_skip_table),
 					      GFP_KERNEL);
 		if (!ftagent_skip_table)
-			return -ENOMEM;
+			return ftagent_iouring_off("its table", "of skipped requests",
+						   -ENOMEM, strict);
 		atomic_set(&ftagent_skip_count, 0);
 	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
@@ -614,7 +639,8 @@ int ftagent_iouring_init(void)
 		if (!err)
 			err = register_ftrace_function(&f->ops);
 		if (err)
-			return ftagent_iouring_off("function", f->symbol, err);
+			return ftagent_iouring_off("function", f->symbol, err,
+						   strict);
 		f->registered = true;
 	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_tps); i++) {
@@ -626,7 +652,8 @@ int ftagent_iouring_init(void)
 		err = t->tp ? tracepoint_probe_register(t->tp, t->probe, NULL) :
 			      -ENOENT;
 		if (err)
-			return ftagent_iouring_off("tracepoint", t->name, err);
+			return ftagent_iouring_off("tracepoint", t->name, err,
+						   strict);
 		t->registered = true;
 	}
 	return 0;
@@ -639,7 +666,7 @@ bool ftagent_iouring_needs(const char *name)
 	return false;
 }
 
-int ftagent_iouring_init(void)
+int ftagent_iouring_init(bool strict)
 {
 	return 0;
 }

@@ -13,8 +13,12 @@
  */
 bool ftagent_iouring_needs(const char *name);
 
-/* Process context, after the counters and filters are up. */
-int ftagent_iouring_init(void);
+/*
+ * Process context, after the counters and filters are up. A hook that
+ * will not attach turns io_uring counting off (DEGRADED), or with
+ * @strict fails the load.
+ */
+int ftagent_iouring_init(bool strict);
 void ftagent_iouring_exit(void);
 
 #endif /* _FTAGENT_IOURING_H */
