@@ -146,7 +146,7 @@ TEST_F(file, every_open_call_gives_one_record_like_fstat)
 struct rewriter {
 	struct open_how how;
 	char fifo[128];
-	pid_t tid;
+	int syscall_fd; /* the opener's /proc/self/task/TID/syscall */
 	int writer;
 };
 
@@ -158,12 +158,15 @@ struct rewriter {
 static void *rewrite_flags(void *arg)
 {
 	struct rewriter *w = arg;
-	char path[64], buf[32];
+	char buf[32];
 	int tries;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", w->tid);
+	/*
+	 * Read through a descriptor opened beforehand: an open here could
+	 * take the descriptor number the opener's call is about to get.
+	 */
 	for (tries = 0; tries < 3000; tries++) {
-		ssize_t n = ev_read_file(path, buf, sizeof(buf) - 1);
+		ssize_t n = pread(w->syscall_fd, buf, sizeof(buf) - 1, 0);
 
 		buf[n > 0 ? n : 0] = '\0';
 		if (atoi(buf) == SYS_openat2)
@@ -183,12 +186,16 @@ static void *rewrite_flags(void *arg)
 TEST_F(file, openat2_records_the_flags_the_file_has)
 {
 	struct rewriter w = {.how = {.flags = O_RDONLY}};
+	char path[64];
 	pthread_t t;
 	int fd;
 
 	snprintf(w.fifo, sizeof(w.fifo), "%s/fifo", self->dir);
 	ASSERT_EQ(0, mkfifo(w.fifo, 0600));
-	w.tid = syscall(SYS_gettid);
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/syscall",
+		 (long)syscall(SYS_gettid));
+	w.syscall_fd = open(path, O_RDONLY);
+	ASSERT_LE(0, w.syscall_fd);
 	ASSERT_LE(0, ev_drain(&self->log));
 	ev_forget(&self->log);
 	ASSERT_EQ(0, pthread_create(&t, NULL, rewrite_flags, &w));
@@ -202,6 +209,7 @@ TEST_F(file, openat2_records_the_flags_the_file_has)
 	expect_open(_metadata, &self->log, fd, O_RDONLY);
 	close(fd);
 	close(w.writer);
+	close(w.syscall_fd);
 }
 
 /* Open @path and drain: how many OPEN records of it by us came. */
