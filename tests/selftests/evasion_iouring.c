@@ -423,59 +423,67 @@ TEST_F(iour, a_written_bytes_budget_is_charged)
 }
 
 /*
+ * Writes of 1000 through a ring set up with @setup, SQEs flagged
+ * @sqe_flags, by this process renamed @comm for the run, under a
+ * bytes_written budget of @limit scoped by that name: the refusal's
+ * errno (-1 if the run could not be set up), the writes done, and the
+ * budget's usage.
+ */
+static int comm_budget_writes(int file, char *buf, const char *comm,
+			      uint64_t limit, unsigned int setup, int sqe_flags,
+			      int *done, uint64_t *used)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec *b, got = {0};
+	struct ftnl_error err;
+	struct ring r;
+	int e = -1;
+
+	if (prctl(PR_SET_NAME, comm))
+		return -1;
+	b = budget(&s, comm, FTAGENT_METRIC_BYTES_WRITTEN, limit, 60000);
+	b->set = FTAGENT_RULE_SET_COMM;
+	snprintf(b->comm, sizeof(b->comm), "%s", comm);
+	if (!set_budgets(&s, &err) && !ring_init(&r, 4, setup, 0)) {
+		e = write_until_refused(&r, file, buf, sqe_flags, done);
+		ring_exit(&r);
+	}
+	prctl(PR_SET_NAME, "evasion_iouring");
+	if (get_one(&got))
+		e = -1;
+	*used = got.used;
+	ftagent_budget_set_free(&s);
+	return e;
+}
+
+/*
  * A budget scoped by process name: an io-wq worker is named iou-wrk-N,
  * and it is matched by its process's name, so IOSQE_ASYNC does not step
  * around it. The same holds for a name the test takes on for the run.
  */
 TEST_F(iour, a_name_budget_holds_for_io_worker_writes)
 {
-	struct ftagent_budget_set s = {0};
-	struct ftagent_budget_spec *b, got;
-	struct ftnl_error err;
-	struct ring r;
-	int done = -1, e;
+	uint64_t used = 0;
+	int done = -1;
 
-	ASSERT_EQ(0, prctl(PR_SET_NAME, "ftiour_named"));
-	b = budget(&s, "iour-name-3000", FTAGENT_METRIC_BYTES_WRITTEN, 3000,
-		   60000);
-	b->set = FTAGENT_RULE_SET_COMM;
-	snprintf(b->comm, sizeof(b->comm), "ftiour_named");
-	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
-	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
-	e = write_until_refused(&r, self->file, self->buf, IOSQE_ASYNC, &done);
-	ring_exit(&r);
-	prctl(PR_SET_NAME, "evasion_iouring");
-	EXPECT_EQ(EDQUOT, e);
+	EXPECT_EQ(EDQUOT,
+		  comm_budget_writes(self->file, self->buf, "ftiour_named",
+				     3000, 0, IOSQE_ASYNC, &done, &used));
 	EXPECT_EQ(3, done);
-	ASSERT_EQ(0, get_one(&got));
-	EXPECT_EQ(3000, got.used);
-	ftagent_budget_set_free(&s);
+	EXPECT_EQ(3000, used);
 }
 
 /* The same through an SQPOLL ring, whose thread is named iou-sqp-N. */
 TEST_F(iour, a_name_budget_holds_for_sqpoll_writes)
 {
-	struct ftagent_budget_set s = {0};
-	struct ftagent_budget_spec *b, got;
-	struct ftnl_error err;
-	struct ring r;
-	int done = -1, e;
+	uint64_t used = 0;
+	int done = -1;
 
-	ASSERT_EQ(0, prctl(PR_SET_NAME, "ftiour_sqp"));
-	b = budget(&s, "iour-sqp-2000", FTAGENT_METRIC_BYTES_WRITTEN, 2000,
-		   60000);
-	b->set = FTAGENT_RULE_SET_COMM;
-	snprintf(b->comm, sizeof(b->comm), "ftiour_sqp");
-	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
-	ASSERT_EQ(0, ring_init(&r, 4, IORING_SETUP_SQPOLL, 0));
-	e = write_until_refused(&r, self->file, self->buf, 0, &done);
-	ring_exit(&r);
-	prctl(PR_SET_NAME, "evasion_iouring");
-	EXPECT_EQ(EDQUOT, e);
+	EXPECT_EQ(EDQUOT,
+		  comm_budget_writes(self->file, self->buf, "ftiour_sqp", 2000,
+				     IORING_SETUP_SQPOLL, 0, &done, &used));
 	EXPECT_EQ(2, done);
-	ASSERT_EQ(0, get_one(&got));
-	EXPECT_EQ(2000, got.used);
-	ftagent_budget_set_free(&s);
+	EXPECT_EQ(2000, used);
 }
 
 /*
@@ -544,6 +552,34 @@ TEST_F(iour, a_shared_ring_charges_whoever_submits)
 	ring_exit(&r);
 }
 
+#define MSHOT_GROUP 7
+
+/* Give the ring @n buffers of 1 KiB at @buf for multishot receives. */
+static int provide_buffers(struct ring *r, char *buf, int n)
+{
+	struct io_uring_sqe *sqe = ring_sqe(r, IORING_OP_PROVIDE_BUFFERS, n, 1);
+	struct io_uring_cqe cqe;
+
+	sqe->addr = (uintptr_t)buf;
+	sqe->len = 1024;
+	sqe->off = 0;
+	sqe->buf_group = MSHOT_GROUP;
+	if (ring_submit(r, 1) != 1 || ring_wait(r, &cqe, 1) || cqe.res != 0)
+		return -1;
+	return 0;
+}
+
+/* A multishot receive on @fd, tagged @user_data, into those buffers. */
+static int arm_multishot_recv(struct ring *r, int fd, uint64_t user_data)
+{
+	struct io_uring_sqe *sqe = ring_sqe(r, IORING_OP_RECV, fd, user_data);
+
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = MSHOT_GROUP;
+	sqe->ioprio = IORING_RECV_MULTISHOT;
+	return ring_submit(r, 0) == 1 ? 0 : -1;
+}
+
 /*
  * A multishot receive posts one CQE per chunk, with no request behind
  * it: each chunk is counted as a receive on the socket, exactly, and the
@@ -561,22 +597,11 @@ TEST_F(iour, multishot_receive_chunks_are_counted)
 
 	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
 	ASSERT_EQ(0, ring_init(&r, 8, 0, 0));
-	sqe = ring_sqe(&r, IORING_OP_PROVIDE_BUFFERS, 4, 1);
-	sqe->addr = (uintptr_t)self->buf;
-	sqe->len = 1024;
-	sqe->off = 0;
-	sqe->buf_group = 7;
-	ASSERT_EQ(1, ring_submit(&r, 1));
-	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
-	ASSERT_EQ(0, cqe[0].res);
+	ASSERT_EQ(0, provide_buffers(&r, self->buf, 4));
 	ASSERT_EQ(0, ft_collect(&fc));
 	ft_counters_free(&fc);
 
-	sqe = ring_sqe(&r, IORING_OP_RECV, fds[2], 2);
-	sqe->flags |= IOSQE_BUFFER_SELECT;
-	sqe->buf_group = 7;
-	sqe->ioprio = IORING_RECV_MULTISHOT;
-	ASSERT_EQ(1, ring_submit(&r, 0));
+	ASSERT_EQ(0, arm_multishot_recv(&r, fds[2], 2));
 	for (i = 0; i < 3; i++) {
 		ASSERT_EQ(sizes[i], write(fds[1], self->buf, sizes[i]));
 		ASSERT_EQ(0, ring_wait(&r, cqe, 1));
@@ -619,19 +644,10 @@ TEST_F(iour, msg_ring_cannot_charge_a_socket)
 
 	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
 	ASSERT_EQ(0, ring_init(&r, 8, 0, 0));
-	sqe = ring_sqe(&r, IORING_OP_PROVIDE_BUFFERS, 4, 1);
-	sqe->addr = (uintptr_t)self->buf;
-	sqe->len = 1024;
-	sqe->buf_group = 7;
-	ASSERT_EQ(1, ring_submit(&r, 1));
-	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
+	ASSERT_EQ(0, provide_buffers(&r, self->buf, 4));
 	ASSERT_EQ(0, ft_collect(&fc));
 	ft_counters_free(&fc);
-	sqe = ring_sqe(&r, IORING_OP_RECV, fds[2], 2);
-	sqe->flags |= IOSQE_BUFFER_SELECT;
-	sqe->buf_group = 7;
-	sqe->ioprio = IORING_RECV_MULTISHOT;
-	ASSERT_EQ(1, ring_submit(&r, 0));
+	ASSERT_EQ(0, arm_multishot_recv(&r, fds[2], 2));
 	ASSERT_EQ(5, write(fds[1], self->buf, 5));
 	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
 	ASSERT_EQ(5, cqe[0].res);
@@ -661,26 +677,16 @@ TEST_F(iour, a_received_bytes_budget_is_charged_for_multishot_chunks)
 	struct ftagent_budget_set s = {0};
 	struct ftagent_budget_spec got;
 	struct io_uring_cqe cqe[1];
-	struct io_uring_sqe *sqe;
 	struct ftnl_error err;
 	struct ring r;
 	int fds[3], i;
 
 	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
 	ASSERT_EQ(0, ring_init(&r, 8, 0, 0));
-	sqe = ring_sqe(&r, IORING_OP_PROVIDE_BUFFERS, 8, 1);
-	sqe->addr = (uintptr_t)self->buf;
-	sqe->len = 1024;
-	sqe->buf_group = 7;
-	ASSERT_EQ(1, ring_submit(&r, 1));
-	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
+	ASSERT_EQ(0, provide_buffers(&r, self->buf, 8));
 	budget(&s, "iour-recv-100", FTAGENT_METRIC_BYTES_RECEIVED, 100, 60000);
 	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
-	sqe = ring_sqe(&r, IORING_OP_RECV, fds[2], 2);
-	sqe->flags |= IOSQE_BUFFER_SELECT;
-	sqe->buf_group = 7;
-	sqe->ioprio = IORING_RECV_MULTISHOT;
-	ASSERT_EQ(1, ring_submit(&r, 0));
+	ASSERT_EQ(0, arm_multishot_recv(&r, fds[2], 2));
 	/* 60 + 60 bytes: the second chunk takes it past the limit. */
 	for (i = 0; i < 2; i++) {
 		ASSERT_EQ(60, write(fds[1], self->buf, 60));
