@@ -40,7 +40,9 @@
 #include "calls.h"
 #include "counters.h"
 #include "filters.h"
+#include "hooks.h"
 #include "lifecycle.h"
+#include "mmsg.h"
 
 #ifdef CONFIG_COMPAT
 #define FTAGENT_MMSG32_SIZE	sizeof(struct compat_mmsghdr)
@@ -259,8 +261,10 @@ static u32 ftagent_open_flags(u8 class, const struct pt_regs *uregs)
  * sendmmsg/recvmmsg return how many messages moved; the kernel has
  * written each one's byte count into the caller's msg_len fields, so the
  * bytes are their sum. Read without faulting: the kernel just wrote them.
+ * Only where the messages could not be charged as they moved (mmsg.c),
+ * since a sibling thread can rewrite the fields first.
  */
-static long ftagent_mmsg_bytes(unsigned long uvec, long nmsgs, bool ia32)
+static long ftagent_mmsg_read_back(unsigned long uvec, long nmsgs, bool ia32)
 {
 	/* struct mmsghdr, or struct compat_mmsghdr for an ia32 call. */
 	size_t size = ia32 ? FTAGENT_MMSG32_SIZE : sizeof(struct mmsghdr);
@@ -280,6 +284,16 @@ static long ftagent_mmsg_bytes(unsigned long uvec, long nmsgs, bool ia32)
 		bytes += len;
 	}
 	return bytes;
+}
+
+/* The bytes a *mmsg call's settle charges: none if its messages were. */
+static long ftagent_mmsg_bytes(unsigned long uvec, long ret, bool ia32)
+{
+	if (ret <= 0)
+		return ret;
+	if (READ_ONCE(ftagent_mmsg_exact))
+		return 0;
+	return ftagent_mmsg_read_back(uvec, ret, ia32);
 }
 
 static void ftagent_budget_fd(unsigned int fd, enum ftagent_dir dir,
@@ -309,8 +323,7 @@ static void ftagent_budget_only(u8 class, bool ia32,
 		break;
 	case FTAGENT_CALL_RECVMMSG:
 	case FTAGENT_CALL_SENDMMSG:
-		if (ret > 0)
-			bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
+		bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
 		ftagent_budget_fd(uregs->di,
 				  class == FTAGENT_CALL_RECVMMSG ?
 				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT, bytes);
@@ -356,13 +369,11 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
 	}
 	switch (class) {
 	case FTAGENT_CALL_RECVMMSG:
-		if (ret > 0)
-			bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
+		bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_IN, bytes, &key);
 		break;
 	case FTAGENT_CALL_SENDMMSG:
-		if (ret > 0)
-			bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
+		bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_OUT, bytes, &key);
 		break;
 	case FTAGENT_CALL_SENDFILE:
@@ -524,6 +535,57 @@ void ftagent_account(const struct ftagent_call *call,
 	}
 #endif
 	ftagent_account_class(call->class, false, uregs, ret);
+}
+
+/*
+ * The descriptor of the *mmsg call @call, from @uregs: for ia32
+ * socketcall from the caller's memory (the limit docs/hooks.md states).
+ * False: it cannot be read.
+ */
+static bool ftagent_message_fd(const struct ftagent_call *call,
+			       const struct pt_regs *uregs, long bytes,
+			       unsigned int *fd)
+{
+#ifdef CONFIG_IA32_EMULATION
+	struct pt_regs args __uninitialized;
+
+	if (unlikely(call->ia32)) {
+		if (call->class != FTAGENT_CALL_SOCKETCALL) {
+			*fd = (u32)uregs->bx;
+			return true;
+		}
+		if (ftagent_socketcall(uregs, &args, bytes) < 0)
+			return false;
+		*fd = args.di;
+		return true;
+	}
+#endif
+	*fd = uregs->di;
+	return true;
+}
+
+void ftagent_account_message(enum ftagent_dir dir, long bytes)
+{
+	struct pt_regs *uregs = current_pt_regs();
+	struct ftagent_key key __uninitialized;
+	struct ftagent_hook *hook;
+	unsigned int fd;
+
+	/* Only calls the hooks trace: the settle counts the call itself. */
+	hook = ftagent_hook_for(uregs);
+	if (!hook || !ftagent_message_fd(hook->call, uregs, bytes, &fd))
+		return;
+	if (ftagent_tgid_excluded(current->tgid)) {
+		if (static_branch_unlikely(&ftagent_budgets_on))
+			ftagent_budget_fd(fd, dir, bytes);
+		return;
+	}
+	if (ftagent_key_for_fd(fd, &key) &&
+	    ftagent_key_counted(&key, dir, READ_ONCE(ftagent_filter_flags))) {
+		if (static_branch_unlikely(&ftagent_budgets_on))
+			ftagent_counter_budget(&key, dir, bytes);
+		ftagent_counter_bytes(&key, dir, bytes);
+	}
 }
 
 bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key)

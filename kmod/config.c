@@ -33,6 +33,7 @@
 #include "filters.h"
 #include "hooks.h"
 #include "iouring.h"
+#include "mmsg.h"
 #include "kill.h"
 #include "lifecycle.h"
 #include "symbols.h"
@@ -222,6 +223,10 @@ int __init ftagent_config_init(void)
 	err = ftagent_hooks_init();
 	if (err)
 		goto err_events;
+	/* Before the hooks: a traced *mmsg call sees one scheme throughout. */
+	err = ftagent_mmsg_init(strict);
+	if (err)
+		goto err_hooks;
 
 	mutex_lock(&ftagent_config_mutex);
 	err = ftagent_attach(&cfg);
@@ -262,6 +267,7 @@ err_lifecycle:
 	ftagent_lifecycle_exit();
 err_hooks:
 	ftagent_hooks_exit();
+	ftagent_mmsg_exit();
 err_events:
 	ftagent_events_exit();
 err_filters:
@@ -285,6 +291,7 @@ void ftagent_config_exit(void)
 	mutex_lock(&ftagent_config_mutex);
 	ftagent_hooks_exit();
 	mutex_unlock(&ftagent_config_mutex);
+	ftagent_mmsg_exit();
 	/* No hook left to queue one: the kills still pending are sent. */
 	ftagent_kill_exit();
 	ftagent_events_exit();

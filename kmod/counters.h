@@ -60,14 +60,15 @@ static __always_inline bool ftagent_key_equal(const struct ftagent_key *a,
 }
 
 /*
- * Hot path: count one returned call on @key, budgets aside. Caller has
+ * Hot path: count @calls returned calls (1, or 0 for bytes moved by a
+ * call counted on its own) on @key, budgets aside. Caller has
  * preemption off. @ret is the call's return value: >= 0 bytes, < 0 an
  * errno. A call on the object this CPU charged last reuses its slot (see
  * counters.c).
  */
-static __always_inline void ftagent_counter_count(const struct ftagent_key *key,
-						  enum ftagent_dir dir,
-						  long ret)
+static __always_inline void ftagent_counter_add(const struct ftagent_key *key,
+						enum ftagent_dir dir, long ret,
+						unsigned int calls)
 {
 	struct ftagent_last *last = this_cpu_ptr(&ftagent_last);
 	unsigned long seq = READ_ONCE(ftagent_gen_seq);
@@ -81,11 +82,29 @@ static __always_inline void ftagent_counter_count(const struct ftagent_key *key,
 			return;
 	}
 	c = &slot->dir[dir];
-	c->calls++;
+	c->calls += calls;
 	if (ret < 0)
 		c->errors++;
 	else
 		c->bytes += ret;
+}
+
+static __always_inline void ftagent_counter_count(const struct ftagent_key *key,
+						  enum ftagent_dir dir,
+						  long ret)
+{
+	ftagent_counter_add(key, dir, ret, 1);
+}
+
+/*
+ * Hot path: @bytes moved by a call counted on its own (one message of a
+ * *mmsg call), budgets aside.
+ */
+static __always_inline void ftagent_counter_bytes(const struct ftagent_key *key,
+						  enum ftagent_dir dir,
+						  long bytes)
+{
+	ftagent_counter_add(key, dir, bytes, 0);
 }
 
 /*

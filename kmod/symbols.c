@@ -110,6 +110,11 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "io_uring counting" },
 	{ "io_uring_submit_req", true, FTAGENT_FEATURE_IOURING,
 	  "io_uring counting" },
+	/* mmsg.c probes the calls these make, not their entries. */
+	{ "__sys_sendmmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "exact sendmmsg lengths" },
+	{ "do_recvmmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "exact recvmmsg lengths" },
 };
 
 unsigned long ftagent_degraded;
@@ -194,6 +199,16 @@ static int ftagent_internal_index(const char *name)
 		    !strcmp(ftagent_internals[i].name, name))
 			return i;
 	return -1;
+}
+
+void ftagent_symbol_unusable(const char *name)
+{
+	int i = ftagent_internal_index(name);
+
+	if (WARN_ON_ONCE(i < 0))
+		return;
+	set_bit(ftagent_internals[i].feature, &ftagent_degraded);
+	set_bit(i, &ftagent_missing);
 }
 
 int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name)

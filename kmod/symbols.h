@@ -28,6 +28,13 @@ int ftagent_symbols_init(bool strict);
 int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name);
 
 /*
+ * Internal @name is there but cannot be used as its feature needs (the
+ * caller has said why in the log): its feature is off and GET_STATUS
+ * names it MISSING.
+ */
+void ftagent_symbol_unusable(const char *name);
+
+/*
  * Whether ftrace can hook function @name (a scan of every traceable
  * function: a quarter of a second under TCG). Process context.
  */

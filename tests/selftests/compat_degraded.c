@@ -18,7 +18,10 @@
  *
  * Reloads the module; leaves it loaded with the runner's parameters.
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/klog.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
@@ -175,6 +178,61 @@ static int lifecycle(struct lifecycle_counts *c)
 	return 0;
 }
 
+/*
+ * Exact *mmsg counting over UDP loopback: one sendmmsg of 3 datagrams
+ * (100, 200 and 300 bytes), one recvmmsg of them.
+ */
+static int mmsgs_counted(void)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	static char buf[3][512];
+	struct iovec iov[3];
+	struct mmsghdr vec[3];
+	struct ft_counters fc;
+	struct ft_totals tx_t, rx_t;
+	socklen_t len = sizeof(a);
+	int tx, rx, i, ok;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	if (rx < 0 || tx < 0 || bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(rx, (struct sockaddr *)&a, &len) ||
+	    connect(tx, (struct sockaddr *)&a, sizeof(a)))
+		return 0;
+	memset(vec, 0, sizeof(vec));
+	for (i = 0; i < 3; i++) {
+		iov[i].iov_base = buf[i];
+		iov[i].iov_len = 100 * (i + 1);
+		vec[i].msg_hdr.msg_iov = &iov[i];
+		vec[i].msg_hdr.msg_iovlen = 1;
+	}
+	if (sendmmsg(tx, vec, 3, 0) != 3)
+		return 0;
+	for (i = 0; i < 3; i++)
+		iov[i].iov_len = sizeof(buf[i]);
+	if (recvmmsg(rx, vec, 3, MSG_DONTWAIT, NULL) != 3)
+		return 0;
+	if (ft_collect(&fc))
+		return 0;
+	tx_t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, tx);
+	rx_t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, rx);
+	/* The calls out: connect() and sendmmsg. */
+	ok = tx_t.out_calls == 2 && tx_t.out_bytes == 600 &&
+	     rx_t.in_calls == 1 && rx_t.in_bytes == 600;
+	if (!ok)
+		fprintf(stderr,
+			"# mmsg: sent %lu in %lu, received %lu in %lu\n",
+			(unsigned long)tx_t.out_bytes,
+			(unsigned long)tx_t.out_calls,
+			(unsigned long)rx_t.in_bytes,
+			(unsigned long)rx_t.in_calls);
+	ft_counters_free(&fc);
+	close(tx);
+	close(rx);
+	return ok;
+}
+
 /* Exact pread counting: @n calls of 1 byte on a tmpfs file. */
 static int preads_counted(int n)
 {
@@ -274,6 +332,7 @@ enum check {
 	CHECK_BUDGET,
 	CHECK_NOTHING_REFUSED, /* GATE_SENDPAGE: send rules still load */
 	CHECK_STATUS_ONLY,
+	CHECK_MMSG, /* *mmsg bytes still counted, read back */
 };
 
 FIXTURE(missing){};
@@ -324,6 +383,9 @@ MISSING(gate_rw, "security_file_permission", GATE_RW, BUDGET,
 	FTAGENT_METRIC_BYTES_READ);
 /* Needed by both io_uring modes (kmod/iouring.c). */
 MISSING(iouring, "io_uring_complete", IOURING, STATUS_ONLY, 0);
+/* *mmsg lengths are then read back from the caller's memory. */
+MISSING(mmsg_send, "__sys_sendmmsg", MMSG_LENGTHS, MMSG, 0);
+MISSING(mmsg_recv, "do_recvmmsg", MMSG_LENGTHS, MMSG, 0);
 
 FIXTURE_VARIANT_ADD(missing, kernel_sendpage){
 	.name = "kernel_sendpage",
@@ -418,6 +480,7 @@ TEST_F_TIMEOUT(missing, only_its_feature_goes, 300)
 		TH_LOG("%s", err.msg);
 		EXPECT_EQ(0, set_rule(-1, &err));
 		break;
+	case CHECK_MMSG: EXPECT_TRUE(mmsgs_counted()); break;
 	case CHECK_STATUS_ONLY:
 		ASSERT_EQ(0, prctl(PR_SET_NAME, "ftdeg-renamed"));
 		break;

@@ -158,6 +158,8 @@ const char *ftagent_feature_name(unsigned int feature)
 		[FTAGENT_FEATURE_GATE_SCTP] =
 			"connect and bind rules on SCTP connectx and bindx",
 		[FTAGENT_FEATURE_IOURING] = "io_uring counting",
+		[FTAGENT_FEATURE_MMSG_LENGTHS] =
+			"sendmmsg and recvmmsg lengths from the kernel",
 	};
 
 	if (feature < sizeof(names) / sizeof(names[0]))

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The bytes of each sendmmsg/recvmmsg message, taken from the kernel as
+ * each message moves (mmsg.c).
+ */
+#ifndef _FTAGENT_MMSG_H
+#define _FTAGENT_MMSG_H
+
+#include <linux/types.h>
+
+/*
+ * Whether the messages' bytes are charged as they move: the settle
+ * then counts a *mmsg call without bytes. Set once at load, before any
+ * hook is attached, so a call sees one answer from entry to return.
+ */
+extern bool ftagent_mmsg_exact;
+
+/*
+ * Process context, before the syscall hooks are attached. A call site
+ * that cannot be found or probed turns the feature off (DEGRADED, and
+ * the lengths are read back from the caller's memory as before), or
+ * with @strict fails the load.
+ */
+int ftagent_mmsg_init(bool strict);
+/* After the syscall hooks are gone. */
+void ftagent_mmsg_exit(void);
+
+#endif /* _FTAGENT_MMSG_H */

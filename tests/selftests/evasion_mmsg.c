@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sendmmsg and recvmmsg tell each message's length only through the
+ * caller's msg_len fields. The module must count the bytes the kernel
+ * moved, not what those fields say when the call returns: a sibling
+ * thread that keeps zeroing them (or filling them with a huge number)
+ * must change nothing, and neither may a vector the kernel cannot write
+ * msg_len back into. The ground truth is what the test sends: the
+ * datagrams' sizes, all of which the receiver gets.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+#include "kselftest_harness.h"
+#include "ftagent_test.h"
+
+#define NMSG   8
+#define ROUNDS 200
+
+/* Message i of a round is 100 + 37 * i bytes: 3,636 bytes a round. */
+static size_t msg_size(int i)
+{
+	return 100 + 37 * i;
+}
+
+static size_t round_bytes(void)
+{
+	size_t sum = 0;
+	int i;
+
+	for (i = 0; i < NMSG; i++)
+		sum += msg_size(i);
+	return sum;
+}
+
+struct rewriter {
+	struct mmsghdr *vec;
+	unsigned int value;
+	atomic_int stop;
+	pthread_t thread;
+};
+
+/* The sibling: rewrite every msg_len as fast as it can. */
+static void *rewrite_lengths(void *arg)
+{
+	struct rewriter *r = arg;
+	int i;
+
+	while (!atomic_load_explicit(&r->stop, memory_order_relaxed))
+		for (i = 0; i < NMSG; i++)
+			((volatile struct mmsghdr *)r->vec)[i].msg_len =
+				r->value;
+	return NULL;
+}
+
+static int rewriter_start(struct rewriter *r, struct mmsghdr *vec,
+			  unsigned int value)
+{
+	r->vec = vec;
+	r->value = value;
+	atomic_store(&r->stop, 0);
+	return pthread_create(&r->thread, NULL, rewrite_lengths, r);
+}
+
+static void rewriter_stop(struct rewriter *r)
+{
+	atomic_store(&r->stop, 1);
+	pthread_join(r->thread, NULL);
+}
+
+FIXTURE(mmsg)
+{
+	int tx, rx;
+	char *buf;
+};
+
+FIXTURE_VARIANT(mmsg)
+{
+	unsigned int value; /* what the sibling writes into msg_len */
+};
+
+FIXTURE_VARIANT_ADD(mmsg, zeroed){.value = 0};
+FIXTURE_VARIANT_ADD(mmsg, inflated){.value = 0x7fffffff};
+
+FIXTURE_SETUP(mmsg)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	int size = 4 << 20;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	self->rx = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, self->rx);
+	/* Room for every datagram of the test: none may be dropped. */
+	ASSERT_EQ(0, setsockopt(self->rx, SOL_SOCKET, SO_RCVBUFFORCE, &size,
+				sizeof(size)));
+	ASSERT_EQ(0, bind(self->rx, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, getsockname(self->rx, (struct sockaddr *)&a, &len));
+	self->tx = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, self->tx);
+	ASSERT_EQ(0, connect(self->tx, (struct sockaddr *)&a, sizeof(a)));
+	self->buf = malloc(NMSG * 4096);
+	ASSERT_NE(NULL, self->buf);
+	memset(self->buf, 'm', NMSG * 4096);
+}
+
+FIXTURE_TEARDOWN(mmsg)
+{
+	close(self->tx);
+	close(self->rx);
+	free(self->buf);
+}
+
+/* A vector of NMSG messages, message i from @buf + 4096 * i. */
+static void fill_vector(struct mmsghdr *vec, struct iovec *iov, char *buf,
+			bool receive)
+{
+	int i;
+
+	memset(vec, 0, sizeof(*vec) * NMSG);
+	for (i = 0; i < NMSG; i++) {
+		iov[i].iov_base = buf + 4096 * i;
+		iov[i].iov_len = receive ? 4096 : msg_size(i);
+		vec[i].msg_hdr.msg_iov = &iov[i];
+		vec[i].msg_hdr.msg_iovlen = 1;
+	}
+}
+
+TEST_F_TIMEOUT(mmsg, rewritten_lengths_change_no_count, 300)
+{
+	struct mmsghdr vec[NMSG];
+	struct iovec iov[NMSG];
+	struct ft_counters fc = {0};
+	struct ft_totals t;
+	struct rewriter r;
+	uint64_t want = (uint64_t)ROUNDS * round_bytes(), got = 0;
+	long calls = 0, k = 0;
+	int round, n = 0, i;
+
+	fill_vector(vec, iov, self->buf, false);
+	ASSERT_EQ(0, rewriter_start(&r, vec, variant->value));
+	for (round = 0; round < ROUNDS; round++) {
+		n = sendmmsg(self->tx, vec, NMSG, 0);
+		if (n != NMSG)
+			break;
+	}
+	rewriter_stop(&r);
+	ASSERT_EQ(ROUNDS, round)
+	TH_LOG("sendmmsg returned %d: %s", n, strerror(errno));
+
+	/*
+	 * Every datagram arrives whole and in order, so the k-th is
+	 * msg_size(k % NMSG) bytes: msg_len, being rewritten, is not asked.
+	 */
+	fill_vector(vec, iov, self->buf, true);
+	ASSERT_EQ(0, rewriter_start(&r, vec, variant->value));
+	while (k < (long)ROUNDS * NMSG) {
+		n = recvmmsg(self->rx, vec, NMSG, MSG_DONTWAIT, NULL);
+		if (n <= 0)
+			break;
+		calls++;
+		for (i = 0; i < n; i++, k++)
+			got += msg_size(k % NMSG);
+	}
+	rewriter_stop(&r);
+	ASSERT_EQ((long)ROUNDS * NMSG, k)
+	TH_LOG("recvmmsg returned %d: %s", n, strerror(errno));
+	ASSERT_EQ(want, got);
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->tx);
+	EXPECT_EQ(want, t.out_bytes);
+	/* The calls out: connect() and the sendmmsg calls. */
+	EXPECT_EQ(1 + ROUNDS, t.out_calls);
+	EXPECT_EQ(0, t.out_errors);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->rx);
+	EXPECT_EQ(want, t.in_bytes);
+	EXPECT_EQ(calls, t.in_calls);
+	EXPECT_EQ(0, t.in_errors);
+	EXPECT_EQ(0, fc.lost[FTAGENT_LOSS_USER_READ]);
+	ft_counters_free(&fc);
+}
+
+/*
+ * A vector the caller can read but not write: the kernel sends the
+ * first message, cannot store its msg_len, and fails the call with
+ * EFAULT. The datagram left all the same, and is counted.
+ */
+TEST_F(mmsg, a_message_sent_without_its_length_is_counted)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct ft_counters fc = {0};
+	struct iovec iov[NMSG];
+	struct mmsghdr *vec;
+	struct ft_totals t;
+	ssize_t n;
+
+	vec = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, vec);
+	fill_vector(vec, iov, self->buf, false);
+	ASSERT_EQ(0, mprotect(vec, page, PROT_READ));
+
+	errno = 0;
+	EXPECT_EQ(-1, sendmmsg(self->tx, vec, NMSG, 0));
+	EXPECT_EQ(EFAULT, errno);
+	/* What arrived: exactly the first message. */
+	n = recv(self->rx, self->buf, 4096, MSG_DONTWAIT);
+	EXPECT_EQ((ssize_t)msg_size(0), n);
+	EXPECT_EQ(-1, recv(self->rx, self->buf, 4096, MSG_DONTWAIT));
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->tx);
+	EXPECT_EQ(msg_size(0), t.out_bytes);
+	/* The calls out: connect() and sendmmsg. */
+	EXPECT_EQ(2, t.out_calls);
+	EXPECT_EQ(1, t.out_errors);
+	ft_counters_free(&fc);
+	munmap(vec, page);
+}
+
+TEST_HARNESS_MAIN
