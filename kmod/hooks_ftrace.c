@@ -74,14 +74,22 @@
  * Tasks inside traced calls: 8-way buckets of task pointers, one cache
  * line each. Only the owning task sets or clears its slot (the exit probe
  * runs in the dying task's own context), so a cmpxchg to claim a free slot
- * and a plain store to release it are enough. A full bucket loses the call
- * (counted as pending_table).
+ * and a plain store to release it are enough. A mark whose home bucket is
+ * full spills over into the next buckets; only while some mark lives
+ * outside its home bucket does a return that finds none at home look
+ * further. With every bucket in reach full the call is lost (counted as
+ * pending_table): 64K slots hold 30,000 tasks blocked in traced calls
+ * with room to spare.
  */
-#define FTAGENT_PENDING_BITS	14
+#define FTAGENT_PENDING_BITS	16
 #define FTAGENT_PENDING_WAYS	8
 #define FTAGENT_PENDING_SLOTS	BIT(FTAGENT_PENDING_BITS)
+#define FTAGENT_PENDING_BUCKETS	(FTAGENT_PENDING_SLOTS / FTAGENT_PENDING_WAYS)
+#define FTAGENT_PENDING_REACH	8	/* buckets a mark may use */
 
 static unsigned long *ftagent_pending;
+/* Marks outside their home bucket; each changed only by its own task. */
+static atomic_t ftagent_pending_spilled;
 
 /*
  * The functions the settle ops hooks, all on the way out of a system
@@ -100,9 +108,13 @@ static struct tracepoint *ftagent_exit_tp;
 /* Entry points in the entry ops' filter; never register it with none. */
 static unsigned int ftagent_entry_filters;
 
-static __always_inline unsigned long *ftagent_bucket(struct task_struct *t)
+/* Bucket @n of @t's reach: 0 is its home. */
+static __always_inline unsigned long *ftagent_bucket(struct task_struct *t,
+						     unsigned int n)
 {
-	return &ftagent_pending[hash_ptr(t, FTAGENT_PENDING_BITS - 3) *
+	unsigned long h = hash_ptr(t, FTAGENT_PENDING_BITS - 3) + n;
+
+	return &ftagent_pending[(h & (FTAGENT_PENDING_BUCKETS - 1)) *
 				FTAGENT_PENDING_WAYS];
 }
 
@@ -126,6 +138,31 @@ static __always_inline int ftagent_mark_of(const unsigned long *b,
 	return -1;
 }
 
+/*
+ * @t's home bucket is full: claim a slot further on (or find @t's own
+ * mark there, a restarted call). Whether @t now has a mark.
+ */
+static noinline bool ftagent_mark_spill(struct task_struct *t)
+{
+	unsigned long *b, cur;
+	unsigned int n;
+	int i;
+
+	for (n = 1; n < FTAGENT_PENDING_REACH; n++) {
+		b = ftagent_bucket(t, n);
+		for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
+			cur = READ_ONCE(b[i]);
+			if (cur == (unsigned long)t)
+				return true;
+			if (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t)) {
+				atomic_inc(&ftagent_pending_spilled);
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 /* Entry of a traced call by the current task, user or kernel thread. */
 static __always_inline void ftagent_mark(struct task_struct *t)
 {
@@ -134,30 +171,56 @@ static __always_inline void ftagent_mark(struct task_struct *t)
 
 	if (unlikely(t->flags & PF_KTHREAD))
 		return;
-	b = ftagent_bucket(t);
+	b = ftagent_bucket(t, 0);
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
 		cur = READ_ONCE(b[i]);
 		/* Our own mark (a restarted call): keep it. */
 		if (cur == (unsigned long)t ||
-		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t))) {
-			if (!test_thread_flag(TIF_NOTIFY_RESUME))
-				set_thread_flag(TIF_NOTIFY_RESUME);
-			return;
+		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t)))
+			goto marked;
+	}
+	if (!ftagent_mark_spill(t)) {
+		ftagent_loss(FTAGENT_LOSS_PENDING_TABLE);
+		return;
+	}
+marked:
+	if (!test_thread_flag(TIF_NOTIFY_RESUME))
+		set_thread_flag(TIF_NOTIFY_RESUME);
+}
+
+/* Clear @t's mark outside its home bucket, if it has one there. */
+static noinline bool ftagent_unmark_spilled(struct task_struct *t)
+{
+	unsigned long *b;
+	unsigned int n;
+	int i;
+
+	for (n = 1; n < FTAGENT_PENDING_REACH; n++) {
+		b = ftagent_bucket(t, n);
+		i = ftagent_mark_of(b, t);
+		if (i >= 0) {
+			WRITE_ONCE(b[i], 0UL);
+			atomic_dec(&ftagent_pending_spilled);
+			return true;
 		}
 	}
-	ftagent_loss(FTAGENT_LOSS_PENDING_TABLE);
+	return false;
 }
 
 /* Clear @t's mark; whether it had one (a traced call to charge). */
 static __always_inline bool ftagent_unmark(struct task_struct *t)
 {
-	unsigned long *b = ftagent_bucket(t);
+	unsigned long *b = ftagent_bucket(t, 0);
 	int i = ftagent_mark_of(b, t);
 
-	if (i < 0)
-		return false;	/* a return that ends no traced call */
-	WRITE_ONCE(b[i], 0UL);
-	return true;
+	if (likely(i >= 0)) {
+		WRITE_ONCE(b[i], 0UL);
+		return true;
+	}
+	/* A return that ends no traced call, unless @t's mark spilled. */
+	if (likely(!atomic_read(&ftagent_pending_spilled)))
+		return false;
+	return ftagent_unmark_spilled(t);
 }
 
 /* Charge the call the current task returns from. Preemption off. */
@@ -492,11 +555,7 @@ bool ftagent_ftrace_direct_on(void)
 
 static void notrace ftagent_task_exit(void *data, struct task_struct *p)
 {
-	unsigned long *b = ftagent_bucket(p);
-	int i = ftagent_mark_of(b, p);
-
-	if (i >= 0)
-		WRITE_ONCE(b[i], 0UL);
+	ftagent_unmark(p);
 }
 
 struct ftagent_tp_search {
@@ -768,6 +827,7 @@ static int ftagent_ftrace_start(void)
 				   GFP_KERNEL);
 	if (!ftagent_pending)
 		return -ENOMEM;
+	atomic_set(&ftagent_pending_spilled, 0);
 
 	ftagent_exit_tp = ftagent_feature_off(FTAGENT_FEATURE_FTRACE_SET) ?
 			  NULL : ftagent_tracepoint("sched_process_exit");
