@@ -222,6 +222,28 @@ static __always_inline void ftagent_charge_fd(unsigned int fd,
 }
 
 /*
+ * A *mmsg call that returned @ret after its messages moved @bytes: one
+ * call with those bytes, or a failed one whose messages still count (a
+ * sendmmsg that sent its first message but could not store its msg_len
+ * fails with EFAULT).
+ */
+static void ftagent_charge_mmsg(unsigned int fd, enum ftagent_dir dir,
+				long ret, long bytes, struct ftagent_key *key)
+{
+	if (ret >= 0) {
+		ftagent_charge_fd(fd, dir, bytes, key);
+		return;
+	}
+	ftagent_charge_fd(fd, dir, ret, key);
+	if (bytes > 0 && key->kind != FTAGENT_OBJ_UNSPEC &&
+	    ftagent_key_counted(key, dir, READ_ONCE(ftagent_filter_flags))) {
+		if (static_branch_unlikely(&ftagent_budgets_on))
+			ftagent_counter_budget(key, dir, bytes);
+		ftagent_counter_bytes(key, dir, bytes);
+	}
+}
+
+/*
  * sendfile and splice with track_sendfile off: only the socket side,
  * which is network traffic whatever fed it, is charged.
  */
@@ -286,14 +308,16 @@ static long ftagent_mmsg_read_back(unsigned long uvec, long nmsgs, bool ia32)
 	return bytes;
 }
 
-/* The bytes a *mmsg call's settle charges: none if its messages were. */
+/*
+ * The bytes a *mmsg call that returned @ret moved: what the kernel said
+ * for each message (mmsg.c), or else the msg_len fields read back. Once
+ * per settle: the kernel's figure is taken.
+ */
 static long ftagent_mmsg_bytes(unsigned long uvec, long ret, bool ia32)
 {
-	if (ret <= 0)
-		return ret;
 	if (READ_ONCE(ftagent_mmsg_exact))
-		return 0;
-	return ftagent_mmsg_read_back(uvec, ret, ia32);
+		return ftagent_mmsg_take(current);
+	return ret > 0 ? ftagent_mmsg_read_back(uvec, ret, ia32) : 0;
 }
 
 static void ftagent_budget_fd(unsigned int fd, enum ftagent_dir dir,
@@ -323,10 +347,12 @@ static void ftagent_budget_only(u8 class, bool ia32,
 		break;
 	case FTAGENT_CALL_RECVMMSG:
 	case FTAGENT_CALL_SENDMMSG:
+		/* A failed call may still have sent a message (EFAULT). */
 		bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
 		ftagent_budget_fd(uregs->di,
 				  class == FTAGENT_CALL_RECVMMSG ?
-				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT, bytes);
+				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT,
+				  bytes > 0 || ret >= 0 ? bytes : ret);
 		break;
 	case FTAGENT_CALL_SENDFILE:
 		ftagent_budget_fd(uregs->si, FTAGENT_DIR_IN, ret);
@@ -353,11 +379,14 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
 {
 	/* Every field is written before use: no zeroing on each call. */
 	struct ftagent_key key __uninitialized, peer __uninitialized;
-	long bytes = ret;
 
 	if (ftagent_tgid_excluded(current->tgid)) {
 		if (static_branch_unlikely(&ftagent_budgets_on))
 			ftagent_budget_only(class, ia32, uregs, ret);
+		else if ((class == FTAGENT_CALL_RECVMMSG ||
+			  class == FTAGENT_CALL_SENDMMSG) &&
+			 READ_ONCE(ftagent_mmsg_exact))
+			ftagent_mmsg_take(current);	/* the slot goes back */
 		return;
 	}
 	/* The common calls first. */
@@ -369,12 +398,11 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
 	}
 	switch (class) {
 	case FTAGENT_CALL_RECVMMSG:
-		bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
-		ftagent_charge_fd(uregs->di, FTAGENT_DIR_IN, bytes, &key);
-		break;
 	case FTAGENT_CALL_SENDMMSG:
-		bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
-		ftagent_charge_fd(uregs->di, FTAGENT_DIR_OUT, bytes, &key);
+		ftagent_charge_mmsg(uregs->di, class == FTAGENT_CALL_RECVMMSG ?
+				    FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret,
+				    ftagent_mmsg_bytes(uregs->si, ret, ia32),
+				    &key);
 		break;
 	case FTAGENT_CALL_SENDFILE:
 		ftagent_charge_transfer_end(uregs->si, FTAGENT_DIR_IN, ret, &key);
@@ -514,8 +542,14 @@ static noinline void ftagent_account_ia32(const struct ftagent_call *call,
 
 	if (class == FTAGENT_CALL_SOCKETCALL) {
 		class = ftagent_socketcall(uregs, &args, ret);
-		if (class < 0)
+		if (class < 0) {
+			/* An unreadable block: the messages' slot goes back. */
+			if (((u32)uregs->bx == SYS_SENDMMSG ||
+			     (u32)uregs->bx == SYS_RECVMMSG) &&
+			    READ_ONCE(ftagent_mmsg_exact))
+				ftagent_mmsg_take(current);
 			return;
+		}
 	} else {
 		args.di = (u32)uregs->bx;
 		args.si = (u32)uregs->cx;
@@ -535,57 +569,6 @@ void ftagent_account(const struct ftagent_call *call,
 	}
 #endif
 	ftagent_account_class(call->class, false, uregs, ret);
-}
-
-/*
- * The descriptor of the *mmsg call @call, from @uregs: for ia32
- * socketcall from the caller's memory (the limit docs/hooks.md states).
- * False: it cannot be read.
- */
-static bool ftagent_message_fd(const struct ftagent_call *call,
-			       const struct pt_regs *uregs, long bytes,
-			       unsigned int *fd)
-{
-#ifdef CONFIG_IA32_EMULATION
-	struct pt_regs args __uninitialized;
-
-	if (unlikely(call->ia32)) {
-		if (call->class != FTAGENT_CALL_SOCKETCALL) {
-			*fd = (u32)uregs->bx;
-			return true;
-		}
-		if (ftagent_socketcall(uregs, &args, bytes) < 0)
-			return false;
-		*fd = args.di;
-		return true;
-	}
-#endif
-	*fd = uregs->di;
-	return true;
-}
-
-void ftagent_account_message(enum ftagent_dir dir, long bytes)
-{
-	struct pt_regs *uregs = current_pt_regs();
-	struct ftagent_key key __uninitialized;
-	struct ftagent_hook *hook;
-	unsigned int fd;
-
-	/* Only calls the hooks trace: the settle counts the call itself. */
-	hook = ftagent_hook_for(uregs);
-	if (!hook || !ftagent_message_fd(hook->call, uregs, bytes, &fd))
-		return;
-	if (ftagent_tgid_excluded(current->tgid)) {
-		if (static_branch_unlikely(&ftagent_budgets_on))
-			ftagent_budget_fd(fd, dir, bytes);
-		return;
-	}
-	if (ftagent_key_for_fd(fd, &key) &&
-	    ftagent_key_counted(&key, dir, READ_ONCE(ftagent_filter_flags))) {
-		if (static_branch_unlikely(&ftagent_budgets_on))
-			ftagent_counter_budget(&key, dir, bytes);
-		ftagent_counter_bytes(&key, dir, bytes);
-	}
 }
 
 bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key)

@@ -44,14 +44,6 @@ void ftagent_account_key_charge(struct task_struct *task,
 				const struct ftagent_key *key,
 				enum ftagent_dir dir, long ret, bool transfer);
 
-/*
- * One message of the sendmmsg or recvmmsg call the current task is in
- * moved @bytes (mmsg.c): charge them to the call's descriptor, without
- * counting a call (the settle counts it). Nothing if the hooks do not
- * trace the call. Preemption disabled.
- */
-void ftagent_account_message(enum ftagent_dir dir, long bytes);
-
 /* The mode the accounting applies: enum ftagent_mode. */
 void ftagent_account_set_mode(unsigned int mode);
 

@@ -9,43 +9,53 @@
  * the kernel instead: __sys_sendmmsg() and do_recvmmsg() move each
  * message with a call to ___sys_sendmsg() or ___sys_recvmsg(), whose
  * return value is that message's count. A kprobe on the instruction
- * after each such call finds it in %eax and charges it at once, to the
- * call's descriptor; the settle then counts the call itself without
- * bytes. A message whose msg_len the kernel then fails to write (an
- * unmapped vector) moved its bytes all the same, and is charged.
+ * after each such call finds it in %eax and adds it to the calling
+ * task's slot in a table; the settle of the *mmsg call takes the sum
+ * (ftagent_mmsg_take()) and charges it as the call's bytes. A message
+ * whose msg_len the kernel then fails to write (an unmapped vector) is
+ * in the sum too: its bytes left, though the call fails with EFAULT.
  *
- * The call sites are found at load: the caller's code is scanned for
- * direct calls (E8 rel32) whose target the kernel's symbol table names
- * as the callee, and the kprobe core accepts only an address on an
- * instruction boundary (it decodes the function from its start). Both
- * callers call once for native and once for compat messages, so fewer
- * sites than that means the compiler inlined one: the feature is then
- * off (DEGRADED, with the caller as MISSING) and the settle reads the
+ * The kprobes run from int3, which the kernel handles in NMI context
+ * (a jump-optimized kprobe runs with preemption off instead), at a fixed
+ * point of the message loop, where the task holds no lock. So the
+ * handler only adds to the table: plain stores to the task's own slot
+ * and one cmpxchg to claim it; counters, budgets and events stay in the
+ * settle, in the task's ordinary context.
+ *
+ * Slots: 8-way buckets, a task's own or, when full, one of the next 7;
+ * with every one of those taken the message's bytes are lost (counted
+ * as pending_table: too many calls in flight). A task that dies inside a
+ * *mmsg call gives its slot back at exit.
+ *
+ * The call sites are found at load (callsites.c), and the kprobe core
+ * accepts only an address on an instruction boundary. Both callers call
+ * once for native and once for compat messages, so fewer sites than
+ * that means the compiler inlined one: the feature is then off
+ * (DEGRADED, with the caller as MISSING) and the settle reads the
  * lengths back from the caller's memory, as before. The kprobes cost
  * nothing outside *mmsg calls.
  *
  * The kprobes are registered before the syscall hooks attach and taken
- * off after they are gone, and a kprobe charges only a call the hooks
- * trace (ftagent_account_message()), so a call is charged by one scheme
- * from entry to return.
+ * off after they are gone, and a kprobe adds only for a call the hooks
+ * trace, so a call is charged by one scheme from entry to return.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/kallsyms.h>
+#include <linux/hash.h>
 #include <linux/kprobes.h>
-#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/string.h>
-#include <linux/uaccess.h>
+#include <linux/tracepoint.h>
 
-#include "account.h"
+#include "callsites.h"
+#include "counters.h"
+#include "hooks.h"
 #include "mmsg.h"
 #include "symbols.h"
 
 /* Sites per caller: the native and the compat branch of its loop. */
 #define FTAGENT_MMSG_SITES	4
-#define FTAGENT_MMSG_MAX_TEXT	16384	/* a caller larger is not scanned */
-#define FTAGENT_CALL_REL32	0xe8
-#define FTAGENT_CALL_LEN	5
 
 struct ftagent_mmsg_caller {
 	const char *caller;	/* the loop over the messages */
@@ -55,13 +65,95 @@ struct ftagent_mmsg_caller {
 	unsigned int nr_kps;	/* registered */
 };
 
+struct ftagent_mmsg_slot {
+	unsigned long task;	/* 0: free; else only this task writes it */
+	long bytes;
+};
+
+#define FTAGENT_MMSG_BITS	14	/* 16K slots, 256 KB */
+#define FTAGENT_MMSG_WAYS	8
+#define FTAGENT_MMSG_BUCKETS	(BIT(FTAGENT_MMSG_BITS) / FTAGENT_MMSG_WAYS)
+#define FTAGENT_MMSG_REACH	8	/* buckets a task may use */
+
+static struct ftagent_mmsg_slot *ftagent_mmsg_slots;
+
+static struct ftagent_mmsg_slot *ftagent_mmsg_bucket(struct task_struct *t,
+						     unsigned int n)
+{
+	unsigned long h = hash_ptr(t, FTAGENT_MMSG_BITS - 3) + n;
+
+	return &ftagent_mmsg_slots[(h & (FTAGENT_MMSG_BUCKETS - 1)) *
+				   FTAGENT_MMSG_WAYS];
+}
+
+/* @t's slot, or NULL. */
+static struct ftagent_mmsg_slot *ftagent_mmsg_find(struct task_struct *t)
+{
+	struct ftagent_mmsg_slot *b;
+	unsigned int n, i;
+
+	for (n = 0; n < FTAGENT_MMSG_REACH; n++) {
+		b = ftagent_mmsg_bucket(t, n);
+		for (i = 0; i < FTAGENT_MMSG_WAYS; i++)
+			if (READ_ONCE(b[i].task) == (unsigned long)t)
+				return &b[i];
+	}
+	return NULL;
+}
+
+/* One message of the current task's *mmsg call moved @bytes. */
+static void ftagent_mmsg_add(long bytes)
+{
+	struct task_struct *t = current;
+	struct ftagent_mmsg_slot *s, *b;
+	unsigned int n, i;
+
+	/* Only calls the hooks trace: their settle takes the sum. */
+	if (!ftagent_hook_for(current_pt_regs()))
+		return;
+	s = ftagent_mmsg_find(t);
+	if (s) {
+		WRITE_ONCE(s->bytes, s->bytes + bytes);
+		return;
+	}
+	for (n = 0; n < FTAGENT_MMSG_REACH; n++) {
+		b = ftagent_mmsg_bucket(t, n);
+		for (i = 0; i < FTAGENT_MMSG_WAYS; i++) {
+			if (READ_ONCE(b[i].task) ||
+			    cmpxchg(&b[i].task, 0UL, (unsigned long)t))
+				continue;
+			WRITE_ONCE(b[i].bytes, bytes);
+			return;
+		}
+	}
+	ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
+}
+
+long ftagent_mmsg_take(struct task_struct *t)
+{
+	struct ftagent_mmsg_slot *s = ftagent_mmsg_find(t);
+	long bytes;
+
+	if (!s)
+		return 0;
+	bytes = READ_ONCE(s->bytes);
+	/* Release: the slot's bytes are read before another task claims it. */
+	smp_store_release(&s->task, 0UL);
+	return bytes;
+}
+
+static void notrace ftagent_mmsg_task_exit(void *data, struct task_struct *p)
+{
+	ftagent_mmsg_take(p);
+}
+
 static int ftagent_mmsg_sent(struct kprobe *p, struct pt_regs *regs)
 {
 	/* ___sys_sendmsg() returns int: bytes, or an errno that ends the loop. */
 	int ret = (int)regs->ax;
 
 	if (ret > 0)
-		ftagent_account_message(FTAGENT_DIR_OUT, ret);
+		ftagent_mmsg_add(ret);
 	return 0;
 }
 
@@ -70,7 +162,7 @@ static int ftagent_mmsg_received(struct kprobe *p, struct pt_regs *regs)
 	int ret = (int)regs->ax;
 
 	if (ret > 0)
-		ftagent_account_message(FTAGENT_DIR_IN, ret);
+		ftagent_mmsg_add(ret);
 	return 0;
 }
 
@@ -81,79 +173,21 @@ static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 
 bool ftagent_mmsg_exact;
 
-/*
- * Where function @name starts and how long it is, from the kernel's
- * symbol table ("name+0x4/0x210": kprobes may place a function's address
- * past its ENDBR). 0 if it is not there.
- */
-static unsigned long ftagent_mmsg_function(const char *name,
-					   unsigned long *size)
-{
-	struct kprobe kp = { .symbol_name = name,
-			     .flags = KPROBE_FLAG_DISABLED };
-	char buf[KSYM_SYMBOL_LEN];
-	unsigned long addr, off;
-	size_t len = strlen(name);
-	char *p;
-
-	if (register_kprobe(&kp))
-		return 0;
-	addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-	sprint_symbol(buf, addr);
-	if (strncmp(buf, name, len) || buf[len] != '+')
-		return 0;
-	p = buf + len + 1;
-	if (sscanf(p, "%lx/%lx", &off, size) != 2 || off > addr)
-		return 0;
-	return addr - off;
-}
-
-/* Whether a call at @site to @target calls @callee at its start. */
-static bool ftagent_mmsg_calls(unsigned long target, const char *callee)
-{
-	char buf[KSYM_SYMBOL_LEN];
-	size_t len = strlen(callee);
-
-	sprint_symbol(buf, target);
-	return !strncmp(buf, callee, len) && !strncmp(buf + len, "+0x0/", 5);
-}
-
 /* Probe the return site of every call @c->caller makes to @c->callee. */
 static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 {
-	unsigned long start, size, i;
 	unsigned int expect = IS_ENABLED(CONFIG_COMPAT) ? 2 : 1;
-	u8 *text;
-	int err = 0;
+	unsigned long sites[FTAGENT_MMSG_SITES];
+	int i, n, err = 0;
 
-	start = ftagent_mmsg_function(c->caller, &size);
-	if (!start || size < FTAGENT_CALL_LEN || size > FTAGENT_MMSG_MAX_TEXT)
-		return -ENOENT;
-	text = kmalloc(size, GFP_KERNEL);
-	if (!text)
-		return -ENOMEM;
-	if (copy_from_kernel_nofault(text, (void *)start, size)) {
-		kfree(text);
-		return -EFAULT;
-	}
-	for (i = 0; i + FTAGENT_CALL_LEN <= size; i++) {
-		unsigned long ret_site = start + i + FTAGENT_CALL_LEN;
-		struct kprobe *kp;
-		s32 rel;
+	n = ftagent_callsites(c->caller, c->callee, sites, ARRAY_SIZE(sites));
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		struct kprobe *kp = &c->kps[c->nr_kps];
 
-		if (text[i] != FTAGENT_CALL_REL32)
-			continue;
-		memcpy(&rel, text + i + 1, sizeof(rel));
-		if (!ftagent_mmsg_calls(ret_site + rel, c->callee))
-			continue;
-		if (c->nr_kps == FTAGENT_MMSG_SITES) {
-			err = -E2BIG;
-			break;
-		}
-		kp = &c->kps[c->nr_kps];
 		memset(kp, 0, sizeof(*kp));
-		kp->addr = (kprobe_opcode_t *)ret_site;
+		kp->addr = (kprobe_opcode_t *)(sites[i] + FTAGENT_CALL_LEN);
 		kp->pre_handler = c->dir == FTAGENT_DIR_OUT ?
 				  ftagent_mmsg_sent : ftagent_mmsg_received;
 		err = register_kprobe(kp);
@@ -163,13 +197,10 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 			continue;
 		}
 		if (err)
-			break;
+			return err;
 		c->nr_kps++;
 	}
-	kfree(text);
-	if (!err && c->nr_kps < expect)
-		err = -ENOENT;
-	return err;
+	return c->nr_kps < expect ? -ENOENT : 0;
 }
 
 static void ftagent_mmsg_unprobe(void)
@@ -190,6 +221,8 @@ static void ftagent_mmsg_unprobe(void)
 		unregister_kprobes(kps, n);
 }
 
+static struct tracepoint *ftagent_mmsg_exit_tp;
+
 int ftagent_mmsg_init(bool strict)
 {
 	unsigned int i;
@@ -197,13 +230,32 @@ int ftagent_mmsg_init(bool strict)
 
 	if (ftagent_feature_off(FTAGENT_FEATURE_MMSG_LENGTHS))
 		return 0;	/* pretend_missing=: said at load */
+	ftagent_mmsg_slots = kvcalloc(BIT(FTAGENT_MMSG_BITS),
+				      sizeof(*ftagent_mmsg_slots), GFP_KERNEL);
+	ftagent_mmsg_exit_tp = ftagent_tracepoint("sched_process_exit");
+	err = ftagent_mmsg_slots ? 0 : -ENOMEM;
+	if (!err && !ftagent_mmsg_exit_tp)
+		err = -ENOENT;
+	if (!err)
+		err = tracepoint_probe_register(ftagent_mmsg_exit_tp,
+						ftagent_mmsg_task_exit, NULL);
+	if (err) {
+		ftagent_mmsg_exit_tp = NULL;
+		ftagent_mmsg_exit();
+		if (strict)
+			return err;
+		pr_warn("*mmsg lengths: no table (%d): read from the caller's memory\n",
+			err);
+		ftagent_symbol_unusable("__sys_sendmmsg");
+		return 0;
+	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
 		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
 
 		err = ftagent_mmsg_probe(c);
 		if (!err)
 			continue;
-		ftagent_mmsg_unprobe();
+		ftagent_mmsg_exit();
 		if (strict) {
 			pr_err("cannot probe the calls %s makes to %s (%d): strict=1 refuses the load\n",
 			       c->caller, c->callee, err);
@@ -222,4 +274,12 @@ void ftagent_mmsg_exit(void)
 {
 	WRITE_ONCE(ftagent_mmsg_exact, false);
 	ftagent_mmsg_unprobe();
+	if (ftagent_mmsg_exit_tp) {
+		tracepoint_probe_unregister(ftagent_mmsg_exit_tp,
+					    ftagent_mmsg_task_exit, NULL);
+		tracepoint_synchronize_unregister();
+		ftagent_mmsg_exit_tp = NULL;
+	}
+	kvfree(ftagent_mmsg_slots);
+	ftagent_mmsg_slots = NULL;
 }

@@ -15,6 +15,15 @@
  */
 extern bool ftagent_mmsg_exact;
 
+struct task_struct;
+
+/*
+ * The bytes the messages of @t's *mmsg call moved so far, which the
+ * settle charges: taken, so the next call starts from 0. Only while
+ * ftagent_mmsg_exact. Preemption disabled.
+ */
+long ftagent_mmsg_take(struct task_struct *t);
+
 /*
  * Process context, before the syscall hooks are attached. A call site
  * that cannot be found or probed turns the feature off (DEGRADED, and

@@ -191,7 +191,7 @@ static int mmsgs_counted(void)
 	struct ft_counters fc;
 	struct ft_totals tx_t, rx_t;
 	socklen_t len = sizeof(a);
-	int tx, rx, i, ok;
+	int tx, rx, i, ok = 0;
 
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	rx = socket(AF_INET, SOCK_DGRAM, 0);
@@ -199,7 +199,7 @@ static int mmsgs_counted(void)
 	if (rx < 0 || tx < 0 || bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
 	    getsockname(rx, (struct sockaddr *)&a, &len) ||
 	    connect(tx, (struct sockaddr *)&a, sizeof(a)))
-		return 0;
+		goto out;
 	memset(vec, 0, sizeof(vec));
 	for (i = 0; i < 3; i++) {
 		iov[i].iov_base = buf[i];
@@ -208,13 +208,11 @@ static int mmsgs_counted(void)
 		vec[i].msg_hdr.msg_iovlen = 1;
 	}
 	if (sendmmsg(tx, vec, 3, 0) != 3)
-		return 0;
+		goto out;
 	for (i = 0; i < 3; i++)
 		iov[i].iov_len = sizeof(buf[i]);
-	if (recvmmsg(rx, vec, 3, MSG_DONTWAIT, NULL) != 3)
-		return 0;
-	if (ft_collect(&fc))
-		return 0;
+	if (recvmmsg(rx, vec, 3, MSG_DONTWAIT, NULL) != 3 || ft_collect(&fc))
+		goto out;
 	tx_t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, tx);
 	rx_t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, rx);
 	/* The calls out: connect() and sendmmsg. */
@@ -228,8 +226,11 @@ static int mmsgs_counted(void)
 			(unsigned long)rx_t.in_bytes,
 			(unsigned long)rx_t.in_calls);
 	ft_counters_free(&fc);
-	close(tx);
-	close(rx);
+out:
+	if (tx >= 0)
+		close(tx);
+	if (rx >= 0)
+		close(rx);
 	return ok;
 }
 

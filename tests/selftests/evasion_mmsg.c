@@ -4,9 +4,13 @@
  * caller's msg_len fields. The module must count the bytes the kernel
  * moved, not what those fields say when the call returns: a sibling
  * thread that keeps zeroing them (or filling them with a huge number)
- * must change nothing, and neither may a vector the kernel cannot write
- * msg_len back into. The ground truth is what the test sends: the
- * datagrams' sizes, all of which the receiver gets.
+ * must change nothing, and neither may a sendmmsg vector the kernel
+ * cannot write msg_len back into. The ground truth is what the test
+ * sends: the datagrams' sizes, all of which the receiver gets.
+ *
+ * The receive side of that last case is a known limit (docs/hooks.md):
+ * a receive whose data was copied but whose header could not be written
+ * back fails with EFAULT and is counted as an error without bytes.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>

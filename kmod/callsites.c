@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Finding the direct calls one kernel function makes to another.
+ *
+ * Some results the kernel keeps only in a register for an instant: the
+ * byte count each message of a *mmsg call returns (mmsg.c), what a TCP
+ * zero-copy receive mapped (zerocopy.c). A kprobe on the instruction
+ * after the call sees them. The call sites are found by scanning the
+ * caller's code, as the kernel's symbol table bounds it, for E8 rel32
+ * whose target the symbol table names as the callee at offset 0. The
+ * code read is the live text: another kprobe's int3, or a call site a
+ * livepatch moved, hides a site, and the caller's users then see fewer
+ * sites than they expect and go without (DEGRADED).
+ */
+#include <linux/kallsyms.h>
+#include <linux/kprobes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/uaccess.h>
+
+#include "callsites.h"
+
+#define FTAGENT_MAX_TEXT	32768	/* a caller larger is not scanned */
+#define FTAGENT_CALL_REL32	0xe8
+
+/*
+ * Where function @name starts and how long it is, from the kernel's
+ * symbol table ("name+0x4/0x210": kprobes may place a function's address
+ * past its ENDBR). 0 if it is not there.
+ */
+static unsigned long ftagent_function(const char *name, unsigned long *size)
+{
+	struct kprobe kp = { .symbol_name = name,
+			     .flags = KPROBE_FLAG_DISABLED };
+	char buf[KSYM_SYMBOL_LEN];
+	size_t len = strlen(name);
+	unsigned long addr, off;
+
+	if (register_kprobe(&kp))
+		return 0;
+	addr = (unsigned long)kp.addr;
+	unregister_kprobe(&kp);
+	sprint_symbol(buf, addr);
+	if (strncmp(buf, name, len) || buf[len] != '+')
+		return 0;
+	if (sscanf(buf + len + 1, "%lx/%lx", &off, size) != 2 || off > addr)
+		return 0;
+	return addr - off;
+}
+
+/* Whether @target is the start of function @callee. */
+static bool ftagent_starts(unsigned long target, const char *callee)
+{
+	char buf[KSYM_SYMBOL_LEN];
+	size_t len = strlen(callee);
+
+	sprint_symbol(buf, target);
+	return !strncmp(buf, callee, len) && !strncmp(buf + len, "+0x0/", 5);
+}
+
+int ftagent_callsites(const char *caller, const char *callee,
+		      unsigned long *sites, unsigned int max)
+{
+	unsigned long start, size, i;
+	unsigned int n = 0;
+	int err = 0;
+	u8 *text;
+
+	start = ftagent_function(caller, &size);
+	if (!start || size < FTAGENT_CALL_LEN || size > FTAGENT_MAX_TEXT)
+		return -ENOENT;
+	text = kmalloc(size, GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	if (copy_from_kernel_nofault(text, (void *)start, size)) {
+		kfree(text);
+		return -EFAULT;
+	}
+	for (i = 0; i + FTAGENT_CALL_LEN <= size; i++) {
+		unsigned long ret_site = start + i + FTAGENT_CALL_LEN;
+		s32 rel;
+
+		if (text[i] != FTAGENT_CALL_REL32)
+			continue;
+		memcpy(&rel, text + i + 1, sizeof(rel));
+		if (!ftagent_starts(ret_site + rel, callee))
+			continue;
+		if (n == max) {
+			err = -E2BIG;
+			break;
+		}
+		sites[n++] = start + i;
+	}
+	kfree(text);
+	return err ? err : n;
+}

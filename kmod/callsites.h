@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Where one kernel function calls another (callsites.c): for kprobes on a
+ * call and on its return site, where the callee's arguments and its
+ * result are in registers.
+ */
+#ifndef _FTAGENT_CALLSITES_H
+#define _FTAGENT_CALLSITES_H
+
+#include <linux/types.h>
+
+/* The length of a direct call (E8 rel32): call site to return site. */
+#define FTAGENT_CALL_LEN	5
+
+/*
+ * The addresses of the direct calls function @caller makes to the start
+ * of function @callee, at most @max of them into @sites: how many were
+ * found, or -ENOENT (no @caller, or one too large to scan), -E2BIG (more
+ * than @max), -ENOMEM, -EFAULT. An address is a byte that decodes as such
+ * a call; the kprobe core, which decodes @caller from its start, refuses
+ * one that is not an instruction boundary (-EILSEQ). Process context.
+ */
+int ftagent_callsites(const char *caller, const char *callee,
+		      unsigned long *sites, unsigned int max);
+
+#endif /* _FTAGENT_CALLSITES_H */
