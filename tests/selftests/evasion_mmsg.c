@@ -186,7 +186,7 @@ TEST_F_TIMEOUT(mmsg, rewritten_lengths_change_no_count, 300)
 	EXPECT_EQ(want, t.in_bytes);
 	EXPECT_EQ(calls, t.in_calls);
 	EXPECT_EQ(0, t.in_errors);
-	EXPECT_EQ(0, fc.lost[FTAGENT_LOSS_USER_READ]);
+	EXPECT_EQ(0, fc.lost[FTAGENT_LOSS_PENDING_TABLE]);
 	ft_counters_free(&fc);
 }
 
