@@ -48,6 +48,7 @@
 #include <linux/errno.h>
 #include <linux/ftrace.h>
 #include <linux/hash.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/ptrace.h>
@@ -75,21 +76,26 @@
  * line each. Only the owning task sets or clears its slot (the exit probe
  * runs in the dying task's own context), so a cmpxchg to claim a free slot
  * and a plain store to release it are enough. A mark whose home bucket is
- * full spills over into the next buckets; only while some mark lives
- * outside its home bucket does a return that finds none at home look
- * further. With every bucket in reach full the call is lost (counted as
- * pending_table): 64K slots hold 30,000 tasks blocked in traced calls
- * with room to spare.
+ * full spills over into the next buckets, and its home bucket's spill
+ * count says so: only a return whose home bucket has spilled marks looks
+ * further than it when it finds none there. With every bucket in reach
+ * full the call is lost (counted as pending_table): 64K slots hold
+ * 30,000 tasks blocked in traced calls with room to spare.
  */
 #define FTAGENT_PENDING_BITS	16
 #define FTAGENT_PENDING_WAYS	8
 #define FTAGENT_PENDING_SLOTS	BIT(FTAGENT_PENDING_BITS)
 #define FTAGENT_PENDING_BUCKETS	(FTAGENT_PENDING_SLOTS / FTAGENT_PENDING_WAYS)
 #define FTAGENT_PENDING_REACH	8	/* buckets a mark may use */
+static_assert(FTAGENT_PENDING_REACH <= FTAGENT_PENDING_BUCKETS);
 
-static unsigned long *ftagent_pending;
-/* Marks outside their home bucket; each changed only by its own task. */
-static atomic_t ftagent_pending_spilled;
+static unsigned long *ftagent_pending __read_mostly;
+/*
+ * Per home bucket: its tasks' marks outside it. Each task changes only
+ * its own contribution, and reads its own bucket's count after its own
+ * increment (the scheduler's barriers cover a migration in between).
+ */
+static atomic_t *ftagent_pending_spills __read_mostly;
 
 /*
  * The functions the settle ops hooks, all on the way out of a system
@@ -108,13 +114,16 @@ static struct tracepoint *ftagent_exit_tp;
 /* Entry points in the entry ops' filter; never register it with none. */
 static unsigned int ftagent_entry_filters;
 
-/* Bucket @n of @t's reach: 0 is its home. */
-static __always_inline unsigned long *ftagent_bucket(struct task_struct *t,
-						     unsigned int n)
+static __always_inline unsigned long ftagent_home(struct task_struct *t)
 {
-	unsigned long h = hash_ptr(t, FTAGENT_PENDING_BITS - 3) + n;
+	return hash_ptr(t, ilog2(FTAGENT_PENDING_BUCKETS));
+}
 
-	return &ftagent_pending[(h & (FTAGENT_PENDING_BUCKETS - 1)) *
+/* Bucket @n of the reach from home bucket @home: 0 is the home itself. */
+static __always_inline unsigned long *ftagent_bucket_at(unsigned long home,
+							unsigned int n)
+{
+	return &ftagent_pending[((home + n) & (FTAGENT_PENDING_BUCKETS - 1)) *
 				FTAGENT_PENDING_WAYS];
 }
 
@@ -138,48 +147,74 @@ static __always_inline int ftagent_mark_of(const unsigned long *b,
 	return -1;
 }
 
-/*
- * @t's home bucket is full: claim a slot further on (or find @t's own
- * mark there, a restarted call). Whether @t now has a mark.
- */
-static noinline bool ftagent_mark_spill(struct task_struct *t)
+/* @t's mark outside home bucket @home, or NULL. */
+static noinline notrace unsigned long *ftagent_spilled_mark(struct task_struct *t,
+							    unsigned long home)
 {
-	unsigned long *b, cur;
+	unsigned long *b;
 	unsigned int n;
 	int i;
 
 	for (n = 1; n < FTAGENT_PENDING_REACH; n++) {
-		b = ftagent_bucket(t, n);
+		b = ftagent_bucket_at(home, n);
+		i = ftagent_mark_of(b, t);
+		if (i >= 0)
+			return &b[i];
+	}
+	return NULL;
+}
+
+/*
+ * @t has no mark and the free slot its home bucket had, if any, went to
+ * another task: claim one at home or further on. Whether @t now has one.
+ */
+static noinline notrace bool ftagent_mark_slow(struct task_struct *t,
+					       unsigned long home)
+{
+	unsigned long *b;
+	unsigned int n;
+	int i;
+
+	for (n = 0; n < FTAGENT_PENDING_REACH; n++) {
+		b = ftagent_bucket_at(home, n);
 		for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
-			cur = READ_ONCE(b[i]);
-			if (cur == (unsigned long)t)
-				return true;
-			if (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t)) {
-				atomic_inc(&ftagent_pending_spilled);
-				return true;
-			}
+			if (READ_ONCE(b[i]) ||
+			    cmpxchg(&b[i], 0UL, (unsigned long)t))
+				continue;
+			if (n)
+				atomic_inc(&ftagent_pending_spills[home]);
+			return true;
 		}
 	}
 	return false;
 }
 
-/* Entry of a traced call by the current task, user or kernel thread. */
+/*
+ * Entry of a traced call by the current task, user or kernel thread.
+ * A task never holds two marks: its own (a restarted call) is kept.
+ */
 static __always_inline void ftagent_mark(struct task_struct *t)
 {
-	unsigned long *b, cur;
-	int i;
+	unsigned long home, *b, cur;
+	int i, free = -1;
 
 	if (unlikely(t->flags & PF_KTHREAD))
 		return;
-	b = ftagent_bucket(t, 0);
+	home = ftagent_home(t);
+	b = ftagent_bucket_at(home, 0);
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
 		cur = READ_ONCE(b[i]);
-		/* Our own mark (a restarted call): keep it. */
-		if (cur == (unsigned long)t ||
-		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t)))
+		if (cur == (unsigned long)t)
 			goto marked;
+		if (!cur && free < 0)
+			free = i;
 	}
-	if (!ftagent_mark_spill(t)) {
+	if (unlikely(atomic_read(&ftagent_pending_spills[home])) &&
+	    ftagent_spilled_mark(t, home))
+		goto marked;
+	if (likely(free >= 0) && !cmpxchg(&b[free], 0UL, (unsigned long)t))
+		goto marked;
+	if (!ftagent_mark_slow(t, home)) {
 		ftagent_loss(FTAGENT_LOSS_PENDING_TABLE);
 		return;
 	}
@@ -188,29 +223,24 @@ marked:
 		set_thread_flag(TIF_NOTIFY_RESUME);
 }
 
-/* Clear @t's mark outside its home bucket, if it has one there. */
-static noinline bool ftagent_unmark_spilled(struct task_struct *t)
+/* Clear @t's mark outside home bucket @home, if it has one there. */
+static noinline notrace bool ftagent_unmark_spilled(struct task_struct *t,
+						    unsigned long home)
 {
-	unsigned long *b;
-	unsigned int n;
-	int i;
+	unsigned long *slot = ftagent_spilled_mark(t, home);
 
-	for (n = 1; n < FTAGENT_PENDING_REACH; n++) {
-		b = ftagent_bucket(t, n);
-		i = ftagent_mark_of(b, t);
-		if (i >= 0) {
-			WRITE_ONCE(b[i], 0UL);
-			atomic_dec(&ftagent_pending_spilled);
-			return true;
-		}
-	}
-	return false;
+	if (!slot)
+		return false;
+	WRITE_ONCE(*slot, 0UL);
+	atomic_dec(&ftagent_pending_spills[home]);
+	return true;
 }
 
 /* Clear @t's mark; whether it had one (a traced call to charge). */
 static __always_inline bool ftagent_unmark(struct task_struct *t)
 {
-	unsigned long *b = ftagent_bucket(t, 0);
+	unsigned long home = ftagent_home(t);
+	unsigned long *b = ftagent_bucket_at(home, 0);
 	int i = ftagent_mark_of(b, t);
 
 	if (likely(i >= 0)) {
@@ -218,9 +248,9 @@ static __always_inline bool ftagent_unmark(struct task_struct *t)
 		return true;
 	}
 	/* A return that ends no traced call, unless @t's mark spilled. */
-	if (likely(!atomic_read(&ftagent_pending_spilled)))
+	if (likely(!atomic_read(&ftagent_pending_spills[home])))
 		return false;
-	return ftagent_unmark_spilled(t);
+	return ftagent_unmark_spilled(t, home);
 }
 
 /* Charge the call the current task returns from. Preemption off. */
@@ -555,7 +585,9 @@ bool ftagent_ftrace_direct_on(void)
 
 static void notrace ftagent_task_exit(void *data, struct task_struct *p)
 {
-	ftagent_unmark(p);
+	/* One mark at most; a second would outlive the task. */
+	while (ftagent_unmark(p))
+		;
 }
 
 struct ftagent_tp_search {
@@ -825,9 +857,16 @@ static int ftagent_ftrace_start(void)
 	ftagent_entry_direct_set.tramp = ftagent_entry_tramp;
 	ftagent_pending = kvcalloc(FTAGENT_PENDING_SLOTS, sizeof(long),
 				   GFP_KERNEL);
-	if (!ftagent_pending)
+	ftagent_pending_spills = kvcalloc(FTAGENT_PENDING_BUCKETS,
+					  sizeof(*ftagent_pending_spills),
+					  GFP_KERNEL);
+	if (!ftagent_pending || !ftagent_pending_spills) {
+		kvfree(ftagent_pending);
+		kvfree(ftagent_pending_spills);
+		ftagent_pending = NULL;
+		ftagent_pending_spills = NULL;
 		return -ENOMEM;
-	atomic_set(&ftagent_pending_spilled, 0);
+	}
 
 	ftagent_exit_tp = ftagent_feature_off(FTAGENT_FEATURE_FTRACE_SET) ?
 			  NULL : ftagent_tracepoint("sched_process_exit");
@@ -863,7 +902,9 @@ err_filter:
 	tracepoint_synchronize_unregister();
 err_free:
 	kvfree(ftagent_pending);
+	kvfree(ftagent_pending_spills);
 	ftagent_pending = NULL;
+	ftagent_pending_spills = NULL;
 	return err;
 }
 
@@ -973,7 +1014,9 @@ static void ftagent_ftrace_stop(void)
 	tracepoint_synchronize_unregister();
 	/* Calls still in flight are not settled by anyone now: forget them. */
 	kvfree(ftagent_pending);
+	kvfree(ftagent_pending_spills);
 	ftagent_pending = NULL;
+	ftagent_pending_spills = NULL;
 }
 
 /* Module exit: the ops are never used again. */
