@@ -112,9 +112,9 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "io_uring counting" },
 	/* mmsg.c probes the calls these make, not their entries. */
 	{ "__sys_sendmmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
-	  "exact sendmmsg lengths" },
+	  "exact sendmmsg and recvmmsg lengths" },
 	{ "do_recvmmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
-	  "exact recvmmsg lengths" },
+	  "exact sendmmsg and recvmmsg lengths" },
 };
 
 unsigned long ftagent_degraded;

@@ -400,6 +400,50 @@ static int bench_send(int n)
 	return 0;
 }
 
+/*
+ * sendmmsg of 8 messages of 1 KiB: each message passes the kprobe that
+ * takes its byte count from the kernel (kmod/mmsg.c), so this is the
+ * per-message cost next to send_1k's per-call one.
+ */
+#define MMSG_N 8
+static int bench_sendmmsg(int n)
+{
+	static char buf[1024];
+	struct mmsghdr vec[MMSG_N];
+	struct iovec iov[MMSG_N];
+	int tx, rx, i;
+	long pending = 0;
+	char calls[64];
+
+	tcp_pair(&tx, &rx);
+	memset(buf, 'm', sizeof(buf));
+	memset(vec, 0, sizeof(vec));
+	for (i = 0; i < MMSG_N; i++) {
+		iov[i].iov_base = buf;
+		iov[i].iov_len = sizeof(buf);
+		vec[i].msg_hdr.msg_iov = &iov[i];
+		vec[i].msg_hdr.msg_iovlen = 1;
+	}
+	for (i = 0; i < n; i++) {
+		double t0 = now_ns();
+
+		if (sendmmsg(tx, vec, MMSG_N, 0) != MMSG_N)
+			die("sendmmsg");
+		samples[i] = now_ns() - t0;
+		pending += MMSG_N * sizeof(buf);
+		if (pending >= 65536) {
+			drain(rx, pending);
+			pending = 0;
+		}
+	}
+	drain(rx, pending);
+	close(tx);
+	close(rx);
+	snprintf(calls, sizeof(calls), "sendmmsg:%d", n);
+	report("sendmmsg_8x1k", n, calls);
+	return 0;
+}
+
 static int bench_pread_send(int n)
 {
 	bench_send_size("pread_send_16k", n, 16384, true);
@@ -549,6 +593,7 @@ static const struct workload {
 	{"pread_4k_int80", bench_pread_int80, 5000},
 	{"iouring_nop", bench_iouring_nop, 5000},
 	{"iouring_read_4k", bench_iouring_read, 5000},
+	{"sendmmsg_8x1k", bench_sendmmsg, 3000},
 };
 
 #define N_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
