@@ -165,8 +165,8 @@ static noinline notrace unsigned long *ftagent_spilled_mark(struct task_struct *
 }
 
 /*
- * @t has no mark and the free slot its home bucket had, if any, went to
- * another task: claim one at home or further on. Whether @t now has one.
+ * @t found its home bucket full: keep its own mark further on (a
+ * restarted call), or claim a slot there. Whether @t now has one.
  */
 static noinline notrace bool ftagent_mark_slow(struct task_struct *t,
 					       unsigned long home)
@@ -175,6 +175,9 @@ static noinline notrace bool ftagent_mark_slow(struct task_struct *t,
 	unsigned int n;
 	int i;
 
+	if (atomic_read(&ftagent_pending_spills[home]) &&
+	    ftagent_spilled_mark(t, home))
+		return true;
 	for (n = 0; n < FTAGENT_PENDING_REACH; n++) {
 		b = ftagent_bucket_at(home, n);
 		for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
@@ -190,13 +193,17 @@ static noinline notrace bool ftagent_mark_slow(struct task_struct *t,
 }
 
 /*
- * Entry of a traced call by the current task, user or kernel thread.
- * A task never holds two marks: its own (a restarted call) is kept.
+ * Entry of a traced call by the current task, user or kernel thread:
+ * the first free slot of its home bucket, as cheap as it gets. A task
+ * already marked (a restarted call) keeps its mark when that comes
+ * first in the bucket or lies beyond it; no path re-enters a traced
+ * call with its mark set today (every return to user mode settles), and
+ * the exit probe clears every mark a task holds.
  */
 static __always_inline void ftagent_mark(struct task_struct *t)
 {
 	unsigned long home, *b, cur;
-	int i, free = -1;
+	int i;
 
 	if (unlikely(t->flags & PF_KTHREAD))
 		return;
@@ -204,16 +211,10 @@ static __always_inline void ftagent_mark(struct task_struct *t)
 	b = ftagent_bucket_at(home, 0);
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
 		cur = READ_ONCE(b[i]);
-		if (cur == (unsigned long)t)
+		if (cur == (unsigned long)t ||
+		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t)))
 			goto marked;
-		if (!cur && free < 0)
-			free = i;
 	}
-	if (unlikely(atomic_read(&ftagent_pending_spills[home])) &&
-	    ftagent_spilled_mark(t, home))
-		goto marked;
-	if (likely(free >= 0) && !cmpxchg(&b[free], 0UL, (unsigned long)t))
-		goto marked;
 	if (!ftagent_mark_slow(t, home)) {
 		ftagent_loss(FTAGENT_LOSS_PENDING_TABLE);
 		return;
