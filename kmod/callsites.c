@@ -2,10 +2,9 @@
 /*
  * Finding the direct calls one kernel function makes to another.
  *
- * Some results the kernel keeps only in a register for an instant: the
- * byte count each message of a *mmsg call returns (mmsg.c), what a TCP
- * zero-copy receive mapped (zerocopy.c). A kprobe on the instruction
- * after the call sees them. The call sites are found by scanning the
+ * Some results the kernel keeps only in a register for an instant, as
+ * the byte count each message of a *mmsg call returns (mmsg.c). A
+ * kprobe on the instruction after the call sees them. The call sites are found by scanning the
  * caller's code, as the kernel's symbol table bounds it, for E8 rel32
  * whose target the symbol table names as the callee at offset 0. The
  * code read is the live text: another kprobe's int3, or a call site a

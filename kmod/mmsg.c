@@ -22,10 +22,14 @@
  * and one cmpxchg to claim it; counters, budgets and events stay in the
  * settle, in the task's ordinary context.
  *
- * Slots: 8-way buckets, a task's own or, when full, one of the next 7;
- * with every one of those taken the message's bytes are lost (counted
- * as pending_table: too many calls in flight). A task that dies inside a
- * *mmsg call gives its slot back at exit.
+ * Slots: 8-way buckets, a task's own or, when full, one of the next 7
+ * (its home bucket's spill count says so); with every one of those taken
+ * the message's bytes are lost (counted as pending_table: too many calls
+ * in flight). A task that dies inside a *mmsg call gives its slot back
+ * at exit. An ftrace hook on the entry of __sys_sendmmsg() and
+ * do_recvmmsg() clears a slot a task still holds from a call no
+ * settle ended (in flight when the hooks attached, or its mark lost):
+ * those bytes are counted lost, never charged to the next call.
  *
  * The call sites are found at load (callsites.c), and the kprobe core
  * accepts only an address on an instruction boundary. Both callers call
@@ -41,14 +45,17 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/ftrace.h>
 #include <linux/hash.h>
 #include <linux/kprobes.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
 #include "callsites.h"
+#include "compat/ftrace.h"
 #include "counters.h"
 #include "hooks.h"
 #include "mmsg.h"
@@ -70,59 +77,79 @@ struct ftagent_mmsg_slot {
 	long bytes;
 };
 
-#define FTAGENT_MMSG_BITS	14	/* 16K slots, 256 KB */
+#define FTAGENT_MMSG_BITS	16	/* 64K slots, 1 MB */
 #define FTAGENT_MMSG_WAYS	8
 #define FTAGENT_MMSG_BUCKETS	(BIT(FTAGENT_MMSG_BITS) / FTAGENT_MMSG_WAYS)
 #define FTAGENT_MMSG_REACH	8	/* buckets a task may use */
 
 static struct ftagent_mmsg_slot *ftagent_mmsg_slots;
+/* Per home bucket: its tasks' slots outside it (as hooks_ftrace.c). */
+static atomic_t *ftagent_mmsg_spills;
 
-static struct ftagent_mmsg_slot *ftagent_mmsg_bucket(struct task_struct *t,
+static unsigned long ftagent_mmsg_home(struct task_struct *t)
+{
+	return hash_ptr(t, ilog2(FTAGENT_MMSG_BUCKETS));
+}
+
+static struct ftagent_mmsg_slot *ftagent_mmsg_bucket(unsigned long home,
 						     unsigned int n)
 {
-	unsigned long h = hash_ptr(t, FTAGENT_MMSG_BITS - 3) + n;
-
-	return &ftagent_mmsg_slots[(h & (FTAGENT_MMSG_BUCKETS - 1)) *
+	return &ftagent_mmsg_slots[((home + n) & (FTAGENT_MMSG_BUCKETS - 1)) *
 				   FTAGENT_MMSG_WAYS];
 }
 
-/* @t's slot, or NULL. */
-static struct ftagent_mmsg_slot *ftagent_mmsg_find(struct task_struct *t)
+/* @t's slot, or NULL; *@spilled: outside its home bucket. */
+static struct ftagent_mmsg_slot *ftagent_mmsg_find(struct task_struct *t,
+						   bool *spilled)
 {
+	unsigned long home = ftagent_mmsg_home(t);
+	unsigned int n, reach = 1, i;
 	struct ftagent_mmsg_slot *b;
-	unsigned int n, i;
 
-	for (n = 0; n < FTAGENT_MMSG_REACH; n++) {
-		b = ftagent_mmsg_bucket(t, n);
-		for (i = 0; i < FTAGENT_MMSG_WAYS; i++)
-			if (READ_ONCE(b[i].task) == (unsigned long)t)
+	if (atomic_read(&ftagent_mmsg_spills[home]))
+		reach = FTAGENT_MMSG_REACH;
+	for (n = 0; n < reach; n++) {
+		b = ftagent_mmsg_bucket(home, n);
+		for (i = 0; i < FTAGENT_MMSG_WAYS; i++) {
+			if (READ_ONCE(b[i].task) == (unsigned long)t) {
+				*spilled = n;
 				return &b[i];
+			}
+		}
 	}
 	return NULL;
 }
 
-/* One message of the current task's *mmsg call moved @bytes. */
+/*
+ * One message of the current task's *mmsg call moved @bytes. NMI
+ * context, synchronous at the probed site: no ftagent code is
+ * interrupted on this CPU, so the per-CPU loss count is safe too.
+ */
 static void ftagent_mmsg_add(long bytes)
 {
 	struct task_struct *t = current;
+	unsigned long home = ftagent_mmsg_home(t);
 	struct ftagent_mmsg_slot *s, *b;
 	unsigned int n, i;
+	bool spilled;
 
 	/* Only calls the hooks trace: their settle takes the sum. */
 	if (!ftagent_hook_for(current_pt_regs()))
 		return;
-	s = ftagent_mmsg_find(t);
+	s = ftagent_mmsg_find(t, &spilled);
 	if (s) {
 		WRITE_ONCE(s->bytes, s->bytes + bytes);
 		return;
 	}
 	for (n = 0; n < FTAGENT_MMSG_REACH; n++) {
-		b = ftagent_mmsg_bucket(t, n);
+		b = ftagent_mmsg_bucket(home, n);
 		for (i = 0; i < FTAGENT_MMSG_WAYS; i++) {
 			if (READ_ONCE(b[i].task) ||
 			    cmpxchg(&b[i].task, 0UL, (unsigned long)t))
 				continue;
 			WRITE_ONCE(b[i].bytes, bytes);
+			if (n)
+				atomic_inc(&ftagent_mmsg_spills[home]);
 			return;
 		}
 	}
@@ -131,14 +158,18 @@ static void ftagent_mmsg_add(long bytes)
 
 long ftagent_mmsg_take(struct task_struct *t)
 {
-	struct ftagent_mmsg_slot *s = ftagent_mmsg_find(t);
+	struct ftagent_mmsg_slot *s;
+	bool spilled;
 	long bytes;
 
+	s = ftagent_mmsg_find(t, &spilled);
 	if (!s)
 		return 0;
 	bytes = READ_ONCE(s->bytes);
 	/* Release: the slot's bytes are read before another task claims it. */
 	smp_store_release(&s->task, 0UL);
+	if (spilled)
+		atomic_dec(&ftagent_mmsg_spills[ftagent_mmsg_home(t)]);
 	return bytes;
 }
 
@@ -172,6 +203,65 @@ static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 };
 
 bool ftagent_mmsg_exact;
+
+/*
+ * Entry of __sys_sendmmsg() or do_recvmmsg(): a slot the task still
+ * holds belongs to a call no settle ended (one in flight when the hooks
+ * attached, or whose mark or kretprobe instance was lost): its bytes are
+ * lost, counted, not charged to this call.
+ */
+static void notrace ftagent_mmsg_entry(unsigned long ip,
+				       unsigned long parent_ip,
+				       struct ftrace_ops *op,
+				       struct ftrace_regs *fregs)
+{
+	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
+
+	if (bit < 0)
+		return;
+	if (ftagent_mmsg_take(current))
+		ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops ftagent_mmsg_entry_ops = {
+	.func = ftagent_mmsg_entry,
+	.flags = FTRACE_OPS_FL_RECURSION,
+};
+
+static bool ftagent_mmsg_entry_on;
+
+static int ftagent_mmsg_entry_start(void)
+{
+	unsigned int i;
+	int err = 0;
+
+	/*
+	 * The callers themselves: every path reaches them (the probed call
+	 * sites are theirs), where __sys_recvmmsg() is inlined into the
+	 * syscall and would never be entered.
+	 */
+	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers) && !err; i++)
+		err = ftagent_ftrace_filter(&ftagent_mmsg_entry_ops,
+					    ftagent_mmsg_callers[i].caller);
+	if (!err)
+		err = register_ftrace_function(&ftagent_mmsg_entry_ops);
+	if (err) {
+		ftrace_free_filter(&ftagent_mmsg_entry_ops);
+		return err;
+	}
+	ftagent_mmsg_entry_on = true;
+	return 0;
+}
+
+static void ftagent_mmsg_entry_stop(void)
+{
+	if (!ftagent_mmsg_entry_on)
+		return;
+	unregister_ftrace_function(&ftagent_mmsg_entry_ops);
+	ftrace_free_filter(&ftagent_mmsg_entry_ops);
+	ftagent_mmsg_entry_on = false;
+}
 
 /* Probe the return site of every call @c->caller makes to @c->callee. */
 static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
@@ -232,21 +322,28 @@ int ftagent_mmsg_init(bool strict)
 		return 0;	/* pretend_missing=: said at load */
 	ftagent_mmsg_slots = kvcalloc(BIT(FTAGENT_MMSG_BITS),
 				      sizeof(*ftagent_mmsg_slots), GFP_KERNEL);
+	ftagent_mmsg_spills = kvcalloc(FTAGENT_MMSG_BUCKETS,
+				       sizeof(*ftagent_mmsg_spills),
+				       GFP_KERNEL);
 	ftagent_mmsg_exit_tp = ftagent_tracepoint("sched_process_exit");
-	err = ftagent_mmsg_slots ? 0 : -ENOMEM;
+	err = ftagent_mmsg_slots && ftagent_mmsg_spills ? 0 : -ENOMEM;
 	if (!err && !ftagent_mmsg_exit_tp)
 		err = -ENOENT;
 	if (!err)
 		err = tracepoint_probe_register(ftagent_mmsg_exit_tp,
 						ftagent_mmsg_task_exit, NULL);
-	if (err) {
+	if (err)
 		ftagent_mmsg_exit_tp = NULL;
+	if (!err)
+		err = ftagent_mmsg_entry_start();
+	if (err) {
 		ftagent_mmsg_exit();
 		if (strict)
 			return err;
-		pr_warn("*mmsg lengths: no table (%d): read from the caller's memory\n",
+		pr_warn("*mmsg lengths: no table or entry hook (%d): read from the caller's memory\n",
 			err);
 		ftagent_symbol_unusable("__sys_sendmmsg");
+		ftagent_symbol_unusable("do_recvmmsg");
 		return 0;
 	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
@@ -274,6 +371,7 @@ void ftagent_mmsg_exit(void)
 {
 	WRITE_ONCE(ftagent_mmsg_exact, false);
 	ftagent_mmsg_unprobe();
+	ftagent_mmsg_entry_stop();
 	if (ftagent_mmsg_exit_tp) {
 		tracepoint_probe_unregister(ftagent_mmsg_exit_tp,
 					    ftagent_mmsg_task_exit, NULL);
@@ -281,5 +379,7 @@ void ftagent_mmsg_exit(void)
 		ftagent_mmsg_exit_tp = NULL;
 	}
 	kvfree(ftagent_mmsg_slots);
+	kvfree(ftagent_mmsg_spills);
 	ftagent_mmsg_slots = NULL;
+	ftagent_mmsg_spills = NULL;
 }

@@ -152,15 +152,27 @@ static void sysctl_put_back(const char *path, const char *old)
 
 FIXTURE(blocked)
 {
-	int unused;
+	char old_pid_max[32], old_threads_max[32];
 };
 
 FIXTURE_SETUP(blocked)
 {
+	/* Room for the threads: the defaults follow the guest's memory. */
+	ASSERT_EQ(0, sysctl_swap("/proc/sys/kernel/pid_max", "4194304",
+				 self->old_pid_max, sizeof(self->old_pid_max)));
+	ASSERT_EQ(0, sysctl_swap("/proc/sys/kernel/threads-max", "100000",
+				 self->old_threads_max,
+				 sizeof(self->old_threads_max)));
 }
 
+/* Put back whatever happened in the test. */
 FIXTURE_TEARDOWN(blocked)
 {
+	if (self->old_threads_max[0])
+		sysctl_put_back("/proc/sys/kernel/threads-max",
+				self->old_threads_max);
+	if (self->old_pid_max[0])
+		sysctl_put_back("/proc/sys/kernel/pid_max", self->old_pid_max);
 }
 
 TEST_F_TIMEOUT(blocked, readers_leave_room_for_every_other_call, 1800)
@@ -170,18 +182,11 @@ TEST_F_TIMEOUT(blocked, readers_leave_room_for_every_other_call, 1800)
 	struct ft_counters fc = {0};
 	struct ft_totals t;
 	uint64_t missed_before = 0, missed_after = 0;
-	char old_pid_max[32], old_threads_max[32];
 	pthread_attr_t attr;
 	char path[64], c = 'x', *bytes;
 	int i, n, file, blocked = 0;
 	uint32_t hooks = 0;
 	time_t deadline;
-
-	/* Room for the threads: the defaults follow the guest's memory. */
-	ASSERT_EQ(0, sysctl_swap("/proc/sys/kernel/pid_max", "4194304",
-				 old_pid_max, sizeof(old_pid_max)));
-	ASSERT_EQ(0, sysctl_swap("/proc/sys/kernel/threads-max", "100000",
-				 old_threads_max, sizeof(old_threads_max)));
 
 	ASSERT_EQ(0, pipe(pipe_fds));
 	snprintf(path, sizeof(path), "/tmp/ftblocked.%d", getpid());
@@ -272,8 +277,6 @@ TEST_F_TIMEOUT(blocked, readers_leave_room_for_every_other_call, 1800)
 	close(file);
 	close(pipe_fds[0]);
 	close(pipe_fds[1]);
-	sysctl_put_back("/proc/sys/kernel/threads-max", old_threads_max);
-	sysctl_put_back("/proc/sys/kernel/pid_max", old_pid_max);
 }
 
 TEST_HARNESS_MAIN
