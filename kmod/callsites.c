@@ -4,12 +4,12 @@
  *
  * Some results the kernel keeps only in a register for an instant, as
  * the byte count each message of a *mmsg call returns (mmsg.c). A
- * kprobe on the instruction after the call sees them. The call sites are found by scanning the
- * caller's code, as the kernel's symbol table bounds it, for E8 rel32
- * whose target the symbol table names as the callee at offset 0. The
- * code read is the live text: another kprobe's int3, or a call site a
- * livepatch moved, hides a site, and the caller's users then see fewer
- * sites than they expect and go without (DEGRADED).
+ * kprobe on the instruction after the call sees them. The call sites
+ * are found by scanning the caller's code, as the kernel's symbol table
+ * bounds it, for E8 rel32 whose target the symbol table names as the
+ * callee at offset 0. The code read is the live text: another kprobe's
+ * int3, or a call site a livepatch moved, hides a site, and the caller's
+ * users then see fewer sites than they expect and go without (DEGRADED).
  */
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>

@@ -81,6 +81,7 @@ struct ftagent_mmsg_slot {
 #define FTAGENT_MMSG_WAYS	8
 #define FTAGENT_MMSG_BUCKETS	(BIT(FTAGENT_MMSG_BITS) / FTAGENT_MMSG_WAYS)
 #define FTAGENT_MMSG_REACH	8	/* buckets a task may use */
+static_assert(FTAGENT_MMSG_REACH <= FTAGENT_MMSG_BUCKETS);
 
 static struct ftagent_mmsg_slot *ftagent_mmsg_slots;
 /* Per home bucket: its tasks' slots outside it (as hooks_ftrace.c). */
@@ -122,8 +123,10 @@ static struct ftagent_mmsg_slot *ftagent_mmsg_find(struct task_struct *t,
 
 /*
  * One message of the current task's *mmsg call moved @bytes. NMI
- * context, synchronous at the probed site: no ftagent code is
- * interrupted on this CPU, so the per-CPU loss count is safe too.
+ * context from an int3, or with IRQs on from a jump-optimized probe;
+ * either way synchronous at the probed site, where the task holds no
+ * lock and no ftagent code is interrupted on this CPU, so the per-CPU
+ * loss count is safe too.
  */
 static void ftagent_mmsg_add(long bytes)
 {
@@ -173,9 +176,11 @@ long ftagent_mmsg_take(struct task_struct *t)
 	return bytes;
 }
 
+/* A task that dies inside a *mmsg call: its messages' bytes are lost. */
 static void notrace ftagent_mmsg_task_exit(void *data, struct task_struct *p)
 {
-	ftagent_mmsg_take(p);
+	if (ftagent_mmsg_take(p))
+		ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
 }
 
 static int ftagent_mmsg_sent(struct kprobe *p, struct pt_regs *regs)

@@ -110,7 +110,7 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "io_uring counting" },
 	{ "io_uring_submit_req", true, FTAGENT_FEATURE_IOURING,
 	  "io_uring counting" },
-	/* mmsg.c probes the calls these make, not their entries. */
+	/* mmsg.c hooks their entries and probes the calls they make. */
 	{ "__sys_sendmmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
 	  "exact sendmmsg and recvmmsg lengths" },
 	{ "do_recvmmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,

@@ -157,12 +157,28 @@ FIXTURE(blocked)
 
 FIXTURE_SETUP(blocked)
 {
-	/* Room for the threads: the defaults follow the guest's memory. */
-	ASSERT_EQ(0, sysctl_swap("/proc/sys/kernel/pid_max", "4194304",
-				 self->old_pid_max, sizeof(self->old_pid_max)));
-	ASSERT_EQ(0, sysctl_swap("/proc/sys/kernel/threads-max", "100000",
-				 self->old_threads_max,
-				 sizeof(self->old_threads_max)));
+	int pid_max, threads_max;
+
+	/*
+	 * Room for the threads: the defaults follow the guest's memory.
+	 * Both are tried before either is asserted: a failed setup skips
+	 * the teardown that puts them back.
+	 */
+	pid_max = sysctl_swap("/proc/sys/kernel/pid_max", "4194304",
+			      self->old_pid_max, sizeof(self->old_pid_max));
+	threads_max = sysctl_swap("/proc/sys/kernel/threads-max", "100000",
+				  self->old_threads_max,
+				  sizeof(self->old_threads_max));
+	if (pid_max || threads_max) {
+		if (!pid_max)
+			sysctl_put_back("/proc/sys/kernel/pid_max",
+					self->old_pid_max);
+		if (!threads_max)
+			sysctl_put_back("/proc/sys/kernel/threads-max",
+					self->old_threads_max);
+	}
+	ASSERT_EQ(0, pid_max);
+	ASSERT_EQ(0, threads_max);
 }
 
 /* Put back whatever happened in the test. */

@@ -304,6 +304,14 @@ TEST_RELOADS(a_call_nobody_settles_leaves_nothing_to_the_next)
 	pthread_t thread;
 	int tx, i;
 
+	/*
+	 * exit_work=1 settles through the kernel's syscall exit work, whose
+	 * bit the waiting thread keeps across the reload: its first call is
+	 * then settled after all, which this test does not expect.
+	 */
+	if (getenv("FTAGENT_PARAMS") &&
+	    strstr(getenv("FTAGENT_PARAMS"), "exit_work=1"))
+		SKIP(return, "exit_work=1 settles a call in flight at load");
 	s.rx1 = udp_bound(&a1);
 	s.rx2 = udp_bound(&a2);
 	tx = socket(AF_INET, SOCK_DGRAM, 0);
@@ -334,8 +342,12 @@ TEST_RELOADS(a_call_nobody_settles_leaves_nothing_to_the_next)
 	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, s.rx1);
 	EXPECT_EQ(0, t.in_calls);
 	EXPECT_EQ(0, t.in_bytes);
-	/* The 300 bytes no settle took: lost, and said so. */
-	EXPECT_EQ(1, fc.lost[FTAGENT_LOSS_PENDING_TABLE]);
+	/*
+	 * The 300 bytes no settle took: lost, and said so (the count is
+	 * the whole guest's: another process's *mmsg call across the
+	 * reload would add its own).
+	 */
+	EXPECT_LE(1, fc.lost[FTAGENT_LOSS_PENDING_TABLE]);
 	ft_counters_free(&fc);
 	close(tx);
 	close(s.rx1);
