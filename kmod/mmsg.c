@@ -67,7 +67,6 @@
 struct ftagent_mmsg_caller {
 	const char *caller;	/* the loop over the messages */
 	const char *callee;	/* what moves one message */
-	enum ftagent_dir dir;
 	struct kprobe kps[FTAGENT_MMSG_SITES];
 	unsigned int nr_kps;	/* registered */
 };
@@ -183,17 +182,8 @@ static void notrace ftagent_mmsg_task_exit(void *data, struct task_struct *p)
 		ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
 }
 
-static int ftagent_mmsg_sent(struct kprobe *p, struct pt_regs *regs)
-{
-	/* ___sys_sendmsg() returns int: bytes, or an errno that ends the loop. */
-	int ret = (int)regs->ax;
-
-	if (ret > 0)
-		ftagent_mmsg_add(ret);
-	return 0;
-}
-
-static int ftagent_mmsg_received(struct kprobe *p, struct pt_regs *regs)
+/* ___sys_sendmsg()/___sys_recvmsg() returned: int bytes, or an errno. */
+static int ftagent_mmsg_returned(struct kprobe *p, struct pt_regs *regs)
 {
 	int ret = (int)regs->ax;
 
@@ -203,8 +193,8 @@ static int ftagent_mmsg_received(struct kprobe *p, struct pt_regs *regs)
 }
 
 static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
-	{ "__sys_sendmmsg", "___sys_sendmsg", FTAGENT_DIR_OUT },
-	{ "do_recvmmsg", "___sys_recvmsg", FTAGENT_DIR_IN },
+	{ "__sys_sendmmsg", "___sys_sendmsg" },
+	{ "do_recvmmsg", "___sys_recvmsg" },
 };
 
 bool ftagent_mmsg_exact;
@@ -283,8 +273,7 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 
 		memset(kp, 0, sizeof(*kp));
 		kp->addr = (kprobe_opcode_t *)(sites[i] + FTAGENT_CALL_LEN);
-		kp->pre_handler = c->dir == FTAGENT_DIR_OUT ?
-				  ftagent_mmsg_sent : ftagent_mmsg_received;
+		kp->pre_handler = ftagent_mmsg_returned;
 		err = register_kprobe(kp);
 		/* Not an instruction boundary: bytes inside another one. */
 		if (err == -EILSEQ) {
