@@ -157,6 +157,19 @@ static void drain(int fd, long want)
 	}
 }
 
+/*
+ * Count @bytes more sent to @rx; once 64 KiB are pending, drain them
+ * (called outside the timed region, so a send never waits for it).
+ */
+static void drain_every_64k(int rx, long *pending, long bytes)
+{
+	*pending += bytes;
+	if (*pending >= 65536) {
+		drain(rx, *pending);
+		*pending = 0;
+	}
+}
+
 static int bench_getppid(int n)
 {
 	int i;
@@ -376,11 +389,7 @@ static void bench_send_size(const char *name, int n, size_t size, bool read)
 		if (send(tx, buf, size, 0) != (ssize_t)size)
 			die("send");
 		samples[i] = now_ns() - t0;
-		pending += size;
-		if (pending >= 65536) {
-			drain(rx, pending);
-			pending = 0;
-		}
+		drain_every_64k(rx, &pending, size);
 	}
 	drain(rx, pending);
 	close(tx);
@@ -430,11 +439,7 @@ static int bench_sendmmsg(int n)
 		if (sendmmsg(tx, vec, MMSG_N, 0) != MMSG_N)
 			die("sendmmsg");
 		samples[i] = now_ns() - t0;
-		pending += MMSG_N * sizeof(buf);
-		if (pending >= 65536) {
-			drain(rx, pending);
-			pending = 0;
-		}
+		drain_every_64k(rx, &pending, MMSG_N * sizeof(buf));
 	}
 	drain(rx, pending);
 	close(tx);
