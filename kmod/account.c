@@ -222,13 +222,14 @@ static __always_inline void ftagent_charge_fd(unsigned int fd,
 }
 
 /*
- * A *mmsg call that returned @ret after its messages moved @bytes: one
- * call with those bytes, or a failed one whose messages still count (a
- * sendmmsg that sent its first message but could not store its msg_len
- * fails with EFAULT).
+ * A socket call that returned @ret after moving @bytes: one call with
+ * those bytes, or a failed one whose bytes still count (a sendmmsg that
+ * sent its first message but could not store its msg_len, or a recvfrom
+ * whose data arrived but whose sender address could not be stored, fails
+ * with EFAULT).
  */
-static void ftagent_charge_mmsg(unsigned int fd, enum ftagent_dir dir,
-				long ret, long bytes, struct ftagent_key *key)
+static void ftagent_charge_moved(unsigned int fd, enum ftagent_dir dir,
+				 long ret, long bytes, struct ftagent_key *key)
 {
 	if (ret >= 0) {
 		ftagent_charge_fd(fd, dir, bytes, key);
@@ -320,6 +321,29 @@ static long ftagent_mmsg_bytes(unsigned long uvec, long ret, bool ia32)
 	return ret > 0 ? ftagent_mmsg_read_back(uvec, ret, ia32) : 0;
 }
 
+/*
+ * The bytes a recvfrom or recvmsg that returned @ret received. It can
+ * fail after its data arrived (EFAULT storing the sender's address, the
+ * msg_flags or the control length), so the socket layer's own count
+ * (mmsg.c) says how much did. A call that succeeded returned its count
+ * itself; anything more in the task's slot came from a call no settle
+ * ended (in flight when the hooks attached, or its mark lost), and is
+ * counted lost, not charged.
+ */
+static long ftagent_recv_bytes(long ret)
+{
+	long arrived;
+
+	if (!READ_ONCE(ftagent_mmsg_exact))
+		return ret;
+	arrived = ftagent_mmsg_take(current);
+	if (ret < 0)
+		return arrived;
+	if (arrived > ret)
+		ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
+	return ret;
+}
+
 static void ftagent_budget_fd(unsigned int fd, enum ftagent_dir dir,
 			      long bytes)
 {
@@ -344,6 +368,12 @@ static void ftagent_budget_only(u8 class, bool ia32,
 		break;
 	case FTAGENT_CALL_WRITE:
 		ftagent_budget_fd(uregs->di, FTAGENT_DIR_OUT, ret);
+		break;
+	case FTAGENT_CALL_RECV:
+		/* A failed call may still have received (EFAULT). */
+		bytes = ftagent_recv_bytes(ret);
+		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN,
+				  bytes > 0 || ret >= 0 ? bytes : ret);
 		break;
 	case FTAGENT_CALL_RECVMMSG:
 	case FTAGENT_CALL_SENDMMSG:
@@ -383,7 +413,8 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
 	if (ftagent_tgid_excluded(current->tgid)) {
 		if (static_branch_unlikely(&ftagent_budgets_on))
 			ftagent_budget_only(class, ia32, uregs, ret);
-		else if ((class == FTAGENT_CALL_RECVMMSG ||
+		else if ((class == FTAGENT_CALL_RECV ||
+			  class == FTAGENT_CALL_RECVMMSG ||
 			  class == FTAGENT_CALL_SENDMMSG) &&
 			 READ_ONCE(ftagent_mmsg_exact))
 			ftagent_mmsg_take(current);	/* the slot goes back */
@@ -397,12 +428,16 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
 		return;
 	}
 	switch (class) {
+	case FTAGENT_CALL_RECV:
+		ftagent_charge_moved(uregs->di, FTAGENT_DIR_IN, ret,
+				     ftagent_recv_bytes(ret), &key);
+		break;
 	case FTAGENT_CALL_RECVMMSG:
 	case FTAGENT_CALL_SENDMMSG:
-		ftagent_charge_mmsg(uregs->di, class == FTAGENT_CALL_RECVMMSG ?
-				    FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret,
-				    ftagent_mmsg_bytes(uregs->si, ret, ia32),
-				    &key);
+		ftagent_charge_moved(uregs->di, class == FTAGENT_CALL_RECVMMSG ?
+				     FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret,
+				     ftagent_mmsg_bytes(uregs->si, ret, ia32),
+				     &key);
 		break;
 	case FTAGENT_CALL_SENDFILE:
 		ftagent_charge_transfer_end(uregs->si, FTAGENT_DIR_IN, ret, &key);
@@ -524,8 +559,16 @@ static int ftagent_socketcall(const struct pt_regs *uregs,
 	case SYS_RECVMMSG:
 		return FTAGENT_CALL_RECVMMSG;
 	default:
-		return FTAGENT_CALL_READ;
+		return FTAGENT_CALL_RECV;
 	}
+}
+
+/* A socketcall whose bytes the socket layer counts (mmsg.c). */
+static bool ftagent_socketcall_moves_msgs(u32 call)
+{
+	return call == SYS_SENDMMSG || call == SYS_RECVMMSG ||
+	       call == SYS_RECV || call == SYS_RECVFROM ||
+	       call == SYS_RECVMSG;
 }
 
 /*
@@ -543,9 +586,8 @@ static noinline void ftagent_account_ia32(const struct ftagent_call *call,
 	if (class == FTAGENT_CALL_SOCKETCALL) {
 		class = ftagent_socketcall(uregs, &args, ret);
 		if (class < 0) {
-			/* An unreadable block: the messages' slot goes back. */
-			if (((u32)uregs->bx == SYS_SENDMMSG ||
-			     (u32)uregs->bx == SYS_RECVMMSG) &&
+			/* An unreadable block: the bytes' slot goes back. */
+			if (ftagent_socketcall_moves_msgs((u32)uregs->bx) &&
 			    READ_ONCE(ftagent_mmsg_exact))
 				ftagent_mmsg_take(current);
 			return;

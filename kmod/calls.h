@@ -13,6 +13,8 @@
 enum ftagent_call_class {
 	FTAGENT_CALL_READ,	/* bytes in from fd arg0 */
 	FTAGENT_CALL_WRITE,	/* bytes out to fd arg0 */
+	/* in from socket arg0; bytes: what the socket gave, even on EFAULT */
+	FTAGENT_CALL_RECV,
 	FTAGENT_CALL_RECVMMSG,	/* in from socket arg0; bytes: sum of msg_len */
 	FTAGENT_CALL_SENDMMSG,	/* out to socket arg0; bytes: sum of msg_len */
 	FTAGENT_CALL_SENDFILE,	/* in from arg1, out to arg0, a transfer */

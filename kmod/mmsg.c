@@ -1,46 +1,65 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sendmmsg and recvmmsg: each message's bytes, as the kernel counts them.
+ * Socket byte counts as the kernel counts them: each message of a
+ * sendmmsg or recvmmsg, and what a recvfrom or recvmsg received.
  *
  * A *mmsg call returns how many messages moved; each message's byte
  * count goes only into the caller's msg_len field. Reading those back at
  * return would let a sibling thread zero them, or unmap the vector,
- * between the kernel's write and the read. So the count is taken from
- * the kernel instead: __sys_sendmmsg() and do_recvmmsg() move each
- * message with a call to ___sys_sendmsg() or ___sys_recvmsg(), whose
- * return value is that message's count. A kprobe on the instruction
- * after each such call finds it in %eax and adds it to the calling
- * task's slot in a table; the settle of the *mmsg call takes the sum
- * (ftagent_mmsg_take()) and charges it as the call's bytes. A message
- * whose msg_len the kernel then fails to write (an unmapped vector) is
- * in the sum too: its bytes left, though the call fails with EFAULT.
+ * between the kernel's write and the read. And a recvfrom or recvmsg
+ * can fail with EFAULT after its data arrived, when the kernel cannot
+ * store the sender's address, msg_flags or the control length: the data
+ * is in the caller's buffer, the return value says nothing of it, and a
+ * bytes_received budget would never see it. So the counts are taken
+ * from the kernel instead:
+ *
+ * - sent: __sys_sendmmsg() moves each message with a call to
+ *   ___sys_sendmsg(), whose return value is that message's count;
+ * - received: every recvfrom, recvmsg and recvmmsg message comes from
+ *   sock_recvmsg() (or its security-check-free twin, which recvmmsg uses
+ *   after the first message). Where the kernel has the sock_recv_length
+ *   tracepoint (6.3 on), a probe on it has the count; before that, a
+ *   kprobe on the instruction after __sys_recvfrom()'s and
+ *   ____sys_recvmsg()'s call to sock_recvmsg() finds it in %eax (the
+ *   inlined calls of the twin return to that same instruction, and
+ *   evasion_mmsg's recvmmsg counts would show it if they did not).
+ *
+ * Each count is added to the calling task's slot in a table; the settle
+ * of the call takes the sum (ftagent_mmsg_take()) and charges it as the
+ * call's bytes, even when the call then failed with EFAULT.
  *
  * The kprobes run from int3, which the kernel handles in NMI context
- * (a jump-optimized kprobe runs with preemption off instead), at a fixed
- * point of the message loop, where the task holds no lock. So the
- * handler only adds to the table: plain stores to the task's own slot
- * and one cmpxchg to claim it; counters, budgets and events stay in the
- * settle, in the task's ordinary context.
+ * (a jump-optimized kprobe runs with preemption off instead, as does a
+ * tracepoint probe), at a fixed point where the task holds no lock. So
+ * the handler only adds to the table: plain stores to the task's own
+ * slot and one cmpxchg to claim it; counters, budgets and events stay
+ * in the settle, in the task's ordinary context. It adds only inside a
+ * traced call of the matching kind (an io_uring request, a read() of a
+ * socket or a kernel thread's receive is not one), so the sum is one
+ * call's.
  *
  * Slots: 8-way buckets, a task's own or, when full, one of the next 7
  * (its home bucket's spill count says so); with every one of those taken
  * the message's bytes are lost (counted as pending_table: too many calls
- * in flight). A task that dies inside a *mmsg call gives its slot back
- * at exit. An ftrace hook on the entry of __sys_sendmmsg() and
- * do_recvmmsg() clears a slot a task still holds from a call no
- * settle ended (in flight when the hooks attached, or its mark lost):
- * those bytes are counted lost, never charged to the next call.
+ * in flight). A task that dies inside a call gives its slot back at
+ * exit. An ftrace hook on the entry of __sys_sendmmsg() and
+ * do_recvmmsg() clears a slot a task still holds from a call no settle
+ * ended (in flight when the hooks attached, or its mark lost): those
+ * bytes are counted lost, never charged to the next call. A recvfrom or
+ * recvmsg that succeeded returned its own count, so its settle counts
+ * anything more in the slot lost in the same way.
  *
  * The call sites are found at load (callsites.c), and the kprobe core
- * accepts only an address on an instruction boundary. Both callers call
- * once for native and once for compat messages, so fewer sites than
- * that means the compiler inlined one: the feature is then off
- * (DEGRADED, with the caller as MISSING) and the settle reads the
- * lengths back from the caller's memory, as before. The kprobes cost
- * nothing outside *mmsg calls.
+ * accepts only an address on an instruction boundary. __sys_sendmmsg()
+ * calls once for native and once for compat messages, the receivers
+ * once each; fewer sites than that means the compiler inlined one: the
+ * feature is then off (DEGRADED, with the caller as MISSING) and the
+ * settle reads the *mmsg lengths back from the caller's memory, as
+ * before, and charges a failed receive nothing. The kprobes cost
+ * nothing outside the calls they sit in.
  *
- * The kprobes are registered before the syscall hooks attach and taken
- * off after they are gone, and a kprobe adds only for a call the hooks
+ * The probes are registered before the syscall hooks attach and taken
+ * off after they are gone, and a probe adds only for a call the hooks
  * trace, so a call is charged by one scheme from entry to return.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -54,6 +73,7 @@
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 
+#include "calls.h"
 #include "callsites.h"
 #include "compat/ftrace.h"
 #include "counters.h"
@@ -61,12 +81,16 @@
 #include "mmsg.h"
 #include "symbols.h"
 
-/* Sites per caller: the native and the compat branch of its loop. */
+struct sock;
+
+/* Sites per caller: at most the native and the compat branch. */
 #define FTAGENT_MMSG_SITES	4
 
 struct ftagent_mmsg_caller {
-	const char *caller;	/* the loop over the messages */
+	const char *caller;	/* the loop over the messages, or the call */
 	const char *callee;	/* what moves one message */
+	bool recv;		/* the bytes came in */
+	bool compat_twice;	/* a second call for compat messages */
 	struct kprobe kps[FTAGENT_MMSG_SITES];
 	unsigned int nr_kps;	/* registered */
 };
@@ -121,13 +145,39 @@ static struct ftagent_mmsg_slot *ftagent_mmsg_find(struct task_struct *t,
 }
 
 /*
- * One message of the current task's *mmsg call moved @bytes. NMI
- * context from an int3, or with IRQs on from a jump-optimized probe;
- * either way synchronous at the probed site, where the task holds no
- * lock and no ftagent code is interrupted on this CPU, so the per-CPU
- * loss count is safe too.
+ * Is the current task inside a traced call whose settle takes the sum
+ * for bytes that came in (@recv) or went out? Not an io thread or a
+ * kernel thread: they start with zeroed registers, and orig_ax 0 is
+ * read(). Not a read() of a socket, nor an io_uring request run inside
+ * another call: those are counted as they are.
  */
-static void ftagent_mmsg_add(long bytes)
+static bool ftagent_mmsg_wanted(bool recv)
+{
+	const struct ftagent_hook *hook;
+	u8 class;
+
+	if (current->flags & (PF_KTHREAD | PF_IO_WORKER))
+		return false;
+	hook = ftagent_hook_for(current_pt_regs());
+	if (!hook)
+		return false;
+	class = hook->call->class;
+	if (class == FTAGENT_CALL_SOCKETCALL)
+		return true;	/* its settle takes the slot, as the others' */
+	if (recv)
+		return class == FTAGENT_CALL_RECV ||
+		       class == FTAGENT_CALL_RECVMMSG;
+	return class == FTAGENT_CALL_SENDMMSG;
+}
+
+/*
+ * The current task's call moved @bytes in one message. NMI context from
+ * an int3, with IRQs on from a jump-optimized probe, preemption off from
+ * a tracepoint; always synchronous at the probed site, where the task
+ * holds no lock and no ftagent code is interrupted on this CPU, so the
+ * per-CPU loss count is safe too.
+ */
+static void ftagent_mmsg_add(long bytes, bool recv)
 {
 	struct task_struct *t = current;
 	unsigned long home = ftagent_mmsg_home(t);
@@ -136,7 +186,7 @@ static void ftagent_mmsg_add(long bytes)
 	bool spilled;
 
 	/* Only calls the hooks trace: their settle takes the sum. */
-	if (!ftagent_hook_for(current_pt_regs()))
+	if (!ftagent_mmsg_wanted(recv))
 		return;
 	s = ftagent_mmsg_find(t, &spilled);
 	if (s) {
@@ -182,20 +232,43 @@ static void notrace ftagent_mmsg_task_exit(void *data, struct task_struct *p)
 		ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
 }
 
-/* ___sys_sendmsg()/___sys_recvmsg() returned: int bytes, or an errno. */
-static int ftagent_mmsg_returned(struct kprobe *p, struct pt_regs *regs)
+/* ___sys_sendmsg() returned: int bytes, or an errno. */
+static int ftagent_mmsg_sent(struct kprobe *p, struct pt_regs *regs)
 {
 	int ret = (int)regs->ax;
 
 	if (ret > 0)
-		ftagent_mmsg_add(ret);
+		ftagent_mmsg_add(ret, false);
 	return 0;
 }
 
+/* sock_recvmsg() returned: int bytes, or an errno. */
+static int ftagent_mmsg_received(struct kprobe *p, struct pt_regs *regs)
+{
+	int ret = (int)regs->ax;
+
+	if (ret > 0)
+		ftagent_mmsg_add(ret, true);
+	return 0;
+}
+
+/* The same, from the sock_recv_length tracepoint where there is one. */
+static void notrace ftagent_mmsg_recv_length(void *data, struct sock *sk,
+					     int ret, int flags)
+{
+	if (ret > 0)
+		ftagent_mmsg_add(ret, true);
+}
+
 static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
-	{ "__sys_sendmmsg", "___sys_sendmsg" },
-	{ "do_recvmmsg", "___sys_recvmsg" },
+	{ "__sys_sendmmsg", "___sys_sendmsg", false, true },
+	/* recvmsg and each recvmmsg message */
+	{ "____sys_recvmsg", "sock_recvmsg", true, false },
+	{ "__sys_recvfrom", "sock_recvmsg", true, false },
 };
+
+/* sock_recv_length, when the kernel has it and its probe is on. */
+static struct tracepoint *ftagent_mmsg_recv_tp;
 
 bool ftagent_mmsg_exact;
 
@@ -232,13 +305,15 @@ static int ftagent_mmsg_entry_start(void)
 	int err = 0;
 
 	/*
-	 * The callers themselves: every path reaches them (the probed call
-	 * sites are theirs), where __sys_recvmmsg() is inlined into the
-	 * syscall and would never be entered.
+	 * The *mmsg loops themselves: every path reaches them, where
+	 * __sys_recvmmsg() is inlined into the syscall and would never be
+	 * entered. recvfrom and recvmsg need no entry hook: their settle
+	 * knows their own count.
 	 */
-	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers) && !err; i++)
-		err = ftagent_ftrace_filter(&ftagent_mmsg_entry_ops,
-					    ftagent_mmsg_callers[i].caller);
+	static const char *const loops[] = { "__sys_sendmmsg", "do_recvmmsg" };
+
+	for (i = 0; i < ARRAY_SIZE(loops) && !err; i++)
+		err = ftagent_ftrace_filter(&ftagent_mmsg_entry_ops, loops[i]);
 	if (!err)
 		err = register_ftrace_function(&ftagent_mmsg_entry_ops);
 	if (err) {
@@ -261,7 +336,8 @@ static void ftagent_mmsg_entry_stop(void)
 /* Probe the return site of every call @c->caller makes to @c->callee. */
 static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 {
-	unsigned int expect = IS_ENABLED(CONFIG_COMPAT) ? 2 : 1;
+	unsigned int expect = c->compat_twice && IS_ENABLED(CONFIG_COMPAT) ?
+			      2 : 1;
 	unsigned long sites[FTAGENT_MMSG_SITES];
 	int i, n, err = 0;
 
@@ -273,7 +349,8 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 
 		memset(kp, 0, sizeof(*kp));
 		kp->addr = (kprobe_opcode_t *)(sites[i] + FTAGENT_CALL_LEN);
-		kp->pre_handler = ftagent_mmsg_returned;
+		kp->pre_handler = c->recv ? ftagent_mmsg_received :
+					    ftagent_mmsg_sent;
 		err = register_kprobe(kp);
 		/* Not an instruction boundary: bytes inside another one. */
 		if (err == -EILSEQ) {
@@ -334,15 +411,23 @@ int ftagent_mmsg_init(bool strict)
 		ftagent_mmsg_exit();
 		if (strict)
 			return err;
-		pr_warn("*mmsg lengths: no table or entry hook (%d): read from the caller's memory\n",
+		pr_warn("socket byte counts: no table or entry hook (%d): *mmsg lengths are read from the caller's memory\n",
 			err);
 		ftagent_symbol_unusable("__sys_sendmmsg");
 		ftagent_symbol_unusable("do_recvmmsg");
 		return 0;
 	}
+	/* Received bytes: the tracepoint if there is one, else kprobes. */
+	ftagent_mmsg_recv_tp = ftagent_tracepoint("sock_recv_length");
+	if (ftagent_mmsg_recv_tp &&
+	    tracepoint_probe_register(ftagent_mmsg_recv_tp,
+				      ftagent_mmsg_recv_length, NULL))
+		ftagent_mmsg_recv_tp = NULL;
 	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
 		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
 
+		if (c->recv && ftagent_mmsg_recv_tp)
+			continue;
 		err = ftagent_mmsg_probe(c);
 		if (!err)
 			continue;
@@ -363,15 +448,22 @@ int ftagent_mmsg_init(bool strict)
 
 void ftagent_mmsg_exit(void)
 {
+	bool tps = ftagent_mmsg_exit_tp || ftagent_mmsg_recv_tp;
+
 	WRITE_ONCE(ftagent_mmsg_exact, false);
 	ftagent_mmsg_unprobe();
 	ftagent_mmsg_entry_stop();
-	if (ftagent_mmsg_exit_tp) {
+	if (ftagent_mmsg_recv_tp)
+		tracepoint_probe_unregister(ftagent_mmsg_recv_tp,
+					    ftagent_mmsg_recv_length, NULL);
+	if (ftagent_mmsg_exit_tp)
 		tracepoint_probe_unregister(ftagent_mmsg_exit_tp,
 					    ftagent_mmsg_task_exit, NULL);
+	/* No probe runs, or uses the table, after this. */
+	if (tps)
 		tracepoint_synchronize_unregister();
-		ftagent_mmsg_exit_tp = NULL;
-	}
+	ftagent_mmsg_recv_tp = NULL;
+	ftagent_mmsg_exit_tp = NULL;
 	kvfree(ftagent_mmsg_slots);
 	kvfree(ftagent_mmsg_spills);
 	ftagent_mmsg_slots = NULL;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The bytes of each sendmmsg/recvmmsg message, taken from the kernel as
- * each message moves (mmsg.c).
+ * The bytes of each sendmmsg/recvmmsg message, and of each recvfrom and
+ * recvmsg, taken from the kernel as they move (mmsg.c).
  */
 #ifndef _FTAGENT_MMSG_H
 #define _FTAGENT_MMSG_H
@@ -9,8 +9,9 @@
 #include <linux/types.h>
 
 /*
- * Whether the messages' bytes are charged as they move: the settle
- * then counts a *mmsg call without bytes. Set once at load, before any
+ * Whether the kernel's counts are taken as the bytes move: the settle
+ * then charges those, not the msg_len fields or (for a receive that
+ * failed after its data arrived) nothing. Set once at load, before any
  * hook is attached, so a call sees one answer from entry to return.
  */
 extern bool ftagent_mmsg_exact;
@@ -18,9 +19,9 @@ extern bool ftagent_mmsg_exact;
 struct task_struct;
 
 /*
- * The bytes the messages of @t's *mmsg call moved so far, which the
- * settle charges: taken, so the next call starts from 0. Only while
- * ftagent_mmsg_exact. Preemption disabled.
+ * The bytes @t's current call moved so far, which the settle charges:
+ * taken, so the next call starts from 0. Only while ftagent_mmsg_exact.
+ * Preemption disabled.
  */
 long ftagent_mmsg_take(struct task_struct *t);
 

@@ -110,11 +110,18 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "io_uring counting" },
 	{ "io_uring_submit_req", true, FTAGENT_FEATURE_IOURING,
 	  "io_uring counting" },
-	/* mmsg.c hooks their entries and probes the calls they make. */
+	/*
+	 * mmsg.c hooks the *mmsg loops' entries and probes the calls these
+	 * make (the receivers' only where there is no sock_recv_length).
+	 */
 	{ "__sys_sendmmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
-	  "exact sendmmsg and recvmmsg lengths" },
+	  "exact sendmmsg, recvmmsg and failed receive lengths" },
 	{ "do_recvmmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
-	  "exact sendmmsg and recvmmsg lengths" },
+	  "exact sendmmsg, recvmmsg and failed receive lengths" },
+	{ "____sys_recvmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "exact sendmmsg, recvmmsg and failed receive lengths" },
+	{ "__sys_recvfrom", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "exact sendmmsg, recvmmsg and failed receive lengths" },
 };
 
 unsigned long ftagent_degraded;

@@ -387,6 +387,8 @@ MISSING(iouring, "io_uring_complete", IOURING, STATUS_ONLY, 0);
 /* *mmsg lengths are then read back from the caller's memory. */
 MISSING(mmsg_send, "__sys_sendmmsg", MMSG_LENGTHS, MMSG, 0);
 MISSING(mmsg_recv, "do_recvmmsg", MMSG_LENGTHS, MMSG, 0);
+/* Probed on kernels without sock_recv_length; the feature goes all the same. */
+MISSING(recvmsg_length, "____sys_recvmsg", MMSG_LENGTHS, MMSG, 0);
 
 FIXTURE_VARIANT_ADD(missing, kernel_sendpage){
 	.name = "kernel_sendpage",

@@ -401,11 +401,14 @@ enum ftagent_ctl_attr {
  *	them out of line, as 6.1; else the io_uring_complete and
  *	io_uring_submit_req tracepoints and io_req_cqe_overflow; since
  *	ABI 0.6). Without it io_uring I/O is gated but not counted
- * @FTAGENT_FEATURE_MMSG_LENGTHS: sendmmsg and recvmmsg bytes taken from
- *	the kernel as each message moves (kprobes on the calls
- *	__sys_sendmmsg and do_recvmmsg make for each message; since ABI
- *	0.6). Without it they are read back from the caller's msg_len
- *	fields at return, which a sibling thread can rewrite
+ * @FTAGENT_FEATURE_MMSG_LENGTHS: sendmmsg, recvmmsg, recvfrom and
+ *	recvmsg bytes taken from the kernel as they move (kprobes on the
+ *	calls __sys_sendmmsg makes for each message, and on the calls
+ *	__sys_recvfrom and ____sys_recvmsg make to sock_recvmsg where there
+ *	is no sock_recv_length tracepoint; since ABI 0.6). Without it the
+ *	*mmsg lengths are read back from the caller's msg_len fields at
+ *	return, which a sibling thread can rewrite, and a receive that
+ *	fails after its data arrived (EFAULT) is charged no bytes
  *
  * A rule or budget set that needs a gate feature that is off is refused
  * (EOPNOTSUPP with a message), except GATE_SENDPAGE and GATE_SCTP: then
