@@ -8,7 +8,7 @@ WORKLOADS = ["getppid", "send_1k", "pread_4k", "pread_send_16k",
              "sendfile_64k", "openat_close", "connect_close",
              "fork_exec_exit", "close_untraced", "getppid_int80",
              "pread_4k_int80", "iouring_nop", "iouring_read_4k",
-             "sendmmsg_8x1k"]
+             "sendmmsg_8x1k", "recv_1k"]
 CONDITIONS = ["none_aa", "minimal", "standard", "standard_ftrace_ops",
               "standard_kprobe",
               "standard_daemon", "rules_1", "rules_100", "rules_10000",

@@ -449,6 +449,36 @@ static int bench_sendmmsg(int n)
 	return 0;
 }
 
+/*
+ * recv of 1 KiB over TCP, sent (untimed) just before: a receive's cost,
+ * with the socket layer's count taken for it (kmod/mmsg.c: a kprobe on
+ * 6.1, the sock_recv_length tracepoint where the kernel has it).
+ */
+static int bench_recv(int n)
+{
+	static char buf[1024];
+	char calls[64];
+	int tx, rx, i;
+
+	tcp_pair(&tx, &rx);
+	memset(buf, 'r', sizeof(buf));
+	for (i = 0; i < n; i++) {
+		double t0;
+
+		if (send(tx, buf, sizeof(buf), 0) != sizeof(buf))
+			die("send");
+		t0 = now_ns();
+		if (recv(rx, buf, sizeof(buf), MSG_WAITALL) != sizeof(buf))
+			die("recv");
+		samples[i] = now_ns() - t0;
+	}
+	close(tx);
+	close(rx);
+	snprintf(calls, sizeof(calls), "recvfrom:%d,sendto:%d", n, n);
+	report("recv_1k", n, calls);
+	return 0;
+}
+
 static int bench_pread_send(int n)
 {
 	bench_send_size("pread_send_16k", n, 16384, true);
@@ -599,6 +629,7 @@ static const struct workload {
 	{"iouring_nop", bench_iouring_nop, 5000},
 	{"iouring_read_4k", bench_iouring_read, 5000},
 	{"sendmmsg_8x1k", bench_sendmmsg, 3000},
+	{"recv_1k", bench_recv, 5000},
 };
 
 #define N_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
