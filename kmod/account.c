@@ -586,10 +586,14 @@ static noinline void ftagent_account_ia32(const struct ftagent_call *call,
 	if (class == FTAGENT_CALL_SOCKETCALL) {
 		class = ftagent_socketcall(uregs, &args, ret);
 		if (class < 0) {
-			/* An unreadable block: the bytes' slot goes back. */
+			/*
+			 * An unreadable block: no descriptor to charge the
+			 * bytes the socket layer counted to; lost, and said.
+			 */
 			if (ftagent_socketcall_moves_msgs((u32)uregs->bx) &&
-			    READ_ONCE(ftagent_mmsg_exact))
-				ftagent_mmsg_take(current);
+			    READ_ONCE(ftagent_mmsg_exact) &&
+			    ftagent_mmsg_take(current) > 0 && ret < 0)
+				ftagent_count_loss(FTAGENT_LOSS_USER_READ);
 			return;
 		}
 	} else {

@@ -33,10 +33,14 @@
  * tracepoint probe), at a fixed point where the task holds no lock. So
  * the handler only adds to the table: plain stores to the task's own
  * slot and one cmpxchg to claim it; counters, budgets and events stay
- * in the settle, in the task's ordinary context. It adds only inside a
- * traced call of the matching kind (an io_uring request, a read() of a
- * socket or a kernel thread's receive is not one), so the sum is one
- * call's.
+ * in the settle, in the task's ordinary context. It adds only inside the
+ * body of a traced call of the matching kind (an io_uring request, a
+ * read() of a socket, a kernel thread's receive, or work run on the way
+ * back to user mode is not one), so the sum is one call's.
+ *
+ * Not covered: a datagram receive that faults inside the data copy
+ * returns EFAULT from sock_recvmsg() itself, with no count of what it
+ * copied before dropping the datagram (docs/hooks.md, limits).
  *
  * Slots: 8-way buckets, a task's own or, when full, one of the next 7
  * (its home bucket's spill count says so); with every one of those taken
@@ -72,6 +76,7 @@
 #include <linux/sched.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
+#include <asm/unistd.h>
 
 #include "calls.h"
 #include "callsites.h"
@@ -144,38 +149,62 @@ static struct ftagent_mmsg_slot *ftagent_mmsg_find(struct task_struct *t,
 	return NULL;
 }
 
+/* The call in @nr takes its bytes from here (for @recv, or sent ones). */
+static bool ftagent_mmsg_call(unsigned long nr, bool recv)
+{
+#ifdef CONFIG_IA32_EMULATION
+	if (in_ia32_syscall())
+		return nr == __NR_ia32_socketcall ||
+		       (recv ? nr == __NR_ia32_recvfrom ||
+			       nr == __NR_ia32_recvmsg ||
+			       nr == __NR_ia32_recvmmsg ||
+			       nr == __NR_ia32_recvmmsg_time64 :
+			       nr == __NR_ia32_sendmmsg);
+#endif
+	nr &= ~__X32_SYSCALL_BIT;
+	return recv ? nr == __NR_recvfrom || nr == __NR_recvmsg ||
+		      nr == __NR_recvmmsg :
+		      nr == __NR_sendmmsg;
+}
+
 /*
- * Is the current task inside a traced call whose settle takes the sum
- * for bytes that came in (@recv) or went out? Not an io thread or a
- * kernel thread: they start with zeroed registers, and orig_ax 0 is
- * read(). Not a read() of a socket, nor an io_uring request run inside
- * another call: those are counted as they are.
+ * Is the current task inside the body of a traced call whose settle
+ * takes the sum, for bytes that came in (@recv) or went out?
+ *
+ * - Not an io thread or a kernel thread (they start with zeroed
+ *   registers, and orig_ax 0 is read()), nor a dying task, whose slot
+ *   the exit probe has already given back.
+ * - The call is picked by its number, not through its hook, which a
+ *   re-attach or the unload frees while this runs.
+ * - The body: the entry code sets ax to -ENOSYS, and the return value
+ *   replaces it. Work the kernel runs for the task on its way back to
+ *   user mode (an io_uring receive as task work, after the settle) then
+ *   finds orig_ax unchanged but ax changed, and is not this call's. A
+ *   tracer may write ax at the syscall-entry stop, so a traced task
+ *   (ptrace) is taken at orig_ax's word alone: its own counts are all
+ *   it can move that way, never fewer bytes.
  */
 static bool ftagent_mmsg_wanted(bool recv)
 {
-	const struct ftagent_hook *hook;
-	u8 class;
+	struct pt_regs *regs = current_pt_regs();
 
-	if (current->flags & (PF_KTHREAD | PF_IO_WORKER))
+	if (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING))
 		return false;
-	hook = ftagent_hook_for(current_pt_regs());
-	if (!hook)
+	if (regs->ax != -ENOSYS && !READ_ONCE(current->ptrace))
 		return false;
-	class = hook->call->class;
-	if (class == FTAGENT_CALL_SOCKETCALL)
-		return true;	/* its settle takes the slot, as the others' */
-	if (recv)
-		return class == FTAGENT_CALL_RECV ||
-		       class == FTAGENT_CALL_RECVMMSG;
-	return class == FTAGENT_CALL_SENDMMSG;
+	/* Only calls the hooks trace: their settle takes the sum. */
+	if (!ftagent_hook_for(regs))
+		return false;
+	return ftagent_mmsg_call(regs->orig_ax, recv);
 }
 
 /*
  * The current task's call moved @bytes in one message. NMI context from
  * an int3, with IRQs on from a jump-optimized probe, preemption off from
- * a tracepoint; always synchronous at the probed site, where the task
- * holds no lock and no ftagent code is interrupted on this CPU, so the
- * per-CPU loss count is safe too.
+ * a tracepoint; always synchronous at the probed site, in the task's own
+ * context, where it holds no lock. No interrupt handler runs ftagent
+ * code, so the per-CPU loss count, which preemption being off keeps to
+ * this task, is safe too.
  */
 static void ftagent_mmsg_add(long bytes, bool recv)
 {
@@ -185,7 +214,6 @@ static void ftagent_mmsg_add(long bytes, bool recv)
 	unsigned int n, i;
 	bool spilled;
 
-	/* Only calls the hooks trace: their settle takes the sum. */
 	if (!ftagent_mmsg_wanted(recv))
 		return;
 	s = ftagent_mmsg_find(t, &spilled);
@@ -261,10 +289,11 @@ static void notrace ftagent_mmsg_recv_length(void *data, struct sock *sk,
 }
 
 static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
-	{ "__sys_sendmmsg", "___sys_sendmsg", false, true },
+	{ .caller = "__sys_sendmmsg", .callee = "___sys_sendmsg",
+	  .compat_twice = true },
 	/* recvmsg and each recvmmsg message */
-	{ "____sys_recvmsg", "sock_recvmsg", true, false },
-	{ "__sys_recvfrom", "sock_recvmsg", true, false },
+	{ .caller = "____sys_recvmsg", .callee = "sock_recvmsg", .recv = true },
+	{ .caller = "__sys_recvfrom", .callee = "sock_recvmsg", .recv = true },
 };
 
 /* sock_recv_length, when the kernel has it and its probe is on. */
@@ -299,21 +328,24 @@ static struct ftrace_ops ftagent_mmsg_entry_ops = {
 
 static bool ftagent_mmsg_entry_on;
 
+/*
+ * The *mmsg loops themselves: every path reaches them, where
+ * __sys_recvmmsg() is inlined into the syscall and would never be
+ * entered. recvfrom and recvmsg need no entry hook: their settle knows
+ * their own count.
+ */
+static const char *const ftagent_mmsg_loops[] = {
+	"__sys_sendmmsg", "do_recvmmsg",
+};
+
 static int ftagent_mmsg_entry_start(void)
 {
 	unsigned int i;
 	int err = 0;
 
-	/*
-	 * The *mmsg loops themselves: every path reaches them, where
-	 * __sys_recvmmsg() is inlined into the syscall and would never be
-	 * entered. recvfrom and recvmsg need no entry hook: their settle
-	 * knows their own count.
-	 */
-	static const char *const loops[] = { "__sys_sendmmsg", "do_recvmmsg" };
-
-	for (i = 0; i < ARRAY_SIZE(loops) && !err; i++)
-		err = ftagent_ftrace_filter(&ftagent_mmsg_entry_ops, loops[i]);
+	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_loops) && !err; i++)
+		err = ftagent_ftrace_filter(&ftagent_mmsg_entry_ops,
+					    ftagent_mmsg_loops[i]);
 	if (!err)
 		err = register_ftrace_function(&ftagent_mmsg_entry_ops);
 	if (err) {
@@ -411,9 +443,10 @@ int ftagent_mmsg_init(bool strict)
 		ftagent_mmsg_exit();
 		if (strict)
 			return err;
-		pr_warn("socket byte counts: no table or entry hook (%d): *mmsg lengths are read from the caller's memory\n",
+		pr_warn("socket byte counts: no table or entry hook (%d): *mmsg lengths are read from the caller's memory, failed receives charge no bytes\n",
 			err);
-		ftagent_symbol_unusable("__sys_sendmmsg");
+		for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++)
+			ftagent_symbol_unusable(ftagent_mmsg_callers[i].caller);
 		ftagent_symbol_unusable("do_recvmmsg");
 		return 0;
 	}
@@ -437,7 +470,7 @@ int ftagent_mmsg_init(bool strict)
 			       c->caller, c->callee, err);
 			return err;
 		}
-		pr_warn("cannot probe the calls %s makes to %s (%d): *mmsg lengths are read from the caller's memory\n",
+		pr_warn("cannot probe the calls %s makes to %s (%d): *mmsg lengths are read from the caller's memory, failed receives charge no bytes\n",
 			c->caller, c->callee, err);
 		ftagent_symbol_unusable(c->caller);
 		return 0;

@@ -7,9 +7,13 @@
  * loses nothing by it. The child's calls are still charged exactly: the
  * module settles a traced task's call when the stop is reported.
  */
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stddef.h>
+#include <sys/mman.h>
 #include <sys/ptrace.h>
+#include <sys/socket.h>
 #include <sys/user.h>
 #include <sys/wait.h>
 
@@ -101,6 +105,122 @@ TEST(a_tracer_rewriting_exit_registers_hides_no_call)
 	ft_counters_free(&fc);
 	close(fd);
 	unlink(path);
+}
+
+/*
+ * The child: a sendmmsg of 100 + 200 + 300 bytes on @tx, then three
+ * recvfrom calls on @rx that get those datagrams but fail with EFAULT
+ * (the address length is in a read-only page).
+ */
+static void socket_tracee(int tx, int rx)
+{
+	static char buf[4096];
+	struct sockaddr_in from;
+	struct mmsghdr vec[3];
+	struct iovec iov[3];
+	socklen_t *len;
+	int i;
+
+	len = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (len == MAP_FAILED)
+		_exit(12);
+	*len = sizeof(from);
+	if (mprotect(len, 4096, PROT_READ))
+		_exit(13);
+	memset(vec, 0, sizeof(vec));
+	for (i = 0; i < 3; i++) {
+		iov[i].iov_base = buf;
+		iov[i].iov_len = 100 * (i + 1);
+		vec[i].msg_hdr.msg_iov = &iov[i];
+		vec[i].msg_hdr.msg_iovlen = 1;
+	}
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL))
+		_exit(10);
+	raise(SIGSTOP);
+	if (sendmmsg(tx, vec, 3, 0) != 3)
+		_exit(11);
+	for (i = 0; i < 3; i++)
+		if (recvfrom(rx, buf, sizeof(buf), 0, (struct sockaddr *)&from,
+			     len) != -1 ||
+		    errno != EFAULT)
+			_exit(14 + i);
+	_exit(0);
+}
+
+/* Run @kid to its end, setting rax to 0 at every syscall-entry stop. */
+static int rewrite_every_entry(pid_t kid, int *status)
+{
+	struct __ptrace_syscall_info info;
+	struct user_regs_struct regs;
+	int rewritten = 0;
+
+	if (waitpid(kid, status, 0) != kid || !WIFSTOPPED(*status) ||
+	    ptrace(PTRACE_SETOPTIONS, kid, NULL, PTRACE_O_TRACESYSGOOD))
+		return -1;
+	for (;;) {
+		if (ptrace(PTRACE_SYSCALL, kid, NULL, NULL) ||
+		    waitpid(kid, status, 0) != kid)
+			return -1;
+		if (WIFEXITED(*status) || WIFSIGNALED(*status))
+			return rewritten;
+		if (WSTOPSIG(*status) != (SIGTRAP | 0x80))
+			continue;
+		if (ptrace(PTRACE_GET_SYSCALL_INFO, kid, sizeof(info), &info) <=
+			    0 ||
+		    info.op != PTRACE_SYSCALL_INFO_ENTRY)
+			continue;
+		if (ptrace(PTRACE_GETREGS, kid, NULL, &regs))
+			return -1;
+		regs.rax = 0;
+		if (ptrace(PTRACE_SETREGS, kid, NULL, &regs))
+			return -1;
+		rewritten++;
+	}
+}
+
+/*
+ * The saved ax says whether a call is still running (kmod/mmsg.c takes
+ * the kernel's byte counts only then), and a tracer can write it at the
+ * entry stop. The child's sendmmsg messages and the data of its failing
+ * receives are still counted.
+ */
+TEST(a_tracer_rewriting_entry_registers_hides_no_byte)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t alen = sizeof(a);
+	struct ft_counters fc;
+	struct ft_totals t;
+	int tx, rx, status, n;
+	pid_t kid;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, rx);
+	ASSERT_LE(0, tx);
+	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&a, &alen));
+	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&a, sizeof(a)));
+	kid = fork();
+	ASSERT_LE(0, kid);
+	if (kid == 0)
+		socket_tracee(tx, rx);
+	n = rewrite_every_entry(kid, &status);
+	ASSERT_LE(4, n);
+	ASSERT_TRUE(WIFEXITED(status));
+	ASSERT_EQ(0, WEXITSTATUS(status));
+	ASSERT_EQ(0, ft_collect_tgid(&fc, kid));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, tx);
+	EXPECT_EQ(600, t.out_bytes);
+	EXPECT_EQ(1, t.out_calls);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, rx);
+	EXPECT_EQ(600, t.in_bytes);
+	EXPECT_EQ(3, t.in_calls);
+	EXPECT_EQ(3, t.in_errors);
+	ft_counters_free(&fc);
+	close(tx);
+	close(rx);
 }
 
 TEST_HARNESS_MAIN
