@@ -159,8 +159,7 @@ const char *ftagent_feature_name(unsigned int feature)
 			"connect and bind rules on SCTP connectx and bindx",
 		[FTAGENT_FEATURE_IOURING] = "io_uring counting",
 		[FTAGENT_FEATURE_MMSG_LENGTHS] =
-			"sendmmsg, recvmmsg and failed receive lengths from "
-			"the kernel",
+			"*mmsg and failed receive lengths from the kernel",
 	};
 
 	if (feature < sizeof(names) / sizeof(names[0]))
