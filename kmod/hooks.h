@@ -109,13 +109,36 @@ ftagent_hook_for(const struct pt_regs *regs)
 {
 #ifdef CONFIG_IA32_EMULATION
 	if (unlikely(in_ia32_syscall())) {
-		unsigned long nr = regs->orig_ax;
+		u32 nr = regs->orig_ax;
 
 		return nr < IA32_NR_syscalls ?
 		       READ_ONCE(ftagent_by_nr_ia32[nr]) : NULL;
 	}
 #endif
-	return ftagent_hook_by_nr(regs->orig_ax & ~__X32_SYSCALL_BIT);
+	/*
+	 * The kernel runs the call in orig_ax's low 32 bits (do_syscall_64()
+	 * takes an int) and keeps the whole register: a number with its
+	 * upper half set is the same call.
+	 */
+	return ftagent_hook_by_nr((u32)regs->orig_ax & ~__X32_SYSCALL_BIT);
+}
+
+/*
+ * The saved ax holds the entry code's -ENOSYS from system call entry
+ * until the call returns, when the return value replaces it; so it tells
+ * a call's body from work the kernel runs on the task's way back to user
+ * mode, whose orig_ax still names the call (mmsg.c). A tracer may write
+ * ax at the syscall-entry stop, so the entry hooks write -ENOSYS back:
+ * nothing reads ax in between, and the return value overwrites it.
+ */
+static __always_inline void ftagent_body_begins(struct pt_regs *regs)
+{
+	regs->ax = -ENOSYS;
+}
+
+static __always_inline bool ftagent_in_body(const struct pt_regs *regs)
+{
+	return regs->ax == (unsigned long)-ENOSYS;
 }
 
 struct ftagent_hook_view {

@@ -207,6 +207,7 @@ static __always_inline void ftagent_mark(struct task_struct *t)
 
 	if (unlikely(t->flags & PF_KTHREAD))
 		return;
+	ftagent_body_begins(task_pt_regs(t));
 	home = ftagent_home(t);
 	b = ftagent_bucket_at(home, 0);
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
@@ -374,6 +375,8 @@ void notrace ftagent_settle_direct(void)
  */
 static __always_inline void ftagent_mark_ew(void)
 {
+	if (!(current->flags & PF_KTHREAD))
+		ftagent_body_begins(current_pt_regs());
 	if (!test_syscall_work(SYSCALL_TRACEPOINT))
 		set_syscall_work(SYSCALL_TRACEPOINT);
 }

@@ -38,10 +38,20 @@ static int ftagent_kret_handler(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/* The call's body begins (hooks.h: ftagent_body_begins()). */
+static int ftagent_kret_entry(struct kretprobe_instance *ri,
+			      struct pt_regs *regs)
+{
+	if (!(current->flags & PF_KTHREAD))
+		ftagent_body_begins(task_pt_regs(current));
+	return 0;
+}
+
 static int ftagent_kprobe_attach(struct ftagent_hook *hook)
 {
 	memset(&hook->rp, 0, sizeof(hook->rp));
 	hook->rp.kp.symbol_name = hook->call->symbol;
+	hook->rp.entry_handler = ftagent_kret_entry;
 	hook->rp.handler = ftagent_kret_handler;
 	hook->rp.maxactive = hook->call->maxactive;
 	return register_kretprobe(&hook->rp);

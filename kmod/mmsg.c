@@ -60,7 +60,9 @@
  * feature is then off (DEGRADED, with the caller as MISSING) and the
  * settle reads the *mmsg lengths back from the caller's memory, as
  * before, and charges a failed receive nothing. The kprobes cost
- * nothing outside the calls they sit in.
+ * nothing outside the functions they sit in; the tracepoint costs every
+ * sock_recvmsg() on the system a call to a probe that returns at once
+ * unless the task is in a traced receive.
  *
  * The probes are registered before the syscall hooks attach and taken
  * off after they are gone, and a probe adds only for a call the hooks
@@ -150,7 +152,7 @@ static struct ftagent_mmsg_slot *ftagent_mmsg_find(struct task_struct *t,
 }
 
 /* The call in @nr takes its bytes from here (for @recv, or sent ones). */
-static bool ftagent_mmsg_call(unsigned long nr, bool recv)
+static bool ftagent_mmsg_call(u32 nr, bool recv)
 {
 #ifdef CONFIG_IA32_EMULATION
 	if (in_ia32_syscall())
@@ -174,15 +176,11 @@ static bool ftagent_mmsg_call(unsigned long nr, bool recv)
  * - Not an io thread or a kernel thread (they start with zeroed
  *   registers, and orig_ax 0 is read()), nor a dying task, whose slot
  *   the exit probe has already given back.
- * - The call is picked by its number, not through its hook, which a
- *   re-attach or the unload frees while this runs.
- * - The body: the entry code sets ax to -ENOSYS, and the return value
- *   replaces it. Work the kernel runs for the task on its way back to
- *   user mode (an io_uring receive as task work, after the settle) then
- *   finds orig_ax unchanged but ax changed, and is not this call's. A
- *   tracer may write ax at the syscall-entry stop, so a traced task
- *   (ptrace) is taken at orig_ax's word alone: its own counts are all
- *   it can move that way, never fewer bytes.
+ * - The call is picked by its number; its hook is only tested for NULL
+ *   (the unload frees the hooks while this may run).
+ * - The body (hooks.h: ftagent_in_body()), not work the kernel runs on
+ *   the way back to user mode, such as an io_uring receive run as task
+ *   work after the settle of a recvfrom, whose orig_ax still says so.
  */
 static bool ftagent_mmsg_wanted(bool recv)
 {
@@ -190,12 +188,12 @@ static bool ftagent_mmsg_wanted(bool recv)
 
 	if (current->flags & (PF_KTHREAD | PF_IO_WORKER | PF_EXITING))
 		return false;
-	if (regs->ax != -ENOSYS && !READ_ONCE(current->ptrace))
+	if (!ftagent_in_body(regs))
 		return false;
 	/* Only calls the hooks trace: their settle takes the sum. */
 	if (!ftagent_hook_for(regs))
 		return false;
-	return ftagent_mmsg_call(regs->orig_ax, recv);
+	return ftagent_mmsg_call((u32)regs->orig_ax, recv);
 }
 
 /*
@@ -253,7 +251,7 @@ long ftagent_mmsg_take(struct task_struct *t)
 	return bytes;
 }
 
-/* A task that dies inside a *mmsg call: its messages' bytes are lost. */
+/* A task that dies inside a counted call: its bytes are lost. */
 static void notrace ftagent_mmsg_task_exit(void *data, struct task_struct *p)
 {
 	if (ftagent_mmsg_take(p))

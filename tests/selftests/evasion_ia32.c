@@ -296,6 +296,79 @@ TEST_F(ia32, a_register_upper_half_does_not_hide_a_descriptor)
 	ft_counters_free(&fc);
 }
 
+/* A 64-bit system call whose number has @hi in its upper half. */
+static long call64_hi(long hi, long nr, long a1, long a2, long a3, long a4)
+{
+	register long r10 __asm__("r10") = a4;
+	long ret;
+
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(hi | nr), "D"(a1), "S"(a2), "d"(a3), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/*
+ * The kernel runs the call in the number's low 32 bits and keeps the
+ * whole register for tracers: write and sendmmsg through 2^32 + their
+ * number are still the same calls, counted and charged.
+ */
+TEST_F(ia32, a_number_upper_half_does_not_hide_a_call)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct mmsghdr vec[3];
+	struct iovec iov[3];
+	struct ft_counters fc;
+	struct ftnl_error err;
+	struct ft_totals t;
+	int rx, tx, i;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, rx);
+	ASSERT_LE(0, tx);
+	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&a, &len));
+	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&a, sizeof(a)));
+	memset(vec, 0, sizeof(vec));
+	for (i = 0; i < 3; i++) {
+		iov[i].iov_base = low;
+		iov[i].iov_len = 100 * (i + 1);
+		vec[i].msg_hdr.msg_iov = &iov[i];
+		vec[i].msg_hdr.msg_iovlen = 1;
+	}
+	budget(&s, "hi-written-3000", FTAGENT_METRIC_BYTES_WRITTEN, 3000,
+	       60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+	ASSERT_EQ(2000, call64_hi(1l << 32, SYS_write, self->file, (long)low,
+				  2000, 0));
+	ASSERT_EQ(3, call64_hi(1l << 33, SYS_sendmmsg, tx, (long)vec, 3, 0));
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->file);
+	EXPECT_EQ(2000, t.out_bytes);
+	EXPECT_EQ(1, t.out_calls);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, tx);
+	EXPECT_EQ(600, t.out_bytes);
+	ft_counters_free(&fc);
+	/* 2,000 then 2,000 more: the budget is spent, the third refused. */
+	ASSERT_EQ(2000, call64_hi(1l << 32, SYS_write, self->file, (long)low,
+				  2000, 0));
+	EXPECT_EQ(-EDQUOT, call64_hi(1l << 32, SYS_write, self->file, (long)low,
+				     2000, 0));
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(4000, got.used);
+	ftagent_budget_set_free(&s);
+	close(rx);
+	close(tx);
+}
+
 /* The same for the records: a connect through fd + 2^32 is recorded. */
 TEST_F(ia32, a_register_upper_half_does_not_hide_a_connect)
 {
