@@ -125,20 +125,27 @@ ftagent_hook_for(const struct pt_regs *regs)
 
 /*
  * The saved ax holds the entry code's -ENOSYS from system call entry
- * until the call returns, when the return value replaces it; so it tells
- * a call's body from work the kernel runs on the task's way back to user
- * mode, whose orig_ax still names the call (mmsg.c). A tracer may write
- * ax at the syscall-entry stop, so the entry hooks write -ENOSYS back:
- * nothing reads ax in between, and the return value overwrites it.
+ * until the call returns, when the return value replaces it, and nothing
+ * reads it in between. The entry hooks write this mark there instead, so
+ * a probe inside the call knows two things: it runs in the body of a
+ * call whose entry a hook saw, whose settle will therefore come (mmsg.c
+ * keeps bytes only for those: a call that began while function tracing
+ * was off, or before the hooks attached, must leave nothing behind); and
+ * not in work the kernel runs on the task's way back to user mode, whose
+ * orig_ax still names the call but whose ax is its return value by then.
+ * -ENOSYS with bit 62 flipped: no system call returns it, and a tracer
+ * that wrote ax at the syscall-entry stop is overwritten.
  */
+#define FTAGENT_BODY_MARK ((unsigned long)-ENOSYS ^ BIT(62))
+
 static __always_inline void ftagent_body_begins(struct pt_regs *regs)
 {
-	regs->ax = -ENOSYS;
+	regs->ax = FTAGENT_BODY_MARK;
 }
 
 static __always_inline bool ftagent_in_body(const struct pt_regs *regs)
 {
-	return regs->ax == (unsigned long)-ENOSYS;
+	return regs->ax == FTAGENT_BODY_MARK;
 }
 
 struct ftagent_hook_view {

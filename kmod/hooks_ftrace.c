@@ -207,7 +207,6 @@ static __always_inline void ftagent_mark(struct task_struct *t)
 
 	if (unlikely(t->flags & PF_KTHREAD))
 		return;
-	ftagent_body_begins(task_pt_regs(t));
 	home = ftagent_home(t);
 	b = ftagent_bucket_at(home, 0);
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
@@ -221,6 +220,8 @@ static __always_inline void ftagent_mark(struct task_struct *t)
 		return;
 	}
 marked:
+	/* Only a marked call is settled: only its body may keep bytes. */
+	ftagent_body_begins(task_pt_regs(t));
 	if (!test_thread_flag(TIF_NOTIFY_RESUME))
 		set_thread_flag(TIF_NOTIFY_RESUME);
 }

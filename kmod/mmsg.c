@@ -48,10 +48,13 @@
  * in flight). A task that dies inside a call gives its slot back at
  * exit. An ftrace hook on the entry of __sys_sendmmsg() and
  * do_recvmmsg() clears a slot a task still holds from a call no settle
- * ended (in flight when the hooks attached, or its mark lost): those
- * bytes are counted lost, never charged to the next call. A recvfrom or
- * recvmsg that succeeded returned its own count, so its settle counts
- * anything more in the slot lost in the same way.
+ * ended (marked on entry, then function tracing was turned off, or the
+ * hooks detached or the module reloaded, before its return): those bytes
+ * are counted lost, never charged to the next call. A call whose entry
+ * no hook marked (in flight when the module first loaded, or begun with
+ * tracing off) keeps no bytes at all (ftagent_mmsg_wanted()). A
+ * recvfrom or recvmsg that succeeded returned its own count, so its
+ * settle counts anything more in the slot lost in the same way.
  *
  * The call sites are found at load (callsites.c), and the kprobe core
  * accepts only an address on an instruction boundary. __sys_sendmmsg()
@@ -178,9 +181,12 @@ static bool ftagent_mmsg_call(u32 nr, bool recv)
  *   the exit probe has already given back.
  * - The call is picked by its number; its hook is only tested for NULL
  *   (the unload frees the hooks while this may run).
- * - The body (hooks.h: ftagent_in_body()), not work the kernel runs on
- *   the way back to user mode, such as an io_uring receive run as task
- *   work after the settle of a recvfrom, whose orig_ax still says so.
+ * - The body of a call whose entry a hook marked (hooks.h:
+ *   ftagent_in_body()), so its settle will take the bytes: not a call
+ *   that began while function tracing was off, nor work the kernel runs
+ *   on the way back to user mode, such as an io_uring receive run as
+ *   task work after the settle of a recvfrom, whose orig_ax still says
+ *   so.
  */
 static bool ftagent_mmsg_wanted(bool recv)
 {
@@ -301,9 +307,10 @@ bool ftagent_mmsg_exact;
 
 /*
  * Entry of __sys_sendmmsg() or do_recvmmsg(): a slot the task still
- * holds belongs to a call no settle ended (one in flight when the hooks
- * attached, or whose mark or kretprobe instance was lost): its bytes are
- * lost, counted, not charged to this call.
+ * holds belongs to a call no settle ended (marked on entry, then function
+ * tracing was turned off, or the hooks detached or the module reloaded,
+ * before it returned): its bytes are lost, counted, not charged to this
+ * call.
  */
 static void notrace ftagent_mmsg_entry(unsigned long ip,
 				       unsigned long parent_ip,

@@ -290,6 +290,67 @@ TEST_F(recv, a_budget_holds_against_receives_that_fail)
 	ftagent_budget_set_free(&s);
 }
 
+/* Write kernel.ftrace_enabled; 0 on success. */
+static int set_ftrace_enabled(int on)
+{
+	int fd = open("/proc/sys/kernel/ftrace_enabled", O_WRONLY);
+	int ok;
+
+	if (fd < 0)
+		return -1;
+	ok = write(fd, on ? "1\n" : "0\n", 2) == 2;
+	close(fd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * A receive made while kernel.ftrace_enabled is 0 is not traced: the
+ * entry hook does not run and no settle comes. The socket layer's count
+ * still sees its data (a tracepoint on 6.12, int3 kprobes on 6.1, which
+ * the sysctl leaves on), and must keep none of it for the task's next
+ * traced receive: that one, failing with EFAULT after its own datagram
+ * arrived, is charged exactly that datagram, and nothing is counted
+ * lost.
+ */
+TEST_F(recv, a_receive_with_function_tracing_off_leaves_nothing_behind)
+{
+	struct ft_counters fc = {0};
+	struct sockaddr_in from;
+	socklen_t *len;
+	ssize_t untraced;
+	uint64_t lost0;
+	struct ft_totals t;
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	lost0 = fc.lost[FTAGENT_LOSS_PENDING_TABLE];
+	ft_counters_free(&fc);
+	memset(&fc, 0, sizeof(fc));
+
+	ASSERT_EQ(0, send_dgram(self->tx, 0));
+	ASSERT_EQ(0, set_ftrace_enabled(0));
+	untraced = recvfrom(self->rx, self->buf, 4096, 0, NULL, NULL);
+	/* Back on before anything can fail out of the test. */
+	ASSERT_EQ(0, set_ftrace_enabled(1));
+	ASSERT_EQ((ssize_t)dgram_size(0), untraced);
+
+	len = ro_addrlen(self->ro, self->page);
+	ASSERT_NE(NULL, len);
+	ASSERT_EQ(0, send_dgram(self->tx, 1));
+	errno = 0;
+	EXPECT_EQ(-1, recvfrom(self->rx, self->buf, 4096, 0,
+			       (struct sockaddr *)&from, len));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_TRUE(all_bytes(self->buf, dgram_size(1), 'a' + 1));
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->rx);
+	EXPECT_EQ(dgram_size(1), t.in_bytes);
+	EXPECT_EQ(1, t.in_calls);
+	EXPECT_EQ(1, t.in_errors);
+	EXPECT_EQ(lost0, fc.lost[FTAGENT_LOSS_PENDING_TABLE]);
+	ft_counters_free(&fc);
+}
+
 struct stale {
 	int rx1, rx2;
 	pid_t tid;
@@ -328,8 +389,9 @@ static int in_syscall(pid_t tid, int nr)
 }
 
 /*
- * A recvfrom that was waiting when the module loaded is never settled,
- * but its data still passes the socket layer's count: that count must be
+ * A recvfrom that was waiting when the module was reloaded is never
+ * settled, but its data still passes the socket layer's count (the
+ * module before the reload marked its entry): that count must be
  * counted lost, not charged to the thread's next receive.
  */
 TEST_RELOADS(a_receive_nobody_settles_leaves_nothing_to_the_next)
