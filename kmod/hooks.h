@@ -134,7 +134,10 @@ ftagent_hook_for(const struct pt_regs *regs)
  * not in work the kernel runs on the task's way back to user mode, whose
  * orig_ax still names the call but whose ax is its return value by then.
  * -ENOSYS with bit 62 flipped: no system call returns it, and a tracer
- * that wrote ax at the syscall-entry stop is overwritten.
+ * that wrote ax at the syscall-entry stop is overwritten. No ptrace stop,
+ * core dump or signal code reads ax inside the body; stack dumps of a
+ * task inside a traced call (hung task, sysrq-t, an oops) and perf user
+ * registers show "RAX: bfffffffffffffda" where they showed -ENOSYS.
  */
 #define FTAGENT_BODY_MARK ((unsigned long)-ENOSYS ^ BIT(62))
 
