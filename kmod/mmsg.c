@@ -38,9 +38,25 @@
  * read() of a socket, a kernel thread's receive, or work run on the way
  * back to user mode is not one), so the sum is one call's.
  *
- * Not covered: a datagram receive that faults inside the data copy
- * returns EFAULT from sock_recvmsg() itself, with no count of what it
- * copied before dropping the datagram (docs/hooks.md, limits).
+ * A receive can also fault inside the data copy: a datagram socket
+ * (UDP, Unix datagram, raw, packet) then drops the datagram and returns
+ * EFAULT from sock_recvmsg() itself, with what it copied into the
+ * caller's buffer up to the fault, and the message's iterator reverted,
+ * so nothing says how much that was. Except the revert: every such copy
+ * is __skb_datagram_iter(), or for a linear UDP datagram the inlined
+ * copy_linear_skb() in udp_recvmsg() and udpv6_recvmsg(), whose fault
+ * path calls iov_iter_revert() with exactly the bytes it copied. A
+ * kprobe on that call (on no other path of those functions; IPv6 built
+ * as a module is not probed) keeps them in the task's slot as
+ * "faulted". The message's return probe adds them to the call's bytes
+ * if that message failed with EFAULT and drops them otherwise (a stream
+ * that faults after copying some returns those, the rest still
+ * queued). read() and readv() of a socket have no return probe on 6.1:
+ * their settle takes the faulted bytes when the call failed with EFAULT
+ * (ftagent_mmsg_take_faulted()). A stream socket that faults before
+ * copying anything also fails with EFAULT, its data still queued: what
+ * landed in the buffer is charged then, and again when it is read, as a
+ * MSG_PEEK is (docs/hooks.md).
  *
  * Slots: 8-way buckets, a task's own or, when full, one of the next 7
  * (its home bucket's spill count says so); with every one of those taken
@@ -99,8 +115,11 @@ struct sock;
 struct ftagent_mmsg_caller {
 	const char *caller;	/* the loop over the messages, or the call */
 	const char *callee;	/* what moves one message */
-	bool recv;		/* the bytes came in */
+	/* A received count, which sock_recv_length has where there is one */
+	bool recv;
 	bool compat_twice;	/* a second call for compat messages */
+	bool at_call;		/* probe the call (its arguments), not its return */
+	kprobe_pre_handler_t handler;
 	struct kprobe kps[FTAGENT_MMSG_SITES];
 	unsigned int nr_kps;	/* registered */
 };
@@ -108,9 +127,11 @@ struct ftagent_mmsg_caller {
 struct ftagent_mmsg_slot {
 	unsigned long task;	/* 0: free; else only this task writes it */
 	long bytes;
+	/* What the last copy that faulted had copied; not yet in @bytes. */
+	long faulted;
 };
 
-#define FTAGENT_MMSG_BITS	16	/* 64K slots, 1 MB */
+#define FTAGENT_MMSG_BITS	16	/* 64K slots, 1.5 MB */
 #define FTAGENT_MMSG_WAYS	8
 #define FTAGENT_MMSG_BUCKETS	(BIT(FTAGENT_MMSG_BITS) / FTAGENT_MMSG_WAYS)
 #define FTAGENT_MMSG_REACH	8	/* buckets a task may use */
@@ -173,8 +194,23 @@ static bool ftagent_mmsg_call(u32 nr, bool recv)
 }
 
 /*
- * Is the current task inside the body of a traced call whose settle
- * takes the sum, for bytes that came in (@recv) or went out?
+ * read() and readv(): of a socket, they receive through sock_recvmsg(),
+ * and their settle takes what a faulting copy had copied when they fail
+ * with EFAULT. pread and preadv do not reach a socket (ESPIPE).
+ */
+static bool ftagent_mmsg_read_call(u32 nr)
+{
+#ifdef CONFIG_IA32_EMULATION
+	if (in_ia32_syscall())
+		return nr == __NR_ia32_read || nr == __NR_ia32_readv;
+#endif
+	nr &= ~__X32_SYSCALL_BIT;
+	return nr == __NR_read || nr == __NR_readv;
+}
+
+/*
+ * Is the current task inside the body of a traced call? Its number in
+ * *@nr, if so.
  *
  * - Not an io thread or a kernel thread (they start with zeroed
  *   registers, and orig_ax 0 is read()), nor a dying task, whose slot
@@ -188,7 +224,7 @@ static bool ftagent_mmsg_call(u32 nr, bool recv)
  *   task work after the settle of a recvfrom, whose orig_ax still says
  *   so.
  */
-static bool ftagent_mmsg_wanted(bool recv)
+static bool ftagent_mmsg_in_body(u32 *nr)
 {
 	struct pt_regs *regs = current_pt_regs();
 
@@ -199,7 +235,48 @@ static bool ftagent_mmsg_wanted(bool recv)
 	/* Only calls the hooks trace: their settle takes the sum. */
 	if (!ftagent_hook_for(regs))
 		return false;
-	return ftagent_mmsg_call((u32)regs->orig_ax, recv);
+	*nr = (u32)regs->orig_ax;
+	return true;
+}
+
+/* Inside a traced call whose settle takes the sum, of @recv bytes? */
+static bool ftagent_mmsg_wanted(bool recv)
+{
+	u32 nr;
+
+	return ftagent_mmsg_in_body(&nr) && ftagent_mmsg_call(nr, recv);
+}
+
+/*
+ * The current task's slot, claimed if it has none; NULL when every slot
+ * it may use is taken: what it would have held is lost, and counted.
+ */
+static struct ftagent_mmsg_slot *ftagent_mmsg_claim(void)
+{
+	struct task_struct *t = current;
+	unsigned long home = ftagent_mmsg_home(t);
+	struct ftagent_mmsg_slot *s, *b;
+	unsigned int n, i;
+	bool spilled;
+
+	s = ftagent_mmsg_find(t, &spilled);
+	if (s)
+		return s;
+	for (n = 0; n < FTAGENT_MMSG_REACH; n++) {
+		b = ftagent_mmsg_bucket(home, n);
+		for (i = 0; i < FTAGENT_MMSG_WAYS; i++) {
+			if (READ_ONCE(b[i].task) ||
+			    cmpxchg(&b[i].task, 0UL, (unsigned long)t))
+				continue;
+			WRITE_ONCE(b[i].bytes, 0);
+			WRITE_ONCE(b[i].faulted, 0);
+			if (n)
+				atomic_inc(&ftagent_mmsg_spills[home]);
+			return &b[i];
+		}
+	}
+	ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
+	return NULL;
 }
 
 /*
@@ -212,35 +289,44 @@ static bool ftagent_mmsg_wanted(bool recv)
  */
 static void ftagent_mmsg_add(long bytes, bool recv)
 {
-	struct task_struct *t = current;
-	unsigned long home = ftagent_mmsg_home(t);
-	struct ftagent_mmsg_slot *s, *b;
-	unsigned int n, i;
-	bool spilled;
+	struct ftagent_mmsg_slot *s;
 
 	if (!ftagent_mmsg_wanted(recv))
 		return;
-	s = ftagent_mmsg_find(t, &spilled);
-	if (s) {
+	s = ftagent_mmsg_claim();
+	if (s)
 		WRITE_ONCE(s->bytes, s->bytes + bytes);
-		return;
-	}
-	for (n = 0; n < FTAGENT_MMSG_REACH; n++) {
-		b = ftagent_mmsg_bucket(home, n);
-		for (i = 0; i < FTAGENT_MMSG_WAYS; i++) {
-			if (READ_ONCE(b[i].task) ||
-			    cmpxchg(&b[i].task, 0UL, (unsigned long)t))
-				continue;
-			WRITE_ONCE(b[i].bytes, bytes);
-			if (n)
-				atomic_inc(&ftagent_mmsg_spills[home]);
-			return;
-		}
-	}
-	ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
 }
 
-long ftagent_mmsg_take(struct task_struct *t)
+/*
+ * A message of the current task's receive came back with @ret: bytes,
+ * or an errno. The same context as ftagent_mmsg_add(). A copy that
+ * faulted in it counts only if the message then failed with EFAULT: a
+ * stream that faults after copying some returns those, and keeps the
+ * rest queued.
+ */
+static void ftagent_mmsg_returned(int ret)
+{
+	struct ftagent_mmsg_slot *s;
+	bool spilled;
+
+	if (!ftagent_mmsg_wanted(true))
+		return;
+	if (ret > 0) {
+		s = ftagent_mmsg_claim();
+		if (s)
+			WRITE_ONCE(s->bytes, s->bytes + ret);
+	} else {
+		s = ftagent_mmsg_find(current, &spilled);
+		if (s && ret == -EFAULT)
+			WRITE_ONCE(s->bytes, s->bytes + s->faulted);
+	}
+	if (s && s->faulted)
+		WRITE_ONCE(s->faulted, 0);
+}
+
+/* Give @t's slot back: its bytes, and with @faulted those too. */
+static long ftagent_mmsg_release(struct task_struct *t, bool faulted)
 {
 	struct ftagent_mmsg_slot *s;
 	bool spilled;
@@ -250,11 +336,23 @@ long ftagent_mmsg_take(struct task_struct *t)
 	if (!s)
 		return 0;
 	bytes = READ_ONCE(s->bytes);
+	if (faulted)
+		bytes += READ_ONCE(s->faulted);
 	/* Release: the slot's bytes are read before another task claims it. */
 	smp_store_release(&s->task, 0UL);
 	if (spilled)
 		atomic_dec(&ftagent_mmsg_spills[ftagent_mmsg_home(t)]);
 	return bytes;
+}
+
+long ftagent_mmsg_take(struct task_struct *t)
+{
+	return ftagent_mmsg_release(t, false);
+}
+
+long ftagent_mmsg_take_faulted(struct task_struct *t)
+{
+	return ftagent_mmsg_release(t, true);
 }
 
 /* A task that dies inside a counted call: its bytes are lost. */
@@ -277,10 +375,7 @@ static int ftagent_mmsg_sent(struct kprobe *p, struct pt_regs *regs)
 /* sock_recvmsg() returned: int bytes, or an errno. */
 static int ftagent_mmsg_received(struct kprobe *p, struct pt_regs *regs)
 {
-	int ret = (int)regs->ax;
-
-	if (ret > 0)
-		ftagent_mmsg_add(ret, true);
+	ftagent_mmsg_returned((int)regs->ax);
 	return 0;
 }
 
@@ -288,16 +383,49 @@ static int ftagent_mmsg_received(struct kprobe *p, struct pt_regs *regs)
 static void notrace ftagent_mmsg_recv_length(void *data, struct sock *sk,
 					     int ret, int flags)
 {
-	if (ret > 0)
-		ftagent_mmsg_add(ret, true);
+	ftagent_mmsg_returned(ret);
+}
+
+/*
+ * __skb_datagram_iter() is about to revert the iterator of a copy that
+ * faulted: its second argument is how much the copy had put into the
+ * caller's buffer. Kept for the receive's return (or, for read() and
+ * readv(), its settle) to charge if the call failed with EFAULT.
+ */
+static int ftagent_mmsg_faulted(struct kprobe *p, struct pt_regs *regs)
+{
+	struct ftagent_mmsg_slot *s;
+	u32 nr;
+
+	if (!ftagent_mmsg_in_body(&nr) ||
+	    !(ftagent_mmsg_call(nr, true) || ftagent_mmsg_read_call(nr)))
+		return 0;
+	s = ftagent_mmsg_claim();
+	if (s)
+		WRITE_ONCE(s->faulted, (long)regs->si);
+	return 0;
 }
 
 static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 	{ .caller = "__sys_sendmmsg", .callee = "___sys_sendmsg",
-	  .compat_twice = true },
+	  .compat_twice = true, .handler = ftagent_mmsg_sent },
 	/* recvmsg and each recvmmsg message */
-	{ .caller = "____sys_recvmsg", .callee = "sock_recvmsg", .recv = true },
-	{ .caller = "__sys_recvfrom", .callee = "sock_recvmsg", .recv = true },
+	{ .caller = "____sys_recvmsg", .callee = "sock_recvmsg", .recv = true,
+	  .handler = ftagent_mmsg_received },
+	{ .caller = "__sys_recvfrom", .callee = "sock_recvmsg", .recv = true,
+	  .handler = ftagent_mmsg_received },
+	/*
+	 * Only the fault paths: what a faulting copy had copied. UDP copies
+	 * a linear datagram itself (copy_linear_skb(), inlined).
+	 */
+	{ .caller = "__skb_datagram_iter", .callee = "iov_iter_revert",
+	  .at_call = true, .handler = ftagent_mmsg_faulted },
+	{ .caller = "udp_recvmsg", .callee = "iov_iter_revert",
+	  .at_call = true, .handler = ftagent_mmsg_faulted },
+#if IS_BUILTIN(CONFIG_IPV6)
+	{ .caller = "udpv6_recvmsg", .callee = "iov_iter_revert",
+	  .at_call = true, .handler = ftagent_mmsg_faulted },
+#endif
 };
 
 /* sock_recv_length, when the kernel has it and its probe is on. */
@@ -370,7 +498,10 @@ static void ftagent_mmsg_entry_stop(void)
 	ftagent_mmsg_entry_on = false;
 }
 
-/* Probe the return site of every call @c->caller makes to @c->callee. */
+/*
+ * Probe the return site of every call @c->caller makes to @c->callee, or
+ * with @c->at_call the call itself.
+ */
 static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 {
 	unsigned int expect = c->compat_twice && IS_ENABLED(CONFIG_COMPAT) ?
@@ -385,9 +516,9 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 		struct kprobe *kp = &c->kps[c->nr_kps];
 
 		memset(kp, 0, sizeof(*kp));
-		kp->addr = (kprobe_opcode_t *)(sites[i] + FTAGENT_CALL_LEN);
-		kp->pre_handler = c->recv ? ftagent_mmsg_received :
-					    ftagent_mmsg_sent;
+		kp->addr = (kprobe_opcode_t *)(sites[i] +
+					       (c->at_call ? 0 : FTAGENT_CALL_LEN));
+		kp->pre_handler = c->handler;
 		err = register_kprobe(kp);
 		/* Not an instruction boundary: bytes inside another one. */
 		if (err == -EILSEQ) {

@@ -24,6 +24,12 @@ struct task_struct;
  * Preemption disabled.
  */
 long ftagent_mmsg_take(struct task_struct *t);
+/*
+ * The same, with what a copy that faulted in the call had copied: for a
+ * read() or readv() that failed with EFAULT, whose socket receive has
+ * no return probe to add it.
+ */
+long ftagent_mmsg_take_faulted(struct task_struct *t);
 
 /*
  * Process context, before the syscall hooks are attached. A call site

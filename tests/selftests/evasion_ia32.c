@@ -274,6 +274,63 @@ TEST_F(ia32, a_socketcall_receive_that_fails_after_its_data_is_counted)
 }
 
 /*
+ * A datagram whose copy faults, received through int $0x80 by read,
+ * readv, recvfrom and socketcall(SYS_RECV): 300 bytes land before a
+ * read-only page, the datagram is gone, and each call is charged 300.
+ */
+TEST_F(ia32, a_datagram_copy_that_faults_is_counted)
+{
+	char *ro = low + (1 << 20) - 4096, *buf = ro - 300;
+	struct iovec32 *iov = (struct iovec32 *)(low + 8192);
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t len = sizeof(a);
+	struct ft_counters fc;
+	struct ft_totals t;
+	int rx, tx, i, j;
+	long r;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	tx = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, rx);
+	ASSERT_LE(0, tx);
+	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&a, &len));
+	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
+	iov->base = lo32(buf);
+	iov->len = 600;
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(600, send(tx, low, 600, 0));
+		memset(buf, 0, 300);
+		if (i == 0)
+			r = call32(3 /* read */, rx, lo32(buf), 600, 0, 0);
+		else if (i == 1)
+			r = call32(145 /* readv */, rx, lo32(iov), 1, 0, 0);
+		else if (i == 2)
+			r = call32(NR32_RECVFROM, rx, lo32(buf), 600, 0, 0);
+		else
+			r = socketcall32(SYS_RECV,
+					 (uint32_t[]){rx, lo32(buf), 600, 0},
+					 4);
+		EXPECT_EQ(-EFAULT, r) TH_LOG("receive %d", i);
+		for (j = 0; j < 300 && buf[j] == 'i'; j++)
+			;
+		EXPECT_EQ(300, j) TH_LOG("receive %d did not land", i);
+	}
+	ASSERT_EQ(0, ft_collect(&fc));
+	EXPECT_EQ(-1, recv(rx, low, 4000, MSG_DONTWAIT)) TH_LOG("not taken");
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, rx);
+	EXPECT_EQ(4 * 300, t.in_bytes);
+	EXPECT_EQ(4, t.in_calls);
+	EXPECT_EQ(4, t.in_errors);
+	ft_counters_free(&fc);
+	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ | PROT_WRITE));
+	close(rx);
+	close(tx);
+}
+
+/*
  * The kernel takes a descriptor argument's low 32 bits: fd + 2^32 is fd.
  * Through the 64-bit entry and through int $0x80 alike, the call is
  * charged to fd.

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * A receive whose data copy faults: the caller's buffer runs from a
+ * writable page into one the kernel can read but not write. A datagram
+ * socket copies up to the fault, drops the datagram and fails with
+ * EFAULT: the caller has the first bytes, the socket has nothing left,
+ * and the return value says nothing of either. Every byte that landed
+ * must still be counted and charged against a bytes_received budget,
+ * whichever call received it (recvfrom, recvmsg, recvmmsg, read,
+ * readv). The ground truth is what the test finds in its own buffer up
+ * to the unwritable page, and a queue that is empty afterwards.
+ */
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/un.h>
+
+#include "kselftest_harness.h"
+#include "budget_test.h"
+#include "evasion_test.h"
+
+#define NDGRAM 10
+#define LANDS  300 /* writable bytes before the unwritable page */
+
+/* Datagram i is 500 + 37 * i bytes, all of them the byte 'a' + i. */
+static size_t dgram_size(int i)
+{
+	return 500 + 37 * i;
+}
+
+/* A UDP socket bound on loopback, and one connected to it. */
+static int udp_pair(int family, int fds[2])
+{
+	struct sockaddr_storage a = {.ss_family = family};
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
+	socklen_t len = family == AF_INET ? sizeof(*a4) : sizeof(*a6);
+
+	if (family == AF_INET)
+		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	else
+		a6->sin6_addr = in6addr_loopback;
+	fds[0] = socket(family, SOCK_DGRAM, 0);
+	fds[1] = socket(family, SOCK_DGRAM, 0);
+	if (fds[0] < 0 || fds[1] < 0 ||
+	    bind(fds[0], (struct sockaddr *)&a, len) ||
+	    getsockname(fds[0], (struct sockaddr *)&a, &len) ||
+	    connect(fds[1], (struct sockaddr *)&a, len))
+		return -1;
+	return 0;
+}
+
+FIXTURE(dgram_fault)
+{
+	int fds[2]; /* [0] receives, [1] sends */
+	long page;
+	char *area; /* a writable page, then a read-only one */
+	char *buf;  /* LANDS bytes before the read-only page */
+};
+
+FIXTURE_VARIANT(dgram_fault)
+{
+	int family;
+};
+
+FIXTURE_VARIANT_ADD(dgram_fault, udp){
+	.family = AF_INET,
+};
+
+FIXTURE_VARIANT_ADD(dgram_fault, udp6){
+	.family = AF_INET6,
+};
+
+FIXTURE_VARIANT_ADD(dgram_fault, unix){
+	.family = AF_UNIX,
+};
+
+FIXTURE_SETUP(dgram_fault)
+{
+	int err = variant->family == AF_UNIX
+			  ? socketpair(AF_UNIX, SOCK_DGRAM, 0, self->fds)
+			  : udp_pair(variant->family, self->fds);
+
+	ASSERT_EQ(0, err);
+	self->page = sysconf(_SC_PAGESIZE);
+	self->area = mmap(NULL, 2 * self->page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, self->area);
+	ASSERT_EQ(0, mprotect(self->area + self->page, self->page, PROT_READ));
+	self->buf = self->area + self->page - LANDS;
+	ASSERT_EQ(0, clear_budgets());
+}
+
+FIXTURE_TEARDOWN(dgram_fault)
+{
+	EXPECT_EQ(0, clear_budgets());
+	munmap(self->area, 2 * self->page);
+	close(self->fds[0]);
+	close(self->fds[1]);
+}
+
+static int send_dgram(int fd, int i)
+{
+	char out[1024];
+
+	memset(out, 'a' + i, dgram_size(i));
+	return send(fd, out, dgram_size(i), 0) == (ssize_t)dgram_size(i) ? 0
+									 : -1;
+}
+
+/* Whether the @n bytes of @buf are all @c: the data landed. */
+static int all_bytes(const char *buf, size_t n, char c)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (buf[i] != c)
+			return 0;
+	return 1;
+}
+
+enum receiver { BY_RECVFROM, BY_RECVMSG, BY_READ, BY_READV };
+
+/* Receive datagram @i into the buffer that faults: -1 with EFAULT. */
+static ssize_t receive(int fd, char *buf, size_t len, enum receiver how)
+{
+	struct iovec iov[2] = {
+		{.iov_base = buf, .iov_len = LANDS / 2},
+		{.iov_base = buf + LANDS / 2, .iov_len = len - LANDS / 2},
+	};
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+
+	switch (how) {
+	case BY_RECVFROM: return recvfrom(fd, buf, len, 0, NULL, NULL);
+	case BY_RECVMSG: return recvmsg(fd, &mh, 0);
+	case BY_READ: return read(fd, buf, len);
+	default: return readv(fd, iov, 2);
+	}
+}
+
+/*
+ * NDGRAM datagrams, each received by @how into the buffer that faults:
+ * LANDS bytes of each land, the datagram is gone, the call fails.
+ */
+static void faulting_receives(struct __test_metadata *_metadata,
+			      FIXTURE_DATA(dgram_fault) * self,
+			      enum receiver how)
+{
+	struct ft_counters fc = {0};
+	struct ft_totals t;
+	char spare[64];
+	int i;
+
+	for (i = 0; i < NDGRAM; i++) {
+		ASSERT_EQ(0, send_dgram(self->fds[1], i));
+		memset(self->buf, 0, LANDS);
+		errno = 0;
+		EXPECT_EQ(-1,
+			  receive(self->fds[0], self->buf, dgram_size(i), how));
+		EXPECT_EQ(EFAULT, errno);
+		EXPECT_TRUE(all_bytes(self->buf, LANDS, 'a' + i))
+		TH_LOG("datagram %d did not land", i);
+	}
+	ASSERT_EQ(0, ft_collect(&fc));
+	/* Every datagram was taken off the queue. */
+	errno = 0;
+	EXPECT_EQ(-1, recv(self->fds[0], spare, sizeof(spare), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->fds[0]);
+	EXPECT_EQ(NDGRAM * LANDS, t.in_bytes);
+	EXPECT_EQ(NDGRAM, t.in_calls);
+	EXPECT_EQ(NDGRAM, t.in_errors);
+	ft_counters_free(&fc);
+}
+
+TEST_F(dgram_fault, a_recvfrom_that_faults_in_the_copy_is_counted)
+{
+	faulting_receives(_metadata, self, BY_RECVFROM);
+}
+
+TEST_F(dgram_fault, a_recvmsg_that_faults_in_the_copy_is_counted)
+{
+	faulting_receives(_metadata, self, BY_RECVMSG);
+}
+
+TEST_F(dgram_fault, a_read_that_faults_in_the_copy_is_counted)
+{
+	faulting_receives(_metadata, self, BY_READ);
+}
+
+TEST_F(dgram_fault, a_readv_that_faults_in_the_copy_is_counted)
+{
+	faulting_receives(_metadata, self, BY_READV);
+}
+
+/*
+ * recvmmsg whose second message faults: it returns 1, the first
+ * datagram whole and LANDS bytes of the second are the caller's, and
+ * the socket keeps the EFAULT for the next call (which copies nothing).
+ */
+TEST_F(dgram_fault, a_recvmmsg_whose_second_message_faults_is_counted)
+{
+	struct mmsghdr v[2];
+	struct iovec iov[2];
+	struct ft_counters fc = {0};
+	struct ft_totals t;
+	char first[1024], spare[64];
+
+	ASSERT_EQ(0, send_dgram(self->fds[1], 0));
+	ASSERT_EQ(0, send_dgram(self->fds[1], 1));
+	memset(v, 0, sizeof(v));
+	iov[0].iov_base = first;
+	iov[0].iov_len = sizeof(first);
+	iov[1].iov_base = self->buf;
+	iov[1].iov_len = dgram_size(1);
+	v[0].msg_hdr.msg_iov = &iov[0];
+	v[0].msg_hdr.msg_iovlen = 1;
+	v[1].msg_hdr.msg_iov = &iov[1];
+	v[1].msg_hdr.msg_iovlen = 1;
+	memset(self->buf, 0, LANDS);
+	EXPECT_EQ(1, recvmmsg(self->fds[0], v, 2, 0, NULL));
+	EXPECT_EQ(dgram_size(0), v[0].msg_len);
+	EXPECT_TRUE(all_bytes(self->buf, LANDS, 'b'));
+	/* The error the socket kept, then nothing queued. */
+	recv(self->fds[0], spare, sizeof(spare), MSG_DONTWAIT);
+	errno = 0;
+	EXPECT_EQ(-1, recv(self->fds[0], spare, sizeof(spare), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->fds[0]);
+	EXPECT_EQ(dgram_size(0) + LANDS, t.in_bytes);
+	ft_counters_free(&fc);
+}
+
+/*
+ * A bytes_received budget of 1,000 against receives that all fault in
+ * the copy: 300, 600, 900, 1,200, and the next one is refused before it
+ * takes a datagram. Network budgets are for internet sockets: a Unix
+ * socket's receives use none of it (docs/policy.md).
+ */
+TEST_F(dgram_fault, a_budget_holds_against_copies_that_fault)
+{
+	bool network = variant->family != AF_UNIX;
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	int i;
+
+	budget(&s, "dgram-fault-1000", FTAGENT_METRIC_BYTES_RECEIVED, 1000,
+	       60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	for (i = 0; i < 5; i++)
+		ASSERT_EQ(0, send_dgram(self->fds[1], i));
+	for (i = 0; i < 4; i++) {
+		errno = 0;
+		EXPECT_EQ(-1, recvfrom(self->fds[0], self->buf, dgram_size(i),
+				       0, NULL, NULL));
+		EXPECT_EQ(EFAULT, errno);
+	}
+	errno = 0;
+	EXPECT_EQ(-1, recvfrom(self->fds[0], self->buf, dgram_size(4), 0, NULL,
+			       NULL));
+	EXPECT_EQ(network ? EDQUOT : EFAULT, errno);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(network ? 4 * LANDS : 0, got.used);
+	EXPECT_EQ(network ? 1 : 0, got.denied);
+	ftagent_budget_set_free(&s);
+}
+
+/*
+ * A stream that faults before copying anything fails with EFAULT and
+ * keeps its data queued: what landed is charged, as a MSG_PEEK is, and
+ * the whole is charged again when it is read (docs/hooks.md).
+ */
+TEST(a_stream_that_faults_first_is_charged_what_landed)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *area = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char out[1000], in[1000];
+	struct ft_counters fc = {0};
+	struct ft_totals t;
+	int fds[3], i;
+
+	ASSERT_NE(MAP_FAILED, area);
+	ASSERT_EQ(0, mprotect(area + page, page, PROT_READ));
+	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
+	memset(out, 's', sizeof(out));
+	ASSERT_EQ(0, ft_write_all(fds[1], out, sizeof(out)));
+	errno = 0;
+	EXPECT_EQ(-1,
+		  recv(fds[2], area + page - LANDS, sizeof(out), MSG_WAITALL));
+	EXPECT_EQ(EFAULT, errno);
+	EXPECT_TRUE(all_bytes(area + page - LANDS, LANDS, 's'));
+	EXPECT_EQ(sizeof(in), recv(fds[2], in, sizeof(in), MSG_WAITALL));
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[2]);
+	EXPECT_EQ(LANDS + sizeof(in), t.in_bytes);
+	ft_counters_free(&fc);
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+	munmap(area, 2 * page);
+}
+
+TEST_HARNESS_MAIN
