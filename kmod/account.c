@@ -345,15 +345,16 @@ static long ftagent_recv_bytes(long ret)
 }
 
 /*
- * A read() or readv() that failed with EFAULT: of a datagram socket, its
- * copy may have faulted after putting bytes into the caller's buffer,
- * and the datagram is gone (mmsg.c). Only then, so other reads pay
- * nothing for it.
+ * A read(), readv() or preadv2() while some receive copy has faulted
+ * (mmsg.c): of a datagram socket, its copy may have put bytes into the
+ * caller's buffer before it faulted, the call failed with EFAULT and the
+ * datagram is gone. Only then does the settle look, so other reads pay
+ * one load.
  */
-static __always_inline bool ftagent_read_faulted(u8 class, long ret)
+static __always_inline bool ftagent_read_faults(u8 class)
 {
-	return unlikely(ret == -EFAULT) && class == FTAGENT_CALL_READ &&
-	       READ_ONCE(ftagent_mmsg_exact);
+	return unlikely(atomic_read(&ftagent_mmsg_faults)) &&
+	       class == FTAGENT_CALL_READ && READ_ONCE(ftagent_mmsg_exact);
 }
 
 static void ftagent_budget_fd(unsigned int fd, enum ftagent_dir dir,
@@ -376,13 +377,10 @@ static void ftagent_budget_only(u8 class, bool ia32,
 
 	switch (class) {
 	case FTAGENT_CALL_READ:
-		if (ftagent_read_faulted(class, ret)) {
-			bytes = ftagent_mmsg_take_faulted(current);
-			ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN,
-					  bytes > 0 ? bytes : ret);
-			break;
-		}
-		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN, ret);
+		if (ftagent_read_faults(class))
+			bytes = ftagent_mmsg_take_read(current, ret);
+		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN,
+				  bytes > 0 ? bytes : ret);
 		break;
 	case FTAGENT_CALL_WRITE:
 		ftagent_budget_fd(uregs->di, FTAGENT_DIR_OUT, ret);
@@ -436,18 +434,21 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
 			  class == FTAGENT_CALL_SENDMMSG) &&
 			 READ_ONCE(ftagent_mmsg_exact))
 			ftagent_mmsg_take(current);	/* the slot goes back */
-		else if (ftagent_read_faulted(class, ret))
-			ftagent_mmsg_take_faulted(current);
+		else if (ftagent_read_faults(class))
+			ftagent_mmsg_take_read(current, ret);
 		return;
 	}
 	/* The common calls first. */
 	if (likely(class == FTAGENT_CALL_READ ||
 		   class == FTAGENT_CALL_WRITE)) {
-		if (ftagent_read_faulted(class, ret)) {
-			ftagent_charge_moved(uregs->di, FTAGENT_DIR_IN, ret,
-					     ftagent_mmsg_take_faulted(current),
-					     &key);
-			return;
+		if (ftagent_read_faults(class)) {
+			long landed = ftagent_mmsg_take_read(current, ret);
+
+			if (ret == -EFAULT) {
+				ftagent_charge_moved(uregs->di, FTAGENT_DIR_IN,
+						     ret, landed, &key);
+				return;
+			}
 		}
 		ftagent_charge_fd(uregs->di, class == FTAGENT_CALL_READ ?
 				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret, &key);

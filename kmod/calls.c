@@ -4,8 +4,9 @@
  *
  * Minimal mode hooks only the calls that can move network bytes: the
  * socket calls, and read/write/readv/writev, sendfile and splice, which
- * also work on sockets. Standard mode adds the positioned calls, which
- * only work on files. Calls that may block for long (reads, receives,
+ * also work on sockets, and preadv2/pwritev2, which with an offset of -1
+ * are readv/writev and so work on sockets too. Standard mode adds the
+ * positioned calls, which only work on files. Calls that may block for long (reads, receives,
  * accept) get more kretprobe instances, since each call in flight holds
  * one. bind, listen and the open calls are there for their events only.
  */
@@ -60,12 +61,12 @@ const struct ftagent_call ftagent_calls[] = {
 	CALL(readv, READ, ALL, MANY),
 	CALL(pread64, READ, STANDARD, FEW),
 	CALL(preadv, READ, STANDARD, FEW),
-	CALL(preadv2, READ, STANDARD, FEW),
+	CALL(preadv2, READ, ALL, FEW),
 	CALL(write, WRITE, ALL, FEW),
 	CALL(writev, WRITE, ALL, FEW),
 	CALL(pwrite64, WRITE, STANDARD, FEW),
 	CALL(pwritev, WRITE, STANDARD, FEW),
-	CALL(pwritev2, WRITE, STANDARD, FEW),
+	CALL(pwritev2, WRITE, ALL, FEW),
 	CALL(recvfrom, RECV, ALL, MANY),
 	CALL(recvmsg, RECV, ALL, MANY),
 	CALL(recvmmsg, RECVMMSG, ALL, MANY),
@@ -95,12 +96,12 @@ const struct ftagent_call ftagent_calls[] = {
 	IA32(readv, readv, READ, ALL, MANY),
 	IA32(ia32_pread64, pread64, READ, STANDARD, FEW),
 	IA32_COMPAT(preadv, preadv, READ, STANDARD, FEW),
-	IA32_COMPAT(preadv2, preadv2, READ, STANDARD, FEW),
+	IA32_COMPAT(preadv2, preadv2, READ, ALL, FEW),
 	IA32(write, write, WRITE, ALL, FEW),
 	IA32(writev, writev, WRITE, ALL, FEW),
 	IA32(ia32_pwrite64, pwrite64, WRITE, STANDARD, FEW),
 	IA32_COMPAT(pwritev, pwritev, WRITE, STANDARD, FEW),
-	IA32_COMPAT(pwritev2, pwritev2, WRITE, STANDARD, FEW),
+	IA32_COMPAT(pwritev2, pwritev2, WRITE, ALL, FEW),
 	IA32_COMPAT(recvfrom, recvfrom, RECV, ALL, MANY),
 	IA32_COMPAT(recvmsg, recvmsg, RECV, ALL, MANY),
 	IA32_COMPAT(recvmmsg_time32, recvmmsg, RECVMMSG, ALL, MANY),

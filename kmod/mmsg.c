@@ -45,18 +45,26 @@
  * so nothing says how much that was. Except the revert: every such copy
  * is __skb_datagram_iter(), or for a linear UDP datagram the inlined
  * copy_linear_skb() in udp_recvmsg() and udpv6_recvmsg(), whose fault
- * path calls iov_iter_revert() with exactly the bytes it copied. A
+ * path calls iov_iter_revert() with the bytes the copy advanced over. A
  * kprobe on that call (on no other path of those functions; IPv6 built
- * as a module is not probed) keeps them in the task's slot as
- * "faulted". The message's return probe adds them to the call's bytes
- * if that message failed with EFAULT and drops them otherwise (a stream
- * that faults after copying some returns those, the rest still
- * queued). read() and readv() of a socket have no return probe on 6.1:
- * their settle takes the faulted bytes when the call failed with EFAULT
- * (ftagent_mmsg_take_faulted()). A stream socket that faults before
- * copying anything also fails with EFAULT, its data still queued: what
- * landed in the buffer is charged then, and again when it is read, as a
- * MSG_PEEK is (docs/hooks.md).
+ * as a module is not probed) adds them to the task's slot as "faulted"
+ * (added: a fragment list reverts once per nested copy). A copy that
+ * verifies the checksum as it goes (skb_copy_and_csum_datagram_msg())
+ * advances only over whole segments, so its revert says nothing of the
+ * segment it was writing when it faulted: an ftrace hook on its entry
+ * notes the datagram's length, and a fault inside it counts that whole
+ * length, the most that can have landed. The message's return probe
+ * adds the faulted bytes to the call's if that message failed with
+ * EFAULT and drops them otherwise (a stream that faults after copying
+ * some returns those, the rest still queued). read(), readv() and
+ * preadv2() (offset -1) of a socket have no return probe: their settle
+ * takes the faulted bytes when the call failed with EFAULT, and drops
+ * them otherwise (ftagent_mmsg_take_read()); it looks only while some
+ * slot holds a fault (ftagent_mmsg_faults), so other reads pay one
+ * load. A stream socket that faults before copying anything also fails
+ * with EFAULT, its data still queued: what landed in the buffer is
+ * charged then, and again when it is read, as a MSG_PEEK is
+ * (docs/hooks.md).
  *
  * Slots: 8-way buckets, a task's own or, when full, one of the next 7
  * (its home bucket's spill count says so); with every one of those taken
@@ -95,6 +103,8 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/skbuff.h>
+#include <linux/socket.h>
 #include <linux/string.h>
 #include <linux/tracepoint.h>
 #include <asm/unistd.h>
@@ -127,8 +137,13 @@ struct ftagent_mmsg_caller {
 struct ftagent_mmsg_slot {
 	unsigned long task;	/* 0: free; else only this task writes it */
 	long bytes;
-	/* What the last copy that faulted had copied; not yet in @bytes. */
-	long faulted;
+	/*
+	 * The message being received: what its copies that faulted had
+	 * copied, not yet in @bytes; and the length of a datagram whose
+	 * copy checks its checksum as it goes. A message is at most
+	 * MAX_RW_COUNT bytes.
+	 */
+	u32 faulted, csum_len;
 };
 
 #define FTAGENT_MMSG_BITS	16	/* 64K slots, 1.5 MB */
@@ -140,6 +155,8 @@ static_assert(FTAGENT_MMSG_REACH <= FTAGENT_MMSG_BUCKETS);
 static struct ftagent_mmsg_slot *ftagent_mmsg_slots;
 /* Per home bucket: its tasks' slots outside it (as hooks_ftrace.c). */
 static atomic_t *ftagent_mmsg_spills;
+/* Slots whose faulted or csum_len is set: read settles look then. */
+atomic_t ftagent_mmsg_faults = ATOMIC_INIT(0);
 
 static unsigned long ftagent_mmsg_home(struct task_struct *t)
 {
@@ -194,18 +211,20 @@ static bool ftagent_mmsg_call(u32 nr, bool recv)
 }
 
 /*
- * read() and readv(): of a socket, they receive through sock_recvmsg(),
- * and their settle takes what a faulting copy had copied when they fail
- * with EFAULT. pread and preadv do not reach a socket (ESPIPE).
+ * read(), readv() and preadv2() (an offset of -1 makes it readv()): of a
+ * socket, they receive through sock_recvmsg(), and their settle takes
+ * what a faulting copy had copied when they fail with EFAULT. pread64
+ * and preadv do not reach a socket (ESPIPE).
  */
 static bool ftagent_mmsg_read_call(u32 nr)
 {
 #ifdef CONFIG_IA32_EMULATION
 	if (in_ia32_syscall())
-		return nr == __NR_ia32_read || nr == __NR_ia32_readv;
+		return nr == __NR_ia32_read || nr == __NR_ia32_readv ||
+		       nr == __NR_ia32_preadv2;
 #endif
 	nr &= ~__X32_SYSCALL_BIT;
-	return nr == __NR_read || nr == __NR_readv;
+	return nr == __NR_read || nr == __NR_readv || nr == __NR_preadv2;
 }
 
 /*
@@ -268,8 +287,8 @@ static struct ftagent_mmsg_slot *ftagent_mmsg_claim(void)
 			if (READ_ONCE(b[i].task) ||
 			    cmpxchg(&b[i].task, 0UL, (unsigned long)t))
 				continue;
+			/* A slot is given back with no fault state. */
 			WRITE_ONCE(b[i].bytes, 0);
-			WRITE_ONCE(b[i].faulted, 0);
 			if (n)
 				atomic_inc(&ftagent_mmsg_spills[home]);
 			return &b[i];
@@ -277,6 +296,32 @@ static struct ftagent_mmsg_slot *ftagent_mmsg_claim(void)
 	}
 	ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
 	return NULL;
+}
+
+/* Inside a traced call whose receive copies are watched for faults? */
+static bool ftagent_mmsg_fault_wanted(void)
+{
+	u32 nr;
+
+	return ftagent_mmsg_in_body(&nr) &&
+	       (ftagent_mmsg_call(nr, true) || ftagent_mmsg_read_call(nr));
+}
+
+/*
+ * Set @s's fault state, keeping ftagent_mmsg_faults the number of slots
+ * that have one. Only @s's task calls this, from its own context.
+ */
+static void ftagent_mmsg_set_fault(struct ftagent_mmsg_slot *s, u32 faulted,
+				   u32 csum_len)
+{
+	bool had = s->faulted || s->csum_len;
+
+	WRITE_ONCE(s->faulted, faulted);
+	WRITE_ONCE(s->csum_len, csum_len);
+	if (had && !faulted && !csum_len)
+		atomic_dec(&ftagent_mmsg_faults);
+	else if (!had && (faulted || csum_len))
+		atomic_inc(&ftagent_mmsg_faults);
 }
 
 /*
@@ -321,23 +366,27 @@ static void ftagent_mmsg_returned(int ret)
 		if (s && ret == -EFAULT)
 			WRITE_ONCE(s->bytes, s->bytes + s->faulted);
 	}
-	if (s && s->faulted)
-		WRITE_ONCE(s->faulted, 0);
+	if (s)
+		ftagent_mmsg_set_fault(s, 0, 0);
 }
 
-/* Give @t's slot back: its bytes, and with @faulted those too. */
-static long ftagent_mmsg_release(struct task_struct *t, bool faulted)
+/*
+ * Give @t's slot back, its fault state dropped: its bytes, and in
+ * *@faulted what its faulting copies had copied.
+ */
+static long ftagent_mmsg_release(struct task_struct *t, u32 *faulted)
 {
 	struct ftagent_mmsg_slot *s;
 	bool spilled;
 	long bytes;
 
+	*faulted = 0;
 	s = ftagent_mmsg_find(t, &spilled);
 	if (!s)
 		return 0;
 	bytes = READ_ONCE(s->bytes);
-	if (faulted)
-		bytes += READ_ONCE(s->faulted);
+	*faulted = READ_ONCE(s->faulted);
+	ftagent_mmsg_set_fault(s, 0, 0);
 	/* Release: the slot's bytes are read before another task claims it. */
 	smp_store_release(&s->task, 0UL);
 	if (spilled)
@@ -347,12 +396,19 @@ static long ftagent_mmsg_release(struct task_struct *t, bool faulted)
 
 long ftagent_mmsg_take(struct task_struct *t)
 {
-	return ftagent_mmsg_release(t, false);
+	u32 faulted;
+
+	return ftagent_mmsg_release(t, &faulted);
 }
 
-long ftagent_mmsg_take_faulted(struct task_struct *t)
+long ftagent_mmsg_take_read(struct task_struct *t, long ret)
 {
-	return ftagent_mmsg_release(t, true);
+	u32 faulted;
+
+	/* A read adds no bytes: any are a call's that no settle ended. */
+	if (ftagent_mmsg_release(t, &faulted))
+		ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
+	return ret == -EFAULT ? faulted : 0;
 }
 
 /* A task that dies inside a counted call: its bytes are lost. */
@@ -387,24 +443,75 @@ static void notrace ftagent_mmsg_recv_length(void *data, struct sock *sk,
 }
 
 /*
- * __skb_datagram_iter() is about to revert the iterator of a copy that
- * faulted: its second argument is how much the copy had put into the
- * caller's buffer. Kept for the receive's return (or, for read() and
- * readv(), its settle) to charge if the call failed with EFAULT.
+ * __skb_datagram_iter() (or UDP's linear copy) is about to revert the
+ * iterator of a copy that faulted: its second argument is how far the
+ * copy had advanced it. Kept for the receive's return (or, for read(),
+ * readv() and preadv2(), its settle) to charge if the call failed with
+ * EFAULT. Inside a copy that checks the checksum as it goes, which
+ * advances only over whole segments, the datagram's length instead.
  */
 static int ftagent_mmsg_faulted(struct kprobe *p, struct pt_regs *regs)
 {
 	struct ftagent_mmsg_slot *s;
-	u32 nr;
+	u32 faulted;
 
-	if (!ftagent_mmsg_in_body(&nr) ||
-	    !(ftagent_mmsg_call(nr, true) || ftagent_mmsg_read_call(nr)))
+	if (!ftagent_mmsg_fault_wanted())
 		return 0;
 	s = ftagent_mmsg_claim();
-	if (s)
-		WRITE_ONCE(s->faulted, (long)regs->si);
+	if (!s)
+		return 0;
+	faulted = s->csum_len ? s->csum_len :
+				s->faulted + (u32)min_t(unsigned long, regs->si,
+							MAX_RW_COUNT);
+	ftagent_mmsg_set_fault(s, faulted, s->csum_len);
 	return 0;
 }
+
+/*
+ * Entry of skb_copy_and_csum_datagram_msg(skb, hlen, msg): a datagram
+ * whose checksum is checked as it is copied (a software checksum: a
+ * sender that used MSG_MORE or UDP_CORK, UDP-Lite, a reassembled or
+ * unverified datagram). When the buffer holds it whole, that is the copy
+ * that runs, and a fault inside it may have written up to the whole
+ * payload; otherwise the plain copy runs, which the revert measures.
+ */
+static void notrace ftagent_mmsg_csum_entry(unsigned long ip,
+					    unsigned long parent_ip,
+					    struct ftrace_ops *op,
+					    struct ftrace_regs *fregs)
+{
+	struct pt_regs *args = ftagent_fregs_args(fregs);
+	const struct sk_buff *skb = (const struct sk_buff *)args->di;
+	struct msghdr *msg = (struct msghdr *)args->dx;
+	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	struct ftagent_mmsg_slot *s;
+	long len;
+	bool spilled;
+
+	if (bit < 0)
+		return;
+	if (!ftagent_mmsg_fault_wanted())
+		goto out;
+	len = (long)skb->len - (int)args->si;
+	if (len > 0 && msg_data_left(msg) >= len) {
+		s = ftagent_mmsg_claim();
+		if (s)
+			ftagent_mmsg_set_fault(s, s->faulted, len);
+	} else {
+		s = ftagent_mmsg_find(current, &spilled);
+		if (s && s->csum_len)
+			ftagent_mmsg_set_fault(s, s->faulted, 0);
+	}
+out:
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops ftagent_mmsg_csum_ops = {
+	.func = ftagent_mmsg_csum_entry,
+	.flags = FTRACE_OPS_FL_RECURSION,
+};
+
+static bool ftagent_mmsg_csum_on;
 
 static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 	{ .caller = "__sys_sendmmsg", .callee = "___sys_sendmsg",
@@ -498,6 +605,31 @@ static void ftagent_mmsg_entry_stop(void)
 	ftagent_mmsg_entry_on = false;
 }
 
+/* The checksumming copy's entry hook (ftagent_mmsg_csum_entry()). */
+static int ftagent_mmsg_csum_start(void)
+{
+	int err = ftagent_ftrace_filter(&ftagent_mmsg_csum_ops,
+					"skb_copy_and_csum_datagram_msg");
+
+	if (!err)
+		err = register_ftrace_function(&ftagent_mmsg_csum_ops);
+	if (err) {
+		ftrace_free_filter(&ftagent_mmsg_csum_ops);
+		return err;
+	}
+	ftagent_mmsg_csum_on = true;
+	return 0;
+}
+
+static void ftagent_mmsg_csum_stop(void)
+{
+	if (!ftagent_mmsg_csum_on)
+		return;
+	unregister_ftrace_function(&ftagent_mmsg_csum_ops);
+	ftrace_free_filter(&ftagent_mmsg_csum_ops);
+	ftagent_mmsg_csum_on = false;
+}
+
 /*
  * Probe the return site of every call @c->caller makes to @c->callee, or
  * with @c->at_call the call itself.
@@ -532,7 +664,9 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 	return c->nr_kps < expect ? -ENOENT : 0;
 }
 
-static void ftagent_mmsg_unprobe(void)
+/* Take off the probes of the callers @which picks (all, with NULL). */
+static void
+ftagent_mmsg_unprobe(bool (*which)(const struct ftagent_mmsg_caller *c))
 {
 	struct kprobe *kps[ARRAY_SIZE(ftagent_mmsg_callers) *
 			   FTAGENT_MMSG_SITES];
@@ -541,6 +675,8 @@ static void ftagent_mmsg_unprobe(void)
 	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
 		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
 
+		if (which && !which(c))
+			continue;
 		for (j = 0; j < c->nr_kps; j++)
 			kps[n++] = &c->kps[j];
 		c->nr_kps = 0;
@@ -548,6 +684,49 @@ static void ftagent_mmsg_unprobe(void)
 	/* One grace period for all: no handler runs after this. */
 	if (n)
 		unregister_kprobes(kps, n);
+}
+
+static bool ftagent_mmsg_watches_faults(const struct ftagent_mmsg_caller *c)
+{
+	return c->at_call;
+}
+
+/*
+ * The probes that see a receive's copy fault, and the checksumming
+ * copy's entry hook: without them the rest still counts exactly, and a
+ * receive whose copy faults is charged nothing, as before they were
+ * there (DEGRADED, with the function as MISSING); with @strict the load
+ * fails.
+ */
+static int ftagent_mmsg_watch_faults(bool strict)
+{
+	const char *missing = "skb_copy_and_csum_datagram_msg";
+	unsigned int i;
+	int err;
+
+	err = ftagent_mmsg_csum_start();
+	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers) && !err; i++) {
+		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
+
+		if (!c->at_call)
+			continue;
+		err = ftagent_mmsg_probe(c);
+		if (err)
+			missing = c->caller;
+	}
+	if (!err)
+		return 0;
+	ftagent_mmsg_unprobe(ftagent_mmsg_watches_faults);
+	ftagent_mmsg_csum_stop();
+	if (strict) {
+		pr_err("cannot watch %s for receive copies that fault (%d): strict=1 refuses the load\n",
+		       missing, err);
+		return err;
+	}
+	pr_warn("cannot watch %s for receive copies that fault (%d): a receive whose copy faults is charged nothing\n",
+		missing, err);
+	ftagent_symbol_unusable(missing);
+	return 0;
 }
 
 static struct tracepoint *ftagent_mmsg_exit_tp;
@@ -595,7 +774,7 @@ int ftagent_mmsg_init(bool strict)
 	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
 		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
 
-		if (c->recv && ftagent_mmsg_recv_tp)
+		if ((c->recv && ftagent_mmsg_recv_tp) || c->at_call)
 			continue;
 		err = ftagent_mmsg_probe(c);
 		if (!err)
@@ -611,6 +790,11 @@ int ftagent_mmsg_init(bool strict)
 		ftagent_symbol_unusable(c->caller);
 		return 0;
 	}
+	err = ftagent_mmsg_watch_faults(strict);
+	if (err) {
+		ftagent_mmsg_exit();
+		return err;
+	}
 	WRITE_ONCE(ftagent_mmsg_exact, true);
 	return 0;
 }
@@ -620,7 +804,8 @@ void ftagent_mmsg_exit(void)
 	bool tps = ftagent_mmsg_exit_tp || ftagent_mmsg_recv_tp;
 
 	WRITE_ONCE(ftagent_mmsg_exact, false);
-	ftagent_mmsg_unprobe();
+	ftagent_mmsg_unprobe(NULL);
+	ftagent_mmsg_csum_stop();
 	ftagent_mmsg_entry_stop();
 	if (ftagent_mmsg_recv_tp)
 		tracepoint_probe_unregister(ftagent_mmsg_recv_tp,
@@ -637,4 +822,5 @@ void ftagent_mmsg_exit(void)
 	kvfree(ftagent_mmsg_spills);
 	ftagent_mmsg_slots = NULL;
 	ftagent_mmsg_spills = NULL;
+	atomic_set(&ftagent_mmsg_faults, 0);
 }

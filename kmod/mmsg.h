@@ -6,6 +6,7 @@
 #ifndef _FTAGENT_MMSG_H
 #define _FTAGENT_MMSG_H
 
+#include <linux/atomic.h>
 #include <linux/types.h>
 
 /*
@@ -25,11 +26,18 @@ struct task_struct;
  */
 long ftagent_mmsg_take(struct task_struct *t);
 /*
- * The same, with what a copy that faulted in the call had copied: for a
- * read() or readv() that failed with EFAULT, whose socket receive has
- * no return probe to add it.
+ * Slots holding what a faulting receive copy had copied (mmsg.c): while
+ * there are none, a read settle has nothing to take.
  */
-long ftagent_mmsg_take_faulted(struct task_struct *t);
+extern atomic_t ftagent_mmsg_faults;
+
+/*
+ * The settle of a read(), readv() or preadv2() of @t that returned @ret:
+ * gives @t's slot back, and returns what its receive copies that faulted
+ * had put into the caller's buffer if the call failed with EFAULT (the
+ * datagram is gone), else 0. Preemption disabled.
+ */
+long ftagent_mmsg_take_read(struct task_struct *t, long ret);
 
 /*
  * Process context, before the syscall hooks are attached. A call site

@@ -122,6 +122,20 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "exact sendmmsg, recvmmsg and failed receive lengths" },
 	{ "__sys_recvfrom", false, FTAGENT_FEATURE_MMSG_LENGTHS,
 	  "exact sendmmsg, recvmmsg and failed receive lengths" },
+	/*
+	 * And the receive copies that fault: without these, the rest of the
+	 * feature still works (mmsg.c: ftagent_mmsg_watch_faults()).
+	 */
+	{ "__skb_datagram_iter", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "receives whose copy faults" },
+	{ "udp_recvmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "receives whose copy faults" },
+#if IS_BUILTIN(CONFIG_IPV6)
+	{ "udpv6_recvmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "receives whose copy faults" },
+#endif
+	{ "skb_copy_and_csum_datagram_msg", false,
+	  FTAGENT_FEATURE_MMSG_LENGTHS, "receives whose copy faults" },
 };
 
 unsigned long ftagent_degraded;

@@ -389,6 +389,8 @@ MISSING(mmsg_send, "__sys_sendmmsg", MMSG_LENGTHS, MMSG, 0);
 MISSING(mmsg_recv, "do_recvmmsg", MMSG_LENGTHS, MMSG, 0);
 /* Probed on kernels without sock_recv_length; the feature goes all the same. */
 MISSING(recvmsg_length, "____sys_recvmsg", MMSG_LENGTHS, MMSG, 0);
+/* One of the receive-fault watches: named as missing, the feature goes. */
+MISSING(recv_fault, "skb_copy_and_csum_datagram_msg", MMSG_LENGTHS, MMSG, 0);
 
 FIXTURE_VARIANT_ADD(missing, kernel_sendpage){
 	.name = "kernel_sendpage",

@@ -8,6 +8,9 @@
  * Leaves the module configured as the runner loaded it.
  */
 
+#include <sys/socket.h>
+#include <sys/uio.h>
+
 #include "kselftest_harness.h"
 #include "ftagent_test.h"
 #include "../../tools/lib/selfcheck.h"
@@ -85,12 +88,41 @@ static int pread_counted(uint64_t *bytes)
 	return 0;
 }
 
+/*
+ * preadv2 and pwritev2 with an offset of -1 are readv and writev, which
+ * work on sockets: counted in either mode.
+ */
+static int socket_v2_counted(uint64_t *out, uint64_t *in)
+{
+	char buf[1000] = {0};
+	struct iovec iov = {.iov_base = buf, .iov_len = sizeof(buf)};
+	struct ft_counters fc;
+	struct ft_totals t;
+	int fds[2], rc = -1;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds))
+		return -1;
+	if (pwritev2(fds[1], &iov, 1, -1, 0) != sizeof(buf) ||
+	    preadv2(fds[0], &iov, 1, -1, 0) != sizeof(buf) || ft_collect(&fc))
+		goto out;
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[1]);
+	*out = t.out_bytes;
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[0]);
+	*in = t.in_bytes;
+	ft_counters_free(&fc);
+	rc = 0;
+out:
+	close(fds[0]);
+	close(fds[1]);
+	return rc;
+}
+
 TEST_RELOADS(hook_set_and_mode_switch_at_run_time)
 {
 	struct ftagent_resources res;
 	struct ftnl_error err;
 	uint32_t orig_hooks;
-	uint64_t bytes;
+	uint64_t bytes, out, in;
 
 	ASSERT_EQ(0, resources(&res));
 	orig_hooks = res.hooks;
@@ -110,6 +142,10 @@ TEST_RELOADS(hook_set_and_mode_switch_at_run_time)
 	ASSERT_EQ(0, set_config(FTAGENT_MODE_MINIMAL, 0, &err));
 	ASSERT_EQ(0, pread_counted(&bytes));
 	EXPECT_EQ(0, bytes);
+	/* But preadv2 and pwritev2 of a socket are. */
+	ASSERT_EQ(0, socket_v2_counted(&out, &in));
+	EXPECT_EQ(1000, out);
+	EXPECT_EQ(1000, in);
 	ASSERT_EQ(0, resources(&res));
 	EXPECT_EQ((uint32_t)FTAGENT_MODE_MINIMAL, res.mode);
 	ftagent_resources_free(&res);
