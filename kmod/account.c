@@ -332,29 +332,29 @@ static long ftagent_mmsg_bytes(unsigned long uvec, long ret, bool ia32)
  */
 static long ftagent_recv_bytes(long ret)
 {
-	long arrived;
+	long arrived, dropped;
 
 	if (!READ_ONCE(ftagent_mmsg_exact))
 		return ret;
-	arrived = ftagent_mmsg_take(current);
+	arrived = ftagent_mmsg_take_recv(current, &dropped);
 	if (ret < 0)
-		return arrived;
+		return arrived + dropped;
 	if (arrived > ret)
 		ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
-	return ret;
+	return ret + dropped;
 }
 
 /*
- * A read(), readv() or preadv2() while some receive copy has faulted
- * (mmsg.c): of a datagram socket, its copy may have put bytes into the
- * caller's buffer before it faulted, the call failed with EFAULT and the
- * datagram is gone. Only then does the settle look, so other reads pay
- * one load.
+ * A read(), readv() or preadv2() while some task's receive copy has
+ * faulted or met a bad checksum (mmsg.c): of a datagram socket, its copy
+ * may have put bytes into the caller's buffer that the return value does
+ * not count. Only then does the settle look, so other reads pay a load.
  */
 static __always_inline bool ftagent_read_faults(u8 class)
 {
-	return unlikely(atomic_read(&ftagent_mmsg_faults)) &&
-	       class == FTAGENT_CALL_READ && READ_ONCE(ftagent_mmsg_exact);
+	return class == FTAGENT_CALL_READ &&
+	       unlikely(atomic_read(&ftagent_mmsg_faults)) &&
+	       READ_ONCE(ftagent_mmsg_exact);
 }
 
 static void ftagent_budget_fd(unsigned int fd, enum ftagent_dir dir,
@@ -378,7 +378,8 @@ static void ftagent_budget_only(u8 class, bool ia32,
 	switch (class) {
 	case FTAGENT_CALL_READ:
 		if (ftagent_read_faults(class))
-			bytes = ftagent_mmsg_take_read(current, ret);
+			bytes = ftagent_mmsg_take_read(current, ret) +
+				(ret > 0 ? ret : 0);
 		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN,
 				  bytes > 0 ? bytes : ret);
 		break;
@@ -444,11 +445,10 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
 		if (ftagent_read_faults(class)) {
 			long landed = ftagent_mmsg_take_read(current, ret);
 
-			if (ret == -EFAULT) {
-				ftagent_charge_moved(uregs->di, FTAGENT_DIR_IN,
-						     ret, landed, &key);
-				return;
-			}
+			ftagent_charge_moved(uregs->di, FTAGENT_DIR_IN, ret,
+					     landed + (ret > 0 ? ret : 0),
+					     &key);
+			return;
 		}
 		ftagent_charge_fd(uregs->di, class == FTAGENT_CALL_READ ?
 				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret, &key);

@@ -102,6 +102,7 @@
 #include <linux/kprobes.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
+#include <linux/net.h>
 #include <linux/sched.h>
 #include <linux/skbuff.h>
 #include <linux/socket.h>
@@ -144,6 +145,12 @@ struct ftagent_mmsg_slot {
 	 * MAX_RW_COUNT bytes.
 	 */
 	u32 faulted, csum_len;
+	/*
+	 * What copies put into the caller's buffer of datagrams the kernel
+	 * then discarded for a bad checksum: charged whatever the call
+	 * returns.
+	 */
+	u32 dropped;
 };
 
 #define FTAGENT_MMSG_BITS	16	/* 64K slots, 1.5 MB */
@@ -155,7 +162,7 @@ static_assert(FTAGENT_MMSG_REACH <= FTAGENT_MMSG_BUCKETS);
 static struct ftagent_mmsg_slot *ftagent_mmsg_slots;
 /* Per home bucket: its tasks' slots outside it (as hooks_ftrace.c). */
 static atomic_t *ftagent_mmsg_spills;
-/* Slots whose faulted or csum_len is set: read settles look then. */
+/* Slots with faulted, csum_len or dropped set: read settles look then. */
 atomic_t ftagent_mmsg_faults = ATOMIC_INIT(0);
 
 static unsigned long ftagent_mmsg_home(struct task_struct *t)
@@ -298,13 +305,32 @@ static struct ftagent_mmsg_slot *ftagent_mmsg_claim(void)
 	return NULL;
 }
 
-/* Inside a traced call whose receive copies are watched for faults? */
+/* An ia32 socketcall() that receives. */
+static bool ftagent_mmsg_socketcall_receives(const struct pt_regs *regs)
+{
+	u32 call = regs->bx;
+
+	return call == SYS_RECV || call == SYS_RECVFROM ||
+	       call == SYS_RECVMSG || call == SYS_RECVMMSG;
+}
+
+/*
+ * Inside a traced call whose receive copies are watched for faults: a
+ * receive, or a read of what may be a socket, not a softirq that
+ * interrupted it. (From int3 the kernel is in NMI context, so in_task()
+ * cannot say; the softirq bits are the interrupted context's.)
+ */
 static bool ftagent_mmsg_fault_wanted(void)
 {
 	u32 nr;
 
-	return ftagent_mmsg_in_body(&nr) &&
-	       (ftagent_mmsg_call(nr, true) || ftagent_mmsg_read_call(nr));
+	if (in_serving_softirq() || !ftagent_mmsg_in_body(&nr))
+		return false;
+#ifdef CONFIG_IA32_EMULATION
+	if (in_ia32_syscall() && nr == __NR_ia32_socketcall)
+		return ftagent_mmsg_socketcall_receives(current_pt_regs());
+#endif
+	return ftagent_mmsg_call(nr, true) || ftagent_mmsg_read_call(nr);
 }
 
 /*
@@ -312,15 +338,17 @@ static bool ftagent_mmsg_fault_wanted(void)
  * that have one. Only @s's task calls this, from its own context.
  */
 static void ftagent_mmsg_set_fault(struct ftagent_mmsg_slot *s, u32 faulted,
-				   u32 csum_len)
+				   u32 csum_len, u32 dropped)
 {
-	bool had = s->faulted || s->csum_len;
+	bool had = s->faulted || s->csum_len || s->dropped;
+	bool has = faulted || csum_len || dropped;
 
 	WRITE_ONCE(s->faulted, faulted);
 	WRITE_ONCE(s->csum_len, csum_len);
-	if (had && !faulted && !csum_len)
+	WRITE_ONCE(s->dropped, dropped);
+	if (had && !has)
 		atomic_dec(&ftagent_mmsg_faults);
-	else if (!had && (faulted || csum_len))
+	else if (!had && has)
 		atomic_inc(&ftagent_mmsg_faults);
 }
 
@@ -366,27 +394,32 @@ static void ftagent_mmsg_returned(int ret)
 		if (s && ret == -EFAULT)
 			WRITE_ONCE(s->bytes, s->bytes + s->faulted);
 	}
+	/* What a discarded datagram left stays for the settle. */
 	if (s)
-		ftagent_mmsg_set_fault(s, 0, 0);
+		ftagent_mmsg_set_fault(s, 0, 0, s->dropped);
 }
 
 /*
- * Give @t's slot back, its fault state dropped: its bytes, and in
- * *@faulted what its faulting copies had copied.
+ * Give @t's slot back, its fault state cleared: its bytes, in *@faulted
+ * what its faulting copies had copied, and in *@dropped what discarded
+ * datagrams left in the buffer.
  */
-static long ftagent_mmsg_release(struct task_struct *t, u32 *faulted)
+static long ftagent_mmsg_release(struct task_struct *t, u32 *faulted,
+				 u32 *dropped)
 {
 	struct ftagent_mmsg_slot *s;
 	bool spilled;
 	long bytes;
 
 	*faulted = 0;
+	*dropped = 0;
 	s = ftagent_mmsg_find(t, &spilled);
 	if (!s)
 		return 0;
 	bytes = READ_ONCE(s->bytes);
 	*faulted = READ_ONCE(s->faulted);
-	ftagent_mmsg_set_fault(s, 0, 0);
+	*dropped = READ_ONCE(s->dropped);
+	ftagent_mmsg_set_fault(s, 0, 0, 0);
 	/* Release: the slot's bytes are read before another task claims it. */
 	smp_store_release(&s->task, 0UL);
 	if (spilled)
@@ -396,19 +429,28 @@ static long ftagent_mmsg_release(struct task_struct *t, u32 *faulted)
 
 long ftagent_mmsg_take(struct task_struct *t)
 {
-	u32 faulted;
+	u32 faulted, dropped;
 
-	return ftagent_mmsg_release(t, &faulted);
+	return ftagent_mmsg_release(t, &faulted, &dropped) + dropped;
+}
+
+long ftagent_mmsg_take_recv(struct task_struct *t, long *dropped)
+{
+	u32 faulted, discarded;
+	long bytes = ftagent_mmsg_release(t, &faulted, &discarded);
+
+	*dropped = discarded;
+	return bytes;
 }
 
 long ftagent_mmsg_take_read(struct task_struct *t, long ret)
 {
-	u32 faulted;
+	u32 faulted, dropped;
 
 	/* A read adds no bytes: any are a call's that no settle ended. */
-	if (ftagent_mmsg_release(t, &faulted))
+	if (ftagent_mmsg_release(t, &faulted, &dropped))
 		ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
-	return ret == -EFAULT ? faulted : 0;
+	return (ret == -EFAULT ? faulted : 0) + dropped;
 }
 
 /* A task that dies inside a counted call: its bytes are lost. */
@@ -463,7 +505,29 @@ static int ftagent_mmsg_faulted(struct kprobe *p, struct pt_regs *regs)
 	faulted = s->csum_len ? s->csum_len :
 				s->faulted + (u32)min_t(unsigned long, regs->si,
 							MAX_RW_COUNT);
-	ftagent_mmsg_set_fault(s, faulted, s->csum_len);
+	ftagent_mmsg_set_fault(s, faulted, s->csum_len, s->dropped);
+	return 0;
+}
+
+/*
+ * skb_copy_and_csum_datagram_msg() copied a whole datagram, found its
+ * checksum bad, and is about to revert the iterator by its length (the
+ * second argument) before the datagram is discarded: those bytes are in
+ * the caller's buffer all the same, whatever the receive then returns
+ * (the next datagram, or EAGAIN). A sender anywhere can make them.
+ */
+static int ftagent_mmsg_discarded(struct kprobe *p, struct pt_regs *regs)
+{
+	struct ftagent_mmsg_slot *s;
+
+	if (!ftagent_mmsg_fault_wanted())
+		return 0;
+	s = ftagent_mmsg_claim();
+	if (s)
+		ftagent_mmsg_set_fault(s, s->faulted, 0,
+				       s->dropped +
+				       (u32)min_t(unsigned long, regs->si,
+						  MAX_RW_COUNT));
 	return 0;
 }
 
@@ -496,11 +560,12 @@ static void notrace ftagent_mmsg_csum_entry(unsigned long ip,
 	if (len > 0 && msg_data_left(msg) >= len) {
 		s = ftagent_mmsg_claim();
 		if (s)
-			ftagent_mmsg_set_fault(s, s->faulted, len);
+			ftagent_mmsg_set_fault(s, s->faulted, len,
+					       s->dropped);
 	} else {
 		s = ftagent_mmsg_find(current, &spilled);
 		if (s && s->csum_len)
-			ftagent_mmsg_set_fault(s, s->faulted, 0);
+			ftagent_mmsg_set_fault(s, s->faulted, 0, s->dropped);
 	}
 out:
 	ftrace_test_recursion_unlock(bit);
@@ -533,6 +598,10 @@ static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 	{ .caller = "udpv6_recvmsg", .callee = "iov_iter_revert",
 	  .at_call = true, .handler = ftagent_mmsg_faulted },
 #endif
+	/* Its one revert: a whole datagram copied, then a bad checksum. */
+	{ .caller = "skb_copy_and_csum_datagram_msg",
+	  .callee = "iov_iter_revert", .at_call = true,
+	  .handler = ftagent_mmsg_discarded },
 };
 
 /* sock_recv_length, when the kernel has it and its probe is on. */

@@ -26,6 +26,14 @@ struct task_struct;
  */
 long ftagent_mmsg_take(struct task_struct *t);
 /*
+ * The same for a recvfrom or recvmsg: the bytes its messages reported
+ * (or, for one that failed with EFAULT, what its copy had put into the
+ * caller's buffer), and in *@dropped what copies of datagrams discarded
+ * for a bad checksum put there, which the call is charged whatever it
+ * returned.
+ */
+long ftagent_mmsg_take_recv(struct task_struct *t, long *dropped);
+/*
  * Slots holding what a faulting receive copy had copied (mmsg.c): while
  * there are none, a read settle has nothing to take.
  */
@@ -33,9 +41,10 @@ extern atomic_t ftagent_mmsg_faults;
 
 /*
  * The settle of a read(), readv() or preadv2() of @t that returned @ret:
- * gives @t's slot back, and returns what its receive copies that faulted
- * had put into the caller's buffer if the call failed with EFAULT (the
- * datagram is gone), else 0. Preemption disabled.
+ * gives @t's slot back, and returns what its receive copies put into the
+ * caller's buffer beyond @ret: of a datagram discarded for a bad
+ * checksum, and, if the call failed with EFAULT, of one whose copy
+ * faulted. Preemption disabled.
  */
 long ftagent_mmsg_take_read(struct task_struct *t, long ret);
 

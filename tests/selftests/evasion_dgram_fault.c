@@ -11,6 +11,7 @@
  * to the unwritable page, and a queue that is empty afterwards.
  */
 #include <netinet/in.h>
+#include <netinet/udp.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -393,6 +394,101 @@ TEST(a_stream_read_that_returned_leaves_no_fault_behind)
 	close(fds[0]);
 	close(fds[1]);
 	munmap(area, 2 * page);
+}
+
+/* The Internet checksum of @n bytes at @p, added to @sum. */
+static uint32_t csum_add(uint32_t sum, const void *p, size_t n)
+{
+	const uint8_t *b = p;
+	size_t i;
+
+	for (i = 0; i + 1 < n; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (n & 1)
+		sum += (uint32_t)b[n - 1] << 8;
+	return sum;
+}
+
+/*
+ * Send @n bytes of @data to @to (on loopback) as a UDP datagram whose
+ * checksum is one off the right one, through a raw socket.
+ */
+static int send_bad_checksum(const struct sockaddr_in *to, const char *data,
+			     size_t n)
+{
+	char pkt[sizeof(struct udphdr) + 1024];
+	struct udphdr *uh = (struct udphdr *)pkt;
+	size_t len = sizeof(*uh) + n;
+	uint32_t sum = 0;
+	uint16_t right;
+	ssize_t sent;
+	int raw;
+
+	if (n > 1024)
+		return -1;
+	memset(uh, 0, sizeof(*uh));
+	uh->source = htons(9);
+	uh->dest = to->sin_port;
+	uh->len = htons(len);
+	memcpy(pkt + sizeof(*uh), data, n);
+	/* Pseudo-header: 127.0.0.1 to 127.0.0.1, UDP, the length. */
+	sum = csum_add(sum, &to->sin_addr, 4);
+	sum = csum_add(sum, &to->sin_addr, 4);
+	sum += IPPROTO_UDP + len;
+	sum = csum_add(sum, pkt, len);
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	right = ~sum & 0xffff;
+	uh->check = htons(right == 0xfffe ? 1 : right + 1);
+	raw = socket(AF_INET, SOCK_RAW, IPPROTO_UDP);
+	if (raw < 0)
+		return -1;
+	sent = sendto(raw, pkt, len, 0, (const struct sockaddr *)to,
+		      sizeof(*to));
+	close(raw);
+	return sent == (ssize_t)len ? 0 : -1;
+}
+
+/*
+ * A datagram whose checksum does not match is copied into the buffer
+ * whole before the kernel checks it, then discarded: the receive waits
+ * for the next datagram, or fails with EAGAIN, but the bytes are in the
+ * caller's buffer all the same, and are charged. A remote sender could
+ * otherwise feed a receiver past its budget.
+ */
+TEST(a_datagram_discarded_for_its_checksum_is_charged_what_landed)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	struct ft_counters fc = {0};
+	char bad[700], in[1024];
+	struct ft_totals t;
+	int fds[2];
+
+	ASSERT_EQ(0, udp_pair(AF_INET, fds));
+	ASSERT_EQ(0, getsockname(fds[0], (struct sockaddr *)&a, &len));
+	memset(bad, 'x', sizeof(bad));
+	ASSERT_EQ(0, send_bad_checksum(&a, bad, sizeof(bad)));
+	memset(in, 0, sizeof(in));
+	errno = 0;
+	EXPECT_EQ(-1, recv(fds[0], in, sizeof(in), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	EXPECT_TRUE(all_bytes(in, sizeof(bad), 'x'));
+	/* Then one good byte after a bad datagram, waited for. */
+	ASSERT_EQ(0, send_bad_checksum(&a, bad, sizeof(bad)));
+	ASSERT_EQ(1, send(fds[1], "g", 1, 0));
+	memset(in, 0, sizeof(in));
+	EXPECT_EQ(1, recv(fds[0], in, sizeof(in), 0));
+	EXPECT_EQ('g', in[0]);
+	EXPECT_TRUE(all_bytes(in + 1, sizeof(bad) - 1, 'x'));
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[0]);
+	EXPECT_EQ(2 * sizeof(bad) + 1, t.in_bytes);
+	EXPECT_EQ(2, t.in_calls);
+	EXPECT_EQ(1, t.in_errors);
+	ft_counters_free(&fc);
+	close(fds[0]);
+	close(fds[1]);
 }
 
 TEST_HARNESS_MAIN
