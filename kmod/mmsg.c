@@ -178,8 +178,8 @@ static struct ftagent_mmsg_slot *ftagent_mmsg_bucket(unsigned long home,
 }
 
 /* @t's slot, or NULL; *@spilled: outside its home bucket. */
-static struct ftagent_mmsg_slot *ftagent_mmsg_find(struct task_struct *t,
-						   bool *spilled)
+static __always_inline struct ftagent_mmsg_slot *
+ftagent_mmsg_find(struct task_struct *t, bool *spilled)
 {
 	unsigned long home = ftagent_mmsg_home(t);
 	unsigned int n, reach = 1, i;
@@ -200,7 +200,7 @@ static struct ftagent_mmsg_slot *ftagent_mmsg_find(struct task_struct *t,
 }
 
 /* The call in @nr takes its bytes from here (for @recv, or sent ones). */
-static bool ftagent_mmsg_call(u32 nr, bool recv)
+static __always_inline bool ftagent_mmsg_call(u32 nr, bool recv)
 {
 #ifdef CONFIG_IA32_EMULATION
 	if (in_ia32_syscall())
@@ -250,7 +250,7 @@ static bool ftagent_mmsg_read_call(u32 nr)
  *   task work after the settle of a recvfrom, whose orig_ax still says
  *   so.
  */
-static bool ftagent_mmsg_in_body(u32 *nr)
+static __always_inline bool ftagent_mmsg_in_body(u32 *nr)
 {
 	struct pt_regs *regs = current_pt_regs();
 
@@ -266,7 +266,7 @@ static bool ftagent_mmsg_in_body(u32 *nr)
 }
 
 /* Inside a traced call whose settle takes the sum, of @recv bytes? */
-static bool ftagent_mmsg_wanted(bool recv)
+static __always_inline bool ftagent_mmsg_wanted(bool recv)
 {
 	u32 nr;
 
@@ -277,7 +277,7 @@ static bool ftagent_mmsg_wanted(bool recv)
  * The current task's slot, claimed if it has none; NULL when every slot
  * it may use is taken: what it would have held is lost, and counted.
  */
-static struct ftagent_mmsg_slot *ftagent_mmsg_claim(void)
+static __always_inline struct ftagent_mmsg_slot *ftagent_mmsg_claim(void)
 {
 	struct task_struct *t = current;
 	unsigned long home = ftagent_mmsg_home(t);
@@ -395,7 +395,7 @@ static void ftagent_mmsg_returned(int ret)
 			WRITE_ONCE(s->bytes, s->bytes + s->faulted);
 	}
 	/* What a discarded datagram left stays for the settle. */
-	if (s)
+	if (s && unlikely(s->faulted || s->csum_len))
 		ftagent_mmsg_set_fault(s, 0, 0, s->dropped);
 }
 
@@ -404,8 +404,8 @@ static void ftagent_mmsg_returned(int ret)
  * what its faulting copies had copied, and in *@dropped what discarded
  * datagrams left in the buffer.
  */
-static long ftagent_mmsg_release(struct task_struct *t, u32 *faulted,
-				 u32 *dropped)
+static __always_inline long
+ftagent_mmsg_release(struct task_struct *t, u32 *faulted, u32 *dropped)
 {
 	struct ftagent_mmsg_slot *s;
 	bool spilled;
@@ -419,7 +419,8 @@ static long ftagent_mmsg_release(struct task_struct *t, u32 *faulted,
 	bytes = READ_ONCE(s->bytes);
 	*faulted = READ_ONCE(s->faulted);
 	*dropped = READ_ONCE(s->dropped);
-	ftagent_mmsg_set_fault(s, 0, 0, 0);
+	if (unlikely(*faulted || *dropped || s->csum_len))
+		ftagent_mmsg_set_fault(s, 0, 0, 0);
 	/* Release: the slot's bytes are read before another task claims it. */
 	smp_store_release(&s->task, 0UL);
 	if (spilled)
