@@ -30,28 +30,6 @@ static size_t dgram_size(int i)
 	return 500 + 37 * i;
 }
 
-/* A UDP socket bound on loopback, and one connected to it. */
-static int udp_pair(int family, int fds[2])
-{
-	struct sockaddr_storage a = {.ss_family = family};
-	struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
-	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
-	socklen_t len = family == AF_INET ? sizeof(*a4) : sizeof(*a6);
-
-	if (family == AF_INET)
-		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	else
-		a6->sin6_addr = in6addr_loopback;
-	fds[0] = socket(family, SOCK_DGRAM, 0);
-	fds[1] = socket(family, SOCK_DGRAM, 0);
-	if (fds[0] < 0 || fds[1] < 0 ||
-	    bind(fds[0], (struct sockaddr *)&a, len) ||
-	    getsockname(fds[0], (struct sockaddr *)&a, &len) ||
-	    connect(fds[1], (struct sockaddr *)&a, len))
-		return -1;
-	return 0;
-}
-
 FIXTURE(dgram_fault)
 {
 	int fds[2]; /* [0] receives, [1] sends */
@@ -98,7 +76,7 @@ FIXTURE_SETUP(dgram_fault)
 {
 	int err = variant->family == AF_UNIX
 			  ? socketpair(AF_UNIX, SOCK_DGRAM, 0, self->fds)
-			  : udp_pair(variant->family, self->fds);
+			  : ft_udp_pair(variant->family, self->fds);
 
 	ASSERT_EQ(0, err);
 	self->page = sysconf(_SC_PAGESIZE);
@@ -138,17 +116,6 @@ static int send_dgram(int fd, int i, bool corked)
 static uint64_t charged(const FIXTURE_VARIANT(dgram_fault) * variant, int i)
 {
 	return variant->corked ? dgram_size(i) : LANDS;
-}
-
-/* Whether the @n bytes of @buf are all @c: the data landed. */
-static int all_bytes(const char *buf, size_t n, char c)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (buf[i] != c)
-			return 0;
-	return 1;
 }
 
 enum receiver { BY_RECVFROM, BY_RECVMSG, BY_READ, BY_READV, BY_PREADV2 };
@@ -193,7 +160,7 @@ static void faulting_receives(struct __test_metadata *_metadata,
 		EXPECT_EQ(-1,
 			  receive(self->fds[0], self->buf, dgram_size(i), how));
 		EXPECT_EQ(EFAULT, errno);
-		EXPECT_TRUE(all_bytes(self->buf, LANDS, 'a' + i))
+		EXPECT_TRUE(ft_all_bytes(self->buf, LANDS, 'a' + i))
 		TH_LOG("datagram %d did not land", i);
 		want += charged(variant, i);
 	}
@@ -262,7 +229,7 @@ TEST_F(dgram_fault, a_recvmmsg_whose_second_message_faults_is_counted)
 	memset(self->buf, 0, LANDS);
 	EXPECT_EQ(1, recvmmsg(self->fds[0], v, 2, 0, NULL));
 	EXPECT_EQ(dgram_size(0), v[0].msg_len);
-	EXPECT_TRUE(all_bytes(self->buf, LANDS, 'b'));
+	EXPECT_TRUE(ft_all_bytes(self->buf, LANDS, 'b'));
 	/* The error the socket kept, then nothing queued. */
 	recv(self->fds[0], spare, sizeof(spare), MSG_DONTWAIT);
 	errno = 0;
@@ -339,7 +306,7 @@ TEST(a_stream_that_faults_first_is_charged_what_landed)
 	EXPECT_EQ(-1,
 		  recv(fds[2], area + page - LANDS, sizeof(out), MSG_WAITALL));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_TRUE(all_bytes(area + page - LANDS, LANDS, 's'));
+	EXPECT_TRUE(ft_all_bytes(area + page - LANDS, LANDS, 's'));
 	EXPECT_EQ(sizeof(in), recv(fds[2], in, sizeof(in), MSG_WAITALL));
 	ASSERT_EQ(0, ft_collect(&fc));
 	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[2]);
@@ -465,7 +432,7 @@ TEST(a_datagram_discarded_for_its_checksum_is_charged_what_landed)
 	struct ft_totals t;
 	int fds[2];
 
-	ASSERT_EQ(0, udp_pair(AF_INET, fds));
+	ASSERT_EQ(0, ft_udp_pair(AF_INET, fds));
 	ASSERT_EQ(0, getsockname(fds[0], (struct sockaddr *)&a, &len));
 	memset(bad, 'x', sizeof(bad));
 	ASSERT_EQ(0, send_bad_checksum(&a, bad, sizeof(bad)));
@@ -473,14 +440,14 @@ TEST(a_datagram_discarded_for_its_checksum_is_charged_what_landed)
 	errno = 0;
 	EXPECT_EQ(-1, recv(fds[0], in, sizeof(in), MSG_DONTWAIT));
 	EXPECT_EQ(EAGAIN, errno);
-	EXPECT_TRUE(all_bytes(in, sizeof(bad), 'x'));
+	EXPECT_TRUE(ft_all_bytes(in, sizeof(bad), 'x'));
 	/* Then one good byte after a bad datagram, waited for. */
 	ASSERT_EQ(0, send_bad_checksum(&a, bad, sizeof(bad)));
 	ASSERT_EQ(1, send(fds[1], "g", 1, 0));
 	memset(in, 0, sizeof(in));
 	EXPECT_EQ(1, recv(fds[0], in, sizeof(in), 0));
 	EXPECT_EQ('g', in[0]);
-	EXPECT_TRUE(all_bytes(in + 1, sizeof(bad) - 1, 'x'));
+	EXPECT_TRUE(ft_all_bytes(in + 1, sizeof(bad) - 1, 'x'));
 	ASSERT_EQ(0, ft_collect(&fc));
 	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[0]);
 	EXPECT_EQ(2 * sizeof(bad) + 1, t.in_bytes);

@@ -236,21 +236,15 @@ TEST_F(ia32, socket_calls_and_socketcall_are_counted_exactly)
 TEST_F(ia32, a_socketcall_receive_that_fails_after_its_data_is_counted)
 {
 	char *ro = low + (1 << 20) - 4096, *buf = low + 65536;
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t len = sizeof(a);
+	int fds[2];
 	struct ft_counters fc;
 	struct ft_totals t;
 	int rx, tx, i;
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	rx = socket(AF_INET, SOCK_DGRAM, 0);
-	tx = socket(AF_INET, SOCK_DGRAM, 0);
-	ASSERT_LE(0, rx);
-	ASSERT_LE(0, tx);
-	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&a, sizeof(a)));
-	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&a, &len));
-	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&a, sizeof(a)));
-	*(uint32_t *)ro = sizeof(a);
+	ASSERT_EQ(0, ft_udp_pair(AF_INET, fds));
+	rx = fds[0];
+	tx = fds[1];
+	*(uint32_t *)ro = sizeof(struct sockaddr_in);
 	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
 	for (i = 0; i < 3; i++) {
 		ASSERT_EQ(500 + i, send(tx, buf, 500 + i, 0));
@@ -282,21 +276,15 @@ TEST_F(ia32, a_datagram_copy_that_faults_is_counted)
 {
 	char *ro = low + (1 << 20) - 4096, *buf = ro - 300;
 	struct iovec32 *iov = (struct iovec32 *)(low + 8192);
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t len = sizeof(a);
+	int fds[2];
 	struct ft_counters fc;
 	struct ft_totals t;
 	int rx, tx, i, j;
 	long r;
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	rx = socket(AF_INET, SOCK_DGRAM, 0);
-	tx = socket(AF_INET, SOCK_DGRAM, 0);
-	ASSERT_LE(0, rx);
-	ASSERT_LE(0, tx);
-	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&a, sizeof(a)));
-	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&a, &len));
-	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, ft_udp_pair(AF_INET, fds));
+	rx = fds[0];
+	tx = fds[1];
 	ASSERT_EQ(0, mprotect(ro, 4096, PROT_READ));
 	iov->base = lo32(buf);
 	iov->len = 600;
@@ -373,8 +361,7 @@ static long call64_hi(long hi, long nr, long a1, long a2, long a3, long a4)
  */
 TEST_F(ia32, a_number_upper_half_does_not_hide_a_call)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t len = sizeof(a);
+	int fds[2];
 	struct ftagent_budget_set s = {0};
 	struct ftagent_budget_spec got;
 	struct mmsghdr vec[3];
@@ -384,14 +371,9 @@ TEST_F(ia32, a_number_upper_half_does_not_hide_a_call)
 	struct ft_totals t;
 	int rx, tx, i;
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	rx = socket(AF_INET, SOCK_DGRAM, 0);
-	tx = socket(AF_INET, SOCK_DGRAM, 0);
-	ASSERT_LE(0, rx);
-	ASSERT_LE(0, tx);
-	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&a, sizeof(a)));
-	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&a, &len));
-	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, ft_udp_pair(AF_INET, fds));
+	rx = fds[0];
+	tx = fds[1];
 	memset(vec, 0, sizeof(vec));
 	for (i = 0; i < 3; i++) {
 		iov[i].iov_base = low;

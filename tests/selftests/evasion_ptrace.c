@@ -187,21 +187,15 @@ static int rewrite_every_entry(pid_t kid, int *status)
  */
 TEST(a_tracer_rewriting_entry_registers_hides_no_byte)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	socklen_t alen = sizeof(a);
+	int fds[2];
 	struct ft_counters fc;
 	struct ft_totals t;
 	int tx, rx, status, n;
 	pid_t kid;
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	rx = socket(AF_INET, SOCK_DGRAM, 0);
-	tx = socket(AF_INET, SOCK_DGRAM, 0);
-	ASSERT_LE(0, rx);
-	ASSERT_LE(0, tx);
-	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&a, sizeof(a)));
-	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&a, &alen));
-	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, ft_udp_pair(AF_INET, fds));
+	rx = fds[0];
+	tx = fds[1];
 	kid = fork();
 	ASSERT_LE(0, kid);
 	if (kid == 0)

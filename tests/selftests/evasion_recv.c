@@ -49,17 +49,6 @@ static int udp_bound(struct sockaddr_in *a)
 	return fd;
 }
 
-/* Whether all @n bytes of @buf are @c: the data arrived. */
-static int all_bytes(const char *buf, size_t n, char c)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		if (buf[i] != c)
-			return 0;
-	return 1;
-}
-
 FIXTURE(recv)
 {
 	int tx, rx;
@@ -135,7 +124,7 @@ TEST_F(recv, a_recvfrom_that_cannot_store_the_length_is_counted)
 		EXPECT_EQ(-1, recvfrom(self->rx, self->buf, 4096, 0,
 				       (struct sockaddr *)&from, len));
 		EXPECT_EQ(EFAULT, errno);
-		EXPECT_TRUE(all_bytes(self->buf, dgram_size(i), 'a' + i))
+		EXPECT_TRUE(ft_all_bytes(self->buf, dgram_size(i), 'a' + i))
 		TH_LOG("datagram %d did not arrive", i);
 		want += dgram_size(i);
 	}
@@ -237,7 +226,7 @@ TEST_F(recv, a_recvmmsg_that_cannot_write_its_vector_is_counted)
 		errno = 0;
 		EXPECT_EQ(-1, recvmmsg(self->rx, vec, 4, MSG_DONTWAIT, NULL));
 		EXPECT_EQ(EFAULT, errno);
-		EXPECT_TRUE(all_bytes(self->buf, dgram_size(i), 'a' + i))
+		EXPECT_TRUE(ft_all_bytes(self->buf, dgram_size(i), 'a' + i))
 		TH_LOG("datagram %d did not arrive", i);
 		want += dgram_size(i);
 	}
@@ -340,7 +329,7 @@ TEST_F(recv, a_receive_with_function_tracing_off_leaves_nothing_behind)
 	EXPECT_EQ(-1, recvfrom(self->rx, self->buf, 4096, 0,
 			       (struct sockaddr *)&from, len));
 	EXPECT_EQ(EFAULT, errno);
-	EXPECT_TRUE(all_bytes(self->buf, dgram_size(1), 'a' + 1));
+	EXPECT_TRUE(ft_all_bytes(self->buf, dgram_size(1), 'a' + 1));
 
 	ASSERT_EQ(0, ft_collect(&fc));
 	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->rx);

@@ -21,11 +21,13 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -237,6 +239,42 @@ static inline int ft_reload_module(const char *extra)
 	rc = syscall(SYS_finit_module, fd, params, 0);
 	close(fd);
 	return rc ? -errno : 0;
+}
+
+/*
+ * A UDP socket of @family bound on loopback in @fds[0], and one
+ * connected to it in @fds[1]; 0, or -1 with errno.
+ */
+static inline int ft_udp_pair(int family, int fds[2])
+{
+	struct sockaddr_storage a = {.ss_family = family};
+	struct sockaddr_in *a4 = (struct sockaddr_in *)&a;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&a;
+	socklen_t len = family == AF_INET ? sizeof(*a4) : sizeof(*a6);
+
+	if (family == AF_INET)
+		a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	else
+		a6->sin6_addr = in6addr_loopback;
+	fds[0] = socket(family, SOCK_DGRAM, 0);
+	fds[1] = socket(family, SOCK_DGRAM, 0);
+	if (fds[0] < 0 || fds[1] < 0 ||
+	    bind(fds[0], (struct sockaddr *)&a, len) ||
+	    getsockname(fds[0], (struct sockaddr *)&a, &len) ||
+	    connect(fds[1], (struct sockaddr *)&a, len))
+		return -1;
+	return 0;
+}
+
+/* Whether the @n bytes of @buf are all @c: the data arrived. */
+static inline int ft_all_bytes(const char *buf, size_t n, char c)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (buf[i] != c)
+			return 0;
+	return 1;
 }
 
 static inline int ft_write_all(int fd, const void *buf, size_t len)
