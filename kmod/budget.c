@@ -61,6 +61,11 @@ static const struct nla_policy ftagent_budget_policy[FTAGENT_BUDGET_A_MAX + 1] =
 	[FTAGENT_BUDGET_A_PAD] = { .type = NLA_REJECT },
 };
 
+static const u16 ftagent_budget_strings[] = {
+	FTAGENT_BUDGET_A_NAME, FTAGENT_BUDGET_A_COMM,
+	FTAGENT_BUDGET_A_EXE_PREFIX,
+};
+
 static void *ftagent_budget_err(struct netlink_ext_ack *extack,
 				const struct nlattr *attr, u32 index,
 				const char *name, const char *why)
@@ -99,6 +104,11 @@ static void *ftagent_budget_parse(struct ftagent_budgetset *set, u32 i,
 					  NULL,
 					  extack && extack->_msg ?
 					  extack->_msg : "malformed attribute");
+	bad = ftagent_strings_check(tb, ftagent_budget_strings,
+				    ARRAY_SIZE(ftagent_budget_strings));
+	if (bad)
+		return ftagent_budget_err(extack, bad, i, NULL,
+					  FTAGENT_STRING_TAIL_MSG);
 	if (!tb[FTAGENT_BUDGET_A_NAME] ||
 	    !*(char *)nla_data(tb[FTAGENT_BUDGET_A_NAME]))
 		return ftagent_budget_err(extack, nest, i, NULL,

@@ -47,6 +47,11 @@ static const struct nla_policy ftagent_rule_policy[FTAGENT_RULE_A_MAX + 1] = {
 	[FTAGENT_RULE_A_PAD] = { .type = NLA_REJECT },
 };
 
+static const u16 ftagent_rule_string_types[] = {
+	FTAGENT_RULE_A_NAME, FTAGENT_RULE_A_COMM, FTAGENT_RULE_A_EXE_PREFIX,
+	FTAGENT_RULE_A_PATH_PREFIX,
+};
+
 #define FTAGENT_NET_OPS	(BIT(FTAGENT_OP_CONNECT) | BIT(FTAGENT_OP_SEND) | \
 			 BIT(FTAGENT_OP_BIND))
 #define FTAGENT_PATH_OPS (BIT(FTAGENT_OP_EXEC) | BIT(FTAGENT_OP_OPEN))
@@ -126,6 +131,30 @@ static size_t ftagent_rule_strings(const struct nlattr *nest)
 	return bytes;
 }
 
+/*
+ * NLA_NUL_STRING only asks for a NUL somewhere in the payload; whatever
+ * follows it would be dropped without a word ("/etc/\0/home" would read
+ * as "/etc/"). Only NUL padding may follow the first NUL.
+ */
+const struct nlattr *ftagent_strings_check(struct nlattr **tb,
+					   const u16 *types, unsigned int n)
+{
+	const struct nlattr *a;
+	unsigned int i;
+	size_t len;
+
+	for (i = 0; i < n; i++) {
+		a = tb[types[i]];
+		if (!a)
+			continue;
+		len = strnlen(nla_data(a), nla_len(a));
+		if (memchr_inv((const char *)nla_data(a) + len, 0,
+			       nla_len(a) - len))
+			return a;
+	}
+	return NULL;
+}
+
 u32 ftagent_pool_add(char *pool, size_t *used, const struct nlattr *a,
 		     u16 *len)
 {
@@ -199,6 +228,11 @@ static void *ftagent_rule_parse(struct ftagent_ruleset *set, u32 index,
 					extack && extack->_msg ? extack->_msg :
 					"malformed attribute");
 	}
+	bad = ftagent_strings_check(tb, ftagent_rule_string_types,
+				    ARRAY_SIZE(ftagent_rule_string_types));
+	if (bad)
+		return ftagent_rule_err(extack, bad, index, NULL,
+					FTAGENT_STRING_TAIL_MSG);
 	if (!tb[FTAGENT_RULE_A_NAME] ||
 	    !nla_len(tb[FTAGENT_RULE_A_NAME]) ||
 	    !*(char *)nla_data(tb[FTAGENT_RULE_A_NAME]))

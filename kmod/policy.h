@@ -153,6 +153,15 @@ void *ftagent_set_err(struct netlink_ext_ack *extack,
 u32 ftagent_pool_add(char *pool, size_t *used, const struct nlattr *a,
 		     u16 *len);
 
+/*
+ * The first of the string attributes @types[0..@n) in @tb with anything
+ * but NULs after its first NUL; NULL if none. Refused with the message
+ * below.
+ */
+const struct nlattr *ftagent_strings_check(struct nlattr **tb,
+					   const u16 *types, unsigned int n);
+#define FTAGENT_STRING_TAIL_MSG "a string attribute has bytes after its NUL"
+
 /* The principal attributes of a rule or a budget (NULL: absent). */
 struct ftagent_principal_attrs {
 	const struct nlattr *uid, *comm, *cgroup_id, *exe_prefix, *subtree;

@@ -17,6 +17,8 @@
 #include <linux/genetlink.h>
 
 #include "kselftest_harness.h"
+#include "../../tools/lib/budgets.h"
+#include "../../tools/lib/policy.h"
 #include "../../tools/lib/status.h"
 
 #define NOBODY 65534
@@ -194,6 +196,126 @@ TEST(attribute_on_version_is_rejected_with_reason)
 	ASSERT_EQ(EINVAL,
 		  send_raw(FTAGENT_GENL_STATS_NAME, version_with_attr, &err));
 	EXPECT_STREQ("this command takes no attributes", err.msg);
+}
+
+/*
+ * A rule's or a budget's string with bytes after its NUL: the core's
+ * NLA_NUL_STRING check passes it ("/etc/\0/home" has its NUL), and the
+ * tail would be dropped without a word. Only NUL padding may follow.
+ */
+static const char path_with_tail[] = "/etc/\0/home";   /* 12 bytes */
+static const char path_with_padding[] = "/etc/\0\0\0"; /* 8 bytes */
+static const char *rule_path;
+static size_t rule_path_len;
+static unsigned int rule_path_offset;
+
+static struct nlmsghdr *empty_policy(struct ftnl *nl, char *buf)
+{
+	return ftnl_put_request(nl, buf, FTAGENT_CTL_CMD_SET_POLICY, 0);
+}
+
+static struct nlmsghdr *policy_with_path(struct ftnl *nl, char *buf)
+{
+	struct nlmsghdr *nlh =
+		ftnl_put_request(nl, buf, FTAGENT_CTL_CMD_SET_POLICY, 0);
+	struct nlattr *rule;
+
+	mnl_attr_put_u8(nlh, FTAGENT_CTL_A_POLICY_ENFORCE, 0);
+	rule = mnl_attr_nest_start(nlh, FTAGENT_CTL_A_POLICY_RULE);
+	mnl_attr_put_strz(nlh, FTAGENT_RULE_A_NAME, "tail");
+	mnl_attr_put_u32(nlh, FTAGENT_RULE_A_OPS, 1u << FTAGENT_OP_OPEN);
+	mnl_attr_put_u32(nlh, FTAGENT_RULE_A_ACTION, FTAGENT_ACTION_AUDIT);
+	rule_path_offset =
+		(char *)mnl_nlmsg_get_payload_tail(nlh) - (char *)nlh;
+	mnl_attr_put(nlh, FTAGENT_RULE_A_PATH_PREFIX, rule_path_len, rule_path);
+	mnl_attr_nest_end(nlh, rule);
+	return nlh;
+}
+
+static uint64_t policy_generation(struct __test_metadata *_metadata)
+{
+	struct ftagent_policy_spec p;
+	struct ftnl_error err;
+	struct ftnl nl;
+	uint64_t gen;
+
+	ftagent_policy_spec_init(&p);
+	if (ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, &err) < 0 ||
+	    ftagent_get_policy(&nl, &p, &err) < 0) {
+		TH_LOG("GET_POLICY: %s", err.msg);
+		return UINT64_MAX;
+	}
+	ftnl_close(&nl);
+	gen = p.generation;
+	ftagent_policy_spec_free(&p);
+	return gen;
+}
+
+TEST(rule_string_with_bytes_after_its_nul_is_rejected)
+{
+	struct ftnl_error err;
+	uint64_t gen = policy_generation(_metadata);
+
+	ASSERT_NE(UINT64_MAX, gen);
+	rule_path = path_with_tail;
+	rule_path_len = sizeof(path_with_tail);
+	ASSERT_EQ(EINVAL,
+		  send_raw(FTAGENT_GENL_CTL_NAME, policy_with_path, &err));
+	EXPECT_STREQ("a string attribute has bytes after its NUL", err.msg);
+	EXPECT_EQ(1, err.has_offset);
+	EXPECT_EQ(rule_path_offset, err.offset);
+	/* Refused whole: the set in force did not change. */
+	EXPECT_EQ(gen, policy_generation(_metadata));
+
+	/* NUL padding after the NUL is no tail. */
+	rule_path = path_with_padding;
+	rule_path_len = sizeof(path_with_padding);
+	ASSERT_EQ(0, send_raw(FTAGENT_GENL_CTL_NAME, policy_with_path, &err))
+	TH_LOG("%s", err.msg);
+	EXPECT_EQ(gen + 1, policy_generation(_metadata));
+	rule_path = NULL;
+	ASSERT_EQ(0, send_raw(FTAGENT_GENL_CTL_NAME, empty_policy, &err));
+}
+
+static struct nlmsghdr *budget_with_comm_tail(struct ftnl *nl, char *buf)
+{
+	static const char comm[] = "cat\0x";
+	struct nlmsghdr *nlh =
+		ftnl_put_request(nl, buf, FTAGENT_CTL_CMD_SET_BUDGETS, 0);
+	struct nlattr *b;
+
+	b = mnl_attr_nest_start(nlh, FTAGENT_CTL_A_BUDGET);
+	mnl_attr_put_strz(nlh, FTAGENT_BUDGET_A_NAME, "tail");
+	mnl_attr_put_u32(nlh, FTAGENT_BUDGET_A_METRIC,
+			 FTAGENT_METRIC_BYTES_READ);
+	mnl_attr_put_u64(nlh, FTAGENT_BUDGET_A_LIMIT, 1 << 20);
+	mnl_attr_put_u32(nlh, FTAGENT_BUDGET_A_WINDOW_MS, 1000);
+	mnl_attr_put_u8(nlh, FTAGENT_BUDGET_A_ENFORCE, 0);
+	mnl_attr_put(nlh, FTAGENT_BUDGET_A_COMM, sizeof(comm), comm);
+	mnl_attr_nest_end(nlh, b);
+	return nlh;
+}
+
+TEST(budget_string_with_bytes_after_its_nul_is_rejected)
+{
+	struct ftagent_budget_set before = {0}, after = {0};
+	struct ftnl_error err;
+	struct ftnl nl;
+
+	ASSERT_EQ(0, ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, &err));
+	ASSERT_EQ(0, ftagent_get_budgets(&nl, &before, &err))
+	TH_LOG("%s", err.msg);
+	ASSERT_EQ(EINVAL,
+		  send_raw(FTAGENT_GENL_CTL_NAME, budget_with_comm_tail, &err));
+	EXPECT_STREQ("a string attribute has bytes after its NUL", err.msg);
+	EXPECT_EQ(1, err.has_offset);
+	/* Refused whole: the set in force did not change. */
+	ASSERT_EQ(0, ftagent_get_budgets(&nl, &after, &err))
+	TH_LOG("%s", err.msg);
+	EXPECT_TRUE(ftagent_budget_set_equal(&before, &after));
+	ftagent_budget_set_free(&before);
+	ftagent_budget_set_free(&after);
+	ftnl_close(&nl);
 }
 
 static struct nlmsghdr *status_reserved_set(struct ftnl *nl, char *buf)
