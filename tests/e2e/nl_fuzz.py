@@ -85,7 +85,7 @@ MUST_EINVAL = {'wrong-length', 'nest-for-scalar', 'scalar-for-nest',
                'nest-garbage', 'unknown-attr', 'foreign-attr',
                'out-of-range', 'truncated', 'bad-nla-len', 'oversized',
                'repeated-then-bad', 'reserved', 'bad-flags',
-               'short-header'}
+               'short-header', 'string-tail'}
 
 # Snapshot fields that move on their own, so they are left out of the
 # before/after comparison: counters of calls the system makes whatever
@@ -372,6 +372,7 @@ class Generator:
         kinds = ['wrong-length', 'nest-for-scalar', 'scalar-for-nest',
                  'nest-garbage', 'unknown-attr', 'foreign-attr',
                  'out-of-range', 'truncated', 'bad-nla-len', 'missing',
+                 'string-tail',
                  'reserved', 'bad-flags', 'short-header', 'wrong-kind']
         # The three kinds past 64 KiB cost most (to build, copy and
         # parse under TCG): one message in twelve, between them.
@@ -527,15 +528,38 @@ class Generator:
         rng = self.rng
         nests = [a for a in nest_attrs(m) if a.children]
         if nests and rng.random() < 0.4:
-            inner = rng.choice(nests).children
-            victim = rng.choice(inner)
+            siblings = rng.choice(nests).children
         else:
-            victim = rng.choice(m.attrs)
+            siblings = m.attrs
+        k = rng.randrange(len(siblings))
+        victim = siblings[k]
         enc = victim.encode()
-        bad = rng.choice([rng.randint(0, 3),
-                          len(enc) + rng.randint(1, 64) * 4 + 1])
+        # Past the end of what holds it, not merely past its own end: a
+        # length that stops inside the container swallows the attributes
+        # after it and can make another valid message (a string that
+        # takes in its successors after its NUL was one, seed 2078360932).
+        rest = sum(len(a.encode()) for a in siblings[k:])
+        if m.attrs is siblings:
+            rest += len(m.tail)
+        past = rest + rng.randint(1, 64) * 4 + 1
+        bad = rng.choice([rng.randint(0, 3), past if past <= 0xffff else 0])
         victim.encode = lambda enc=enc, bad=bad: \
             struct.pack('=H', bad) + enc[2:]
+        m.must_reject = True
+        return m
+
+    def m_string_tail(self):
+        """A string with bytes after its NUL ("/etc/\\0/home"): the core's
+        NLA_NUL_STRING check finds its NUL and passes it; the tail would
+        be dropped without a word."""
+        m = self.base()
+        cands = [a for a in all_specced(m) if a.spec['type'] == 'string']
+        if not cands:
+            return None
+        a = self.rng.choice(cands)
+        tail = bytes(self.rng.randint(1, 255)
+                     for _ in range(self.rng.randint(1, 8)))
+        a.data = a.data + tail + self.rng.choice([b'', b'\0'])
         m.must_reject = True
         return m
 
@@ -967,6 +991,15 @@ def regressions(spec, op):
     if op['name'] == 'set-policy':
         msg('out-of-range', [Attr(top['policy-default']['value'],
                                   struct.pack('=I', 0xffffffff))])
+    # A rule's path with bytes after its NUL, swallowed by a bad-nla-len
+    # that stopped inside its nest: accepted as "/fi_...".
+    if op['name'] == 'set-policy':
+        rule = spec.sets['rule']['attrs']
+        msg('string-tail', [Attr(top['policy-rule']['value'], children=[
+            Attr(rule['name']['value'], b'tail\0'),
+            Attr(rule['ops']['value'], struct.pack('=I', 1 << 2)),  # open
+            Attr(rule['action']['value'], struct.pack('=I', 2)),    # audit
+            Attr(rule['path-prefix']['value'], b'/etc/\0/home\0')])])
     # ACK_GENERATION without GEN_SEQ: EINVAL with MISS_TYPE but no message.
     if op['name'] == 'ack-generation':
         msg('missing', [])
