@@ -683,3 +683,29 @@ void ftagent_account_file(struct task_struct *task, const struct cred *cred,
 		ftagent_account_key_charge(task, cred, &key, dir, ret,
 					   transfer);
 }
+
+void ftagent_account_file_landed(struct task_struct *task,
+				 const struct cred *cred, struct file *file,
+				 long ret, long landed)
+{
+	struct ftagent_key key __uninitialized;
+
+	if (!ftagent_key_for_file(file, task->tgid, &key))
+		return;
+	if (ret >= 0) {
+		ftagent_account_key_charge(task, cred, &key, FTAGENT_DIR_IN,
+					   ret + landed, false);
+		return;
+	}
+	/* The failed call, then the bytes it left in the buffer. */
+	ftagent_account_key_charge(task, cred, &key, FTAGENT_DIR_IN, ret,
+				   false);
+	if (!ftagent_tgid_excluded(key.tgid) &&
+	    ftagent_key_counted(&key, FTAGENT_DIR_IN,
+				READ_ONCE(ftagent_filter_flags)))
+		ftagent_counter_bytes(&key, FTAGENT_DIR_IN, landed);
+	if (static_branch_unlikely(&ftagent_budgets_on))
+		ftagent_budget_charge_bytes_task(task, cred, key.kind,
+						 key.family, FTAGENT_DIR_IN,
+						 landed);
+}

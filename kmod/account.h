@@ -33,6 +33,15 @@ void ftagent_account_file(struct task_struct *task, const struct cred *cred,
 			  struct file *file, enum ftagent_dir dir, long ret,
 			  bool transfer);
 /*
+ * The same for a receive that also put @landed (> 0) bytes into the
+ * caller's buffer beyond @ret: of a datagram discarded for a bad
+ * checksum, or, when it failed, of a copy that faulted (mmsg.c). A
+ * failed one is counted as a failed call and the bytes as received.
+ */
+void ftagent_account_file_landed(struct task_struct *task,
+				 const struct cred *cred, struct file *file,
+				 long ret, long landed);
+/*
  * The same in two steps, for a result that comes after the request is
  * gone (a multishot request's extra CQE): the key of @file for process
  * @tgid, taken while the request holds the file (false: none), then the

@@ -68,6 +68,7 @@
 #include "filters.h"
 #include "hooks.h"
 #include "iouring.h"
+#include "mmsg.h"
 #include "symbols.h"
 #include "features.h"
 
@@ -106,6 +107,9 @@ static const u8 ftagent_iouring_class[IORING_OP_LAST] = {
 #endif
 };
 
+/* Set at load, before any hook: which completion hooks are in use. */
+static bool ftagent_iouring_funnel_mode;
+
 static unsigned int ftagent_iouring_class_of(const struct io_kiocb *req)
 {
 	unsigned int op = READ_ONCE(req->opcode);
@@ -129,6 +133,97 @@ static enum ftagent_dir ftagent_iouring_dir(unsigned int class)
 }
 
 /*
+ * What receives run for requests put into their callers' buffers beyond
+ * their results (ftagent_iouring_fault()), by request address, until the
+ * request completes: a set-associative table of 256 entries, claimed and
+ * given back by cmpxchg, as the skip table below. An entry lives from a
+ * copy that faulted or a discarded datagram to the completion, which
+ * follows at once: a full set is counted as lost. The issuing task's
+ * process is kept with it: a request is issued by its submitter, by an
+ * io-wq worker or by the SQPOLL thread, all threads of the process of
+ * the request's task. An entry the completion finds under another
+ * process (a request at the same address after one whose completion
+ * was not seen) is dropped, counted as lost, never charged.
+ */
+#define FTAGENT_LANDED_BITS	6
+#define FTAGENT_LANDED_WAYS	4
+
+struct ftagent_landed {
+	unsigned long req;	/* 0: free; else only the issuing task writes */
+	u32 tgid;
+	u32 faulted, dropped;
+};
+
+static struct ftagent_landed
+	ftagent_landed_table[1 << FTAGENT_LANDED_BITS][FTAGENT_LANDED_WAYS];
+static atomic_t ftagent_landed_count = ATOMIC_INIT(0);
+
+void ftagent_iouring_fault(unsigned long req, u32 faulted, bool whole,
+			   u32 dropped)
+{
+	struct ftagent_landed *set =
+		ftagent_landed_table[hash_long(req, FTAGENT_LANDED_BITS)];
+	struct ftagent_landed *e = NULL;
+	u32 tgid = current->tgid;
+	int i;
+
+	for (i = 0; i < FTAGENT_LANDED_WAYS && !e; i++)
+		if (READ_ONCE(set[i].req) == req &&
+		    READ_ONCE(set[i].tgid) == tgid)
+			e = &set[i];
+	for (i = 0; i < FTAGENT_LANDED_WAYS && !e; i++) {
+		if (READ_ONCE(set[i].req) || cmpxchg(&set[i].req, 0UL, req))
+			continue;
+		e = &set[i];
+		WRITE_ONCE(e->tgid, tgid);
+		atomic_inc(&ftagent_landed_count);
+	}
+	if (!e) {
+		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+		return;
+	}
+	WRITE_ONCE(e->faulted, whole ? faulted : e->faulted + faulted);
+	WRITE_ONCE(e->dropped, e->dropped + dropped);
+}
+
+/*
+ * @req of @task's process completed with @res: what its receives put
+ * into the buffer beyond @res, taken out of the table.
+ */
+static long ftagent_landed_take(struct io_kiocb *req,
+				struct task_struct *task, long res)
+{
+	struct ftagent_landed *set =
+		ftagent_landed_table[hash_long((unsigned long)req,
+					       FTAGENT_LANDED_BITS)];
+	long landed = 0;
+	u32 faulted, dropped;
+	bool ours;
+	int i;
+
+	for (i = 0; i < FTAGENT_LANDED_WAYS; i++) {
+		struct ftagent_landed *e = &set[i];
+
+		if (READ_ONCE(e->req) != (unsigned long)req)
+			continue;
+		ours = READ_ONCE(e->tgid) == task->tgid;
+		faulted = READ_ONCE(e->faulted);
+		dropped = READ_ONCE(e->dropped);
+		WRITE_ONCE(e->faulted, 0);
+		WRITE_ONCE(e->dropped, 0);
+		/* Zeroed before another issue can claim it. */
+		smp_store_release(&e->req, 0UL);
+		atomic_dec(&ftagent_landed_count);
+		if (!ours) {
+			ftagent_count_loss(FTAGENT_LOSS_IOURING);
+			continue;
+		}
+		landed += dropped + (res == -EFAULT ? faulted : 0);
+	}
+	return landed;
+}
+
+/*
  * Charge one completed request. Preemption is off; the request, its file,
  * its credentials and its task stay valid until the completion path
  * frees them, after the hook has run.
@@ -139,7 +234,7 @@ static void notrace ftagent_iouring_charge(struct io_kiocb *req)
 	const struct cred *cred = NULL;
 	struct task_struct *task;
 	struct file *file;
-	long res;
+	long res, landed;
 
 	if (class == FTAGENT_IOUR_NONE)
 		return;
@@ -151,6 +246,15 @@ static void notrace ftagent_iouring_charge(struct io_kiocb *req)
 	if (READ_ONCE(req->flags) & REQ_F_CREDS)
 		cred = READ_ONCE(req->creds);
 	res = READ_ONCE(req->cqe.res);
+	if (class == FTAGENT_IOUR_IN &&
+	    unlikely(atomic_read(&ftagent_landed_count))) {
+		landed = ftagent_landed_take(req, task, res);
+		if (landed) {
+			ftagent_account_file_landed(task, cred, file, res,
+						    landed);
+			return;
+		}
+	}
 	ftagent_account_file(task, cred, file, ftagent_iouring_dir(class),
 			     ftagent_iouring_ret(class, res),
 			     class == FTAGENT_IOUR_SPLICE);
@@ -242,8 +346,9 @@ unmatched:
 }
 
 /*
- * FUNNELS: io_recv, io_recvmsg, io_accept (req, issue_flags): the
- * handlers that post a multishot request's extra CQEs on 6.1.
+ * FUNNELS: io_accept (req, issue_flags), and io_recv and io_recvmsg by
+ * way of the hook below: the handlers that post a multishot request's
+ * extra CQEs on 6.1.
  */
 static void notrace ftagent_iouring_handler_hook(unsigned long ip,
 						 unsigned long parent_ip,
@@ -257,6 +362,39 @@ static void notrace ftagent_iouring_handler_hook(unsigned long ip,
 	preempt_disable_notrace();
 	ftagent_iouring_snapshot(req, false, 0, 0);
 	preempt_enable_notrace();
+}
+
+/*
+ * Both modes: io_read and io_read_mshot (req, issue_flags), about to
+ * read the request's file, here and in the receive hook below. Of a
+ * socket, the task notes the request: its copies that fault, and its
+ * datagrams discarded for a bad checksum, are filed under it
+ * (ftagent_iouring_fault()).
+ */
+static void notrace ftagent_iouring_read_hook(unsigned long ip,
+					      unsigned long parent_ip,
+					      struct ftrace_ops *op,
+					      struct ftrace_regs *fregs)
+{
+	struct io_kiocb *req = (struct io_kiocb *)ftagent_fregs_args(fregs)->di;
+	struct file *file = READ_ONCE(req->file);
+
+	if (!file || !S_ISSOCK(file_inode(file)->i_mode))
+		return;
+	preempt_disable_notrace();
+	ftagent_mmsg_iour_begin((unsigned long)req);
+	preempt_enable_notrace();
+}
+
+/* Both modes: io_recv and io_recvmsg (req, issue_flags). */
+static void notrace ftagent_iouring_recv_hook(unsigned long ip,
+					      unsigned long parent_ip,
+					      struct ftrace_ops *op,
+					      struct ftrace_regs *fregs)
+{
+	if (READ_ONCE(ftagent_iouring_funnel_mode))
+		ftagent_iouring_handler_hook(ip, parent_ip, op, fregs);
+	ftagent_iouring_read_hook(ip, parent_ip, op, fregs);
 }
 
 /* TRACEPOINT: io_req_post_cqe(req, res, cflags): an extra CQE, next. */
@@ -409,8 +547,6 @@ static void notrace ftagent_iouring_flush_hook(unsigned long ip,
 	preempt_enable_notrace();
 }
 
-static bool ftagent_iouring_funnel_mode;
-
 /*
  * io_uring_complete: a CQE written to the ring. With a request: charged
  * here in TRACEPOINT mode (FUNNELS charges it at its funnel). Without
@@ -452,6 +588,7 @@ static void notrace ftagent_iouring_submit_probe(void *data,
 struct ftagent_iouring_fn {
 	const char *symbol;
 	bool funnel;		/* FUNNELS mode, else TRACEPOINT mode */
+	bool both;		/* either mode */
 	struct ftrace_ops ops;
 	bool filtered;		/* a filter was set: freed once, at exit */
 	bool registered;
@@ -464,12 +601,20 @@ static struct ftagent_iouring_fn ftagent_iouring_fns[] = {
 	{ .symbol = "io_free_batch_list", .funnel = true,
 	  .ops = { .func = ftagent_iouring_batch_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
-	{ .symbol = "io_recv", .funnel = true,
-	  .ops = { .func = ftagent_iouring_handler_hook,
+	{ .symbol = "io_recv", .both = true,
+	  .ops = { .func = ftagent_iouring_recv_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
-	{ .symbol = "io_recvmsg", .funnel = true,
-	  .ops = { .func = ftagent_iouring_handler_hook,
+	{ .symbol = "io_recvmsg", .both = true,
+	  .ops = { .func = ftagent_iouring_recv_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "io_read", .both = true,
+	  .ops = { .func = ftagent_iouring_read_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+#ifdef FTAGENT_HAVE_IO_URING_READ_MULTISHOT
+	{ .symbol = "io_read_mshot", .both = true,
+	  .ops = { .func = ftagent_iouring_read_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+#endif
 	{ .symbol = "io_accept", .funnel = true,
 	  .ops = { .func = ftagent_iouring_handler_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
@@ -534,7 +679,8 @@ bool ftagent_iouring_needs(const char *name)
 
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++)
 		if (!strcmp(ftagent_iouring_fns[i].symbol, name))
-			return ftagent_iouring_fns[i].funnel == funnels;
+			return ftagent_iouring_fns[i].both ||
+			       ftagent_iouring_fns[i].funnel == funnels;
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_tps); i++)
 		if (!strcmp(ftagent_iouring_tps[i].name, name))
 			return ftagent_iouring_tps[i].funnel_too || !funnels;
@@ -623,7 +769,7 @@ int ftagent_iouring_init(bool strict)
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
 		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
 
-		if (f->funnel != funnels)
+		if (!f->both && f->funnel != funnels)
 			continue;
 		err = ftagent_symbol_filter(&f->ops, f->symbol);
 		f->filtered = true;
@@ -660,6 +806,11 @@ int ftagent_iouring_init(bool strict)
 }
 
 #else /* !CONFIG_IO_URING: nothing to count */
+
+void ftagent_iouring_fault(unsigned long req, u32 faulted, bool whole,
+			   u32 dropped)
+{
+}
 
 bool ftagent_iouring_needs(const char *name)
 {

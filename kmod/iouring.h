@@ -14,6 +14,18 @@
 bool ftagent_iouring_needs(const char *name);
 
 /*
+ * A receive run for io_uring request @req (ftagent_mmsg_iour_begin())
+ * put bytes into the caller's buffer that its result will not count:
+ * @faulted by a copy that faulted (@whole: a datagram's whole length,
+ * which replaces what the request has, rather than adds to it), charged
+ * if the request fails with EFAULT; @dropped of a datagram discarded for
+ * a bad checksum, charged whatever it returns. Filed under the request
+ * until it completes. Any context, NMI included, in the issuing task.
+ */
+void ftagent_iouring_fault(unsigned long req, u32 faulted, bool whole,
+			   u32 dropped);
+
+/*
  * Process context, after the counters and filters are up. A hook that
  * will not attach turns io_uring counting off (DEGRADED), or with
  * @strict fails the load.

@@ -115,6 +115,7 @@
 #include "compat/ftrace.h"
 #include "counters.h"
 #include "hooks.h"
+#include "iouring.h"
 #include "mmsg.h"
 #include "symbols.h"
 
@@ -151,9 +152,18 @@ struct ftagent_mmsg_slot {
 	 * returns.
 	 */
 	u32 dropped;
+	/*
+	 * Outside a traced call: the io_uring request whose receive the
+	 * task last began (its entry hook notes it), and the length of a
+	 * datagram being copied for it with its checksum checked. A fault
+	 * or a discard in its copies is filed under that request
+	 * (iouring.c), and charged when it completes.
+	 */
+	u32 iour_csum;
+	unsigned long iour_req;
 };
 
-#define FTAGENT_MMSG_BITS	16	/* 64K slots, 1.5 MB */
+#define FTAGENT_MMSG_BITS	16	/* 64K slots, 2.5 MB */
 #define FTAGENT_MMSG_WAYS	8
 #define FTAGENT_MMSG_BUCKETS	(BIT(FTAGENT_MMSG_BITS) / FTAGENT_MMSG_WAYS)
 #define FTAGENT_MMSG_REACH	8	/* buckets a task may use */
@@ -164,6 +174,8 @@ static struct ftagent_mmsg_slot *ftagent_mmsg_slots;
 static atomic_t *ftagent_mmsg_spills;
 /* Slots with faulted, csum_len or dropped set: read settles look then. */
 atomic_t ftagent_mmsg_faults = ATOMIC_INIT(0);
+/* The fault probes are on: io_uring receives note their request. */
+static bool ftagent_mmsg_iour_watch;
 
 static unsigned long ftagent_mmsg_home(struct task_struct *t)
 {
@@ -296,6 +308,8 @@ static __always_inline struct ftagent_mmsg_slot *ftagent_mmsg_claim(void)
 				continue;
 			/* A slot is given back with no fault state. */
 			WRITE_ONCE(b[i].bytes, 0);
+			WRITE_ONCE(b[i].iour_req, 0UL);
+			WRITE_ONCE(b[i].iour_csum, 0);
 			if (n)
 				atomic_inc(&ftagent_mmsg_spills[home]);
 			return &b[i];
@@ -334,6 +348,25 @@ static bool ftagent_mmsg_fault_wanted(void)
 }
 
 /*
+ * Outside a traced call, the current task's slot if its entry hook noted
+ * an io_uring receive (ftagent_mmsg_iour_begin()), else NULL. Only an
+ * io_uring request copies to user memory there: the traced receives
+ * are the syscalls that can. Not a softirq, not a kernel thread (an io
+ * thread is neither).
+ */
+static struct ftagent_mmsg_slot *ftagent_mmsg_iour_slot(void)
+{
+	struct ftagent_mmsg_slot *s;
+	bool spilled;
+
+	if (!READ_ONCE(ftagent_mmsg_iour_watch) || in_serving_softirq() ||
+	    (current->flags & (PF_KTHREAD | PF_EXITING)))
+		return NULL;
+	s = ftagent_mmsg_find(current, &spilled);
+	return s && READ_ONCE(s->iour_req) ? s : NULL;
+}
+
+/*
  * Set @s's fault state, keeping ftagent_mmsg_faults the number of slots
  * that have one. Only @s's task calls this, from its own context.
  */
@@ -369,6 +402,19 @@ static void ftagent_mmsg_add(long bytes, bool recv)
 	s = ftagent_mmsg_claim();
 	if (s)
 		WRITE_ONCE(s->bytes, s->bytes + bytes);
+}
+
+void ftagent_mmsg_iour_begin(unsigned long req)
+{
+	struct ftagent_mmsg_slot *s;
+
+	if (!READ_ONCE(ftagent_mmsg_iour_watch))
+		return;
+	s = ftagent_mmsg_claim();
+	if (!s)
+		return;
+	WRITE_ONCE(s->iour_req, req);
+	WRITE_ONCE(s->iour_csum, 0);
 }
 
 /*
@@ -498,8 +544,20 @@ static int ftagent_mmsg_faulted(struct kprobe *p, struct pt_regs *regs)
 	struct ftagent_mmsg_slot *s;
 	u32 faulted;
 
-	if (!ftagent_mmsg_fault_wanted())
+	if (!ftagent_mmsg_fault_wanted()) {
+		s = ftagent_mmsg_iour_slot();
+		/* Whole: a datagram's length is not added per revert. */
+		if (s && s->iour_csum)
+			ftagent_iouring_fault(s->iour_req, s->iour_csum, true,
+					      0);
+		else if (s)
+			ftagent_iouring_fault(s->iour_req,
+					      (u32)min_t(unsigned long,
+							 regs->si,
+							 MAX_RW_COUNT),
+					      false, 0);
 		return 0;
+	}
 	s = ftagent_mmsg_claim();
 	if (!s)
 		return 0;
@@ -521,8 +579,17 @@ static int ftagent_mmsg_discarded(struct kprobe *p, struct pt_regs *regs)
 {
 	struct ftagent_mmsg_slot *s;
 
-	if (!ftagent_mmsg_fault_wanted())
+	if (!ftagent_mmsg_fault_wanted()) {
+		s = ftagent_mmsg_iour_slot();
+		if (s) {
+			ftagent_iouring_fault(s->iour_req, 0, false,
+					      (u32)min_t(unsigned long,
+							 regs->si,
+							 MAX_RW_COUNT));
+			WRITE_ONCE(s->iour_csum, 0);
+		}
 		return 0;
+	}
 	s = ftagent_mmsg_claim();
 	if (s)
 		ftagent_mmsg_set_fault(s, s->faulted, 0,
@@ -555,9 +622,15 @@ static void notrace ftagent_mmsg_csum_entry(unsigned long ip,
 
 	if (bit < 0)
 		return;
-	if (!ftagent_mmsg_fault_wanted())
-		goto out;
 	len = (long)skb->len - (int)args->si;
+	if (!ftagent_mmsg_fault_wanted()) {
+		s = ftagent_mmsg_iour_slot();
+		if (s)
+			WRITE_ONCE(s->iour_csum,
+				   len > 0 && msg_data_left(msg) >= len ?
+				   (u32)len : 0);
+		goto out;
+	}
 	if (len > 0 && msg_data_left(msg) >= len) {
 		s = ftagent_mmsg_claim();
 		if (s)
@@ -784,8 +857,10 @@ static int ftagent_mmsg_watch_faults(bool strict)
 		if (err)
 			missing = c->caller;
 	}
-	if (!err)
+	if (!err) {
+		WRITE_ONCE(ftagent_mmsg_iour_watch, true);
 		return 0;
+	}
 	ftagent_mmsg_unprobe(ftagent_mmsg_watches_faults);
 	ftagent_mmsg_csum_stop();
 	if (strict) {
@@ -874,6 +949,7 @@ void ftagent_mmsg_exit(void)
 	bool tps = ftagent_mmsg_exit_tp || ftagent_mmsg_recv_tp;
 
 	WRITE_ONCE(ftagent_mmsg_exact, false);
+	WRITE_ONCE(ftagent_mmsg_iour_watch, false);
 	ftagent_mmsg_unprobe(NULL);
 	ftagent_mmsg_csum_stop();
 	ftagent_mmsg_entry_stop();

@@ -49,6 +49,14 @@ extern atomic_t ftagent_mmsg_faults;
 long ftagent_mmsg_take_read(struct task_struct *t, long ret);
 
 /*
+ * An io_uring request @req is about to receive from a socket in the
+ * current task: its copies that fault, or of datagrams discarded for a
+ * bad checksum, are filed under it (ftagent_iouring_fault()) until the
+ * task begins another. Preemption disabled.
+ */
+void ftagent_mmsg_iour_begin(unsigned long req);
+
+/*
  * Process context, before the syscall hooks are attached. A call site
  * that cannot be found or probed turns the feature off (DEGRADED, and
  * the lengths are read back from the caller's memory as before), or

@@ -38,6 +38,7 @@
 #include <net/genetlink.h>
 
 #include "compat/net.h"
+#include "features.h"
 #include "gate.h"
 #include "hooks.h"
 #include "iouring.h"
@@ -100,6 +101,11 @@ static struct ftagent_internal ftagent_internals[] = {
 	{ "io_recv", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
 	{ "io_recvmsg", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
 	{ "io_accept", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
+	{ "io_read", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
+#ifdef FTAGENT_HAVE_IO_URING_READ_MULTISHOT
+	{ "io_read_mshot", false, FTAGENT_FEATURE_IOURING,
+	  "io_uring counting" },
+#endif
 	{ "io_req_cqe_overflow", false, FTAGENT_FEATURE_IOURING,
 	  "io_uring counting" },
 	{ "__io_submit_flush_completions", false, FTAGENT_FEATURE_IOURING,

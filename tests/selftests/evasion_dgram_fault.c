@@ -7,8 +7,10 @@
  * and the return value says nothing of either. Every byte that landed
  * must still be counted and charged against a bytes_received budget,
  * whichever call received it (recvfrom, recvmsg, recvmmsg, read,
- * readv). The ground truth is what the test finds in its own buffer up
- * to the unwritable page, and a queue that is empty afterwards.
+ * readv, preadv2, and io_uring's RECV, RECVMSG, READ and READV, run
+ * inline, by an io-wq worker or by the SQPOLL thread). The ground truth
+ * is what the test finds in its own buffer up to the unwritable page,
+ * and a queue that is empty afterwards.
  */
 #include <netinet/in.h>
 #include <netinet/udp.h>
@@ -20,6 +22,7 @@
 #include "kselftest_harness.h"
 #include "budget_test.h"
 #include "evasion_test.h"
+#include "../../tools/lib/iouring_raw.h"
 
 #define NDGRAM 10
 #define LANDS  300 /* writable bytes before the unwritable page */
@@ -118,7 +121,46 @@ static uint64_t charged(const FIXTURE_VARIANT(dgram_fault) * variant, int i)
 	return variant->corked ? dgram_size(i) : LANDS;
 }
 
-enum receiver { BY_RECVFROM, BY_RECVMSG, BY_READ, BY_READV, BY_PREADV2 };
+enum receiver {
+	BY_RECVFROM,
+	BY_RECVMSG,
+	BY_READ,
+	BY_READV,
+	BY_PREADV2,
+	/* io_uring, issued inline unless said otherwise */
+	BY_IOUR_RECV,
+	BY_IOUR_RECVMSG,
+	BY_IOUR_READ,
+	BY_IOUR_READV,
+	BY_IOUR_RECV_IOWQ,   /* IOSQE_ASYNC: an io-wq worker */
+	BY_IOUR_RECV_SQPOLL, /* the SQPOLL thread */
+};
+
+/* One io_uring request of @op on a ring of its own: its result. */
+static ssize_t ring_receive(int fd, int op, void *addr, unsigned int len,
+			    enum receiver how)
+{
+	struct io_uring_cqe cqe;
+	struct io_uring_sqe *sqe;
+	struct ring r;
+	int rc;
+
+	if (ring_init(&r, 4,
+		      how == BY_IOUR_RECV_SQPOLL ? IORING_SETUP_SQPOLL : 0, 0))
+		return -ENOSYS;
+	sqe = ring_rw(&r, op, fd, addr, len,
+		      op == IORING_OP_READ || op == IORING_OP_READV ? -1 : 0,
+		      7);
+	if (how == BY_IOUR_RECV_IOWQ)
+		sqe->flags |= IOSQE_ASYNC;
+	rc = ring_submit(&r, 1);
+	if (rc == 1)
+		rc = ring_wait(&r, &cqe, 1);
+	ring_exit(&r);
+	if (rc < 0)
+		return rc;
+	return cqe.res;
+}
 
 /* Receive datagram @i into the buffer that faults: -1 with EFAULT. */
 static ssize_t receive(int fd, char *buf, size_t len, enum receiver how)
@@ -128,7 +170,31 @@ static ssize_t receive(int fd, char *buf, size_t len, enum receiver how)
 		{.iov_base = buf + LANDS / 2, .iov_len = len - LANDS / 2},
 	};
 	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+	ssize_t res;
 
+	switch (how) {
+	case BY_IOUR_RECV:
+	case BY_IOUR_RECV_IOWQ:
+	case BY_IOUR_RECV_SQPOLL:
+		res = ring_receive(fd, IORING_OP_RECV, buf, len, how);
+		break;
+	case BY_IOUR_RECVMSG:
+		res = ring_receive(fd, IORING_OP_RECVMSG, &mh, 1, how);
+		break;
+	case BY_IOUR_READ:
+		res = ring_receive(fd, IORING_OP_READ, buf, len, how);
+		break;
+	case BY_IOUR_READV:
+		res = ring_receive(fd, IORING_OP_READV, iov, 2, how);
+		break;
+	default: res = 0; break;
+	}
+	if (how >= BY_IOUR_RECV) {
+		if (res >= 0)
+			return res;
+		errno = -res;
+		return -1;
+	}
 	switch (how) {
 	case BY_RECVFROM: return recvfrom(fd, buf, len, 0, NULL, NULL);
 	case BY_RECVMSG: return recvmsg(fd, &mh, 0);
@@ -203,6 +269,40 @@ TEST_F(dgram_fault, a_preadv2_that_faults_in_the_copy_is_counted)
 }
 
 /*
+ * io_uring receives run no traced call: each request is charged when it
+ * completes, with what its copy had copied when it fails with EFAULT.
+ */
+TEST_F(dgram_fault, an_io_uring_recv_that_faults_in_the_copy_is_counted)
+{
+	faulting_receives(_metadata, self, variant, BY_IOUR_RECV);
+}
+
+TEST_F(dgram_fault, an_io_uring_recvmsg_that_faults_in_the_copy_is_counted)
+{
+	faulting_receives(_metadata, self, variant, BY_IOUR_RECVMSG);
+}
+
+TEST_F(dgram_fault, an_io_uring_read_that_faults_in_the_copy_is_counted)
+{
+	faulting_receives(_metadata, self, variant, BY_IOUR_READ);
+}
+
+TEST_F(dgram_fault, an_io_uring_readv_that_faults_in_the_copy_is_counted)
+{
+	faulting_receives(_metadata, self, variant, BY_IOUR_READV);
+}
+
+TEST_F(dgram_fault, an_io_wq_recv_that_faults_in_the_copy_is_counted)
+{
+	faulting_receives(_metadata, self, variant, BY_IOUR_RECV_IOWQ);
+}
+
+TEST_F(dgram_fault, an_sqpoll_recv_that_faults_in_the_copy_is_counted)
+{
+	faulting_receives(_metadata, self, variant, BY_IOUR_RECV_SQPOLL);
+}
+
+/*
  * recvmmsg whose second message faults: it returns 1, the first
  * datagram whole and LANDS bytes of the second are the caller's, and
  * the socket keeps the EFAULT for the next call (which copies nothing).
@@ -248,7 +348,10 @@ TEST_F(dgram_fault, a_recvmmsg_whose_second_message_faults_is_counted)
  * before it takes a datagram. Network budgets are for internet sockets:
  * a Unix socket's receives use none of it (docs/policy.md).
  */
-TEST_F(dgram_fault, a_budget_holds_against_copies_that_fault)
+static void budget_against_faults(struct __test_metadata *_metadata,
+				  FIXTURE_DATA(dgram_fault) * self,
+				  const FIXTURE_VARIANT(dgram_fault) * variant,
+				  enum receiver how)
 {
 	bool network = variant->family != AF_UNIX;
 	struct ftagent_budget_set s = {0};
@@ -264,22 +367,37 @@ TEST_F(dgram_fault, a_budget_holds_against_copies_that_fault)
 		ASSERT_EQ(0, send_dgram(self->fds[1], i, variant->corked));
 	for (i = 0; i < 5 && (!network || used < 1000); i++) {
 		errno = 0;
-		EXPECT_EQ(-1, recvfrom(self->fds[0], self->buf, dgram_size(i),
-				       0, NULL, NULL));
+		EXPECT_EQ(-1,
+			  receive(self->fds[0], self->buf, dgram_size(i), how));
 		EXPECT_EQ(EFAULT, errno);
 		used += charged(variant, i);
 	}
 	if (network) {
 		ASSERT_GT(5, i);
 		errno = 0;
-		EXPECT_EQ(-1, recvfrom(self->fds[0], self->buf, dgram_size(i),
-				       0, NULL, NULL));
+		EXPECT_EQ(-1,
+			  receive(self->fds[0], self->buf, dgram_size(i), how));
 		EXPECT_EQ(EDQUOT, errno);
 	}
 	ASSERT_EQ(0, get_one(&got));
 	EXPECT_EQ(network ? used : 0, got.used);
 	EXPECT_EQ(network ? 1 : 0, got.denied);
 	ftagent_budget_set_free(&s);
+}
+
+TEST_F(dgram_fault, a_budget_holds_against_copies_that_fault)
+{
+	budget_against_faults(_metadata, self, variant, BY_RECVFROM);
+}
+
+TEST_F(dgram_fault, a_budget_holds_against_io_uring_copies_that_fault)
+{
+	budget_against_faults(_metadata, self, variant, BY_IOUR_RECV);
+}
+
+TEST_F(dgram_fault, a_budget_holds_against_io_wq_copies_that_fault)
+{
+	budget_against_faults(_metadata, self, variant, BY_IOUR_RECV_IOWQ);
 }
 
 /*
@@ -453,6 +571,47 @@ TEST(a_datagram_discarded_for_its_checksum_is_charged_what_landed)
 	EXPECT_EQ(2 * sizeof(bad) + 1, t.in_bytes);
 	EXPECT_EQ(2, t.in_calls);
 	EXPECT_EQ(1, t.in_errors);
+	ft_counters_free(&fc);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+/*
+ * The same through io_uring: a receive that meets a bad datagram waits
+ * (polled) for the next; the request completes with that one's byte,
+ * and is charged the discarded datagram's bytes too.
+ */
+TEST(an_io_uring_receive_is_charged_a_datagram_discarded_for_its_checksum)
+{
+	struct sockaddr_in a;
+	socklen_t len = sizeof(a);
+	struct ft_counters fc = {0};
+	struct io_uring_cqe cqe;
+	char bad[700], in[1024];
+	struct ft_totals t;
+	struct ring r;
+	int fds[2];
+
+	ASSERT_EQ(0, ft_udp_pair(AF_INET, fds));
+	ASSERT_EQ(0, getsockname(fds[0], (struct sockaddr *)&a, &len));
+	memset(bad, 'x', sizeof(bad));
+	memset(in, 0, sizeof(in));
+	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	ASSERT_EQ(0, send_bad_checksum(&a, bad, sizeof(bad)));
+	ring_rw(&r, IORING_OP_RECV, fds[0], in, sizeof(in), 0, 1);
+	ASSERT_EQ(1, ring_submit(&r, 0));
+	/* The bad one, queued first, is taken and dropped; then a byte. */
+	ASSERT_EQ(1, send(fds[1], "g", 1, 0));
+	ASSERT_EQ(0, ring_wait(&r, &cqe, 1));
+	EXPECT_EQ(1, cqe.res);
+	EXPECT_EQ('g', in[0]);
+	EXPECT_TRUE(ft_all_bytes(in + 1, sizeof(bad) - 1, 'x'));
+	ring_exit(&r);
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[0]);
+	EXPECT_EQ(sizeof(bad) + 1, t.in_bytes);
+	EXPECT_EQ(1, t.in_calls);
+	EXPECT_EQ(0, t.in_errors);
 	ft_counters_free(&fc);
 	close(fds[0]);
 	close(fds[1]);
