@@ -697,13 +697,20 @@ void ftagent_account_file_landed(struct task_struct *task,
 					   ret + landed, false);
 		return;
 	}
-	/* The failed call, then the bytes it left in the buffer. */
+	/*
+	 * The failed call, then the bytes it left in the buffer, as
+	 * ftagent_account_key_charge() would have charged them: an excluded
+	 * process is charged but not counted, a socket the filters leave
+	 * out neither.
+	 */
 	ftagent_account_key_charge(task, cred, &key, FTAGENT_DIR_IN, ret,
 				   false);
-	if (!ftagent_tgid_excluded(key.tgid) &&
-	    ftagent_key_counted(&key, FTAGENT_DIR_IN,
-				READ_ONCE(ftagent_filter_flags)))
+	if (!ftagent_tgid_excluded(key.tgid)) {
+		if (!ftagent_key_counted(&key, FTAGENT_DIR_IN,
+					 READ_ONCE(ftagent_filter_flags)))
+			return;
 		ftagent_counter_bytes(&key, FTAGENT_DIR_IN, landed);
+	}
 	if (static_branch_unlikely(&ftagent_budgets_on))
 		ftagent_budget_charge_bytes_task(task, cred, key.kind,
 						 key.family, FTAGENT_DIR_IN,

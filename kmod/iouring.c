@@ -134,91 +134,101 @@ static enum ftagent_dir ftagent_iouring_dir(unsigned int class)
 
 /*
  * What receives run for requests put into their callers' buffers beyond
- * their results (ftagent_iouring_fault()), by request address, until the
- * request completes: a set-associative table of 256 entries, claimed and
- * given back by cmpxchg, as the skip table below. An entry lives from a
- * copy that faulted or a discarded datagram to the completion, which
- * follows at once: a full set is counted as lost. The issuing task's
- * process is kept with it: a request is issued by its submitter, by an
- * io-wq worker or by the SQPOLL thread, all threads of the process of
- * the request's task. An entry the completion finds under another
- * process (a request at the same address after one whose completion
- * was not seen) is dropped, counted as lost, never charged.
+ * their results, filed by request address (ftagent_iouring_landed())
+ * until the request completes: a set-associative table of 4,096 entries
+ * (96 KB, static: the fault probes that fill it outlive the io_uring
+ * hooks at unload). An entry is made only when bytes landed (a copy that
+ * faulted in a message that failed with EFAULT, a datagram discarded for
+ * a bad checksum), and lives until the request's completion, which a
+ * batch of inline requests defers to its end and a receive that polls
+ * for its next datagram defers until one comes: a full set is counted as
+ * lost (docs/hooks.md).
+ *
+ * Each entry moves FREE -> BUSY (claimed by cmpxchg) -> the request's
+ * address (published with release, its fields written) -> BUSY (taken by
+ * cmpxchg, read, zeroed) -> FREE. The issuing task adds to an entry it
+ * published only while the request is being issued, and the completion
+ * takes it only after: they never meet. The issuing task's process is
+ * kept: a request is issued by its submitter, an io-wq worker or the
+ * SQPOLL thread, all threads of the process of the request's task. An
+ * entry the completion finds under another process (a request at the
+ * same address after one whose completion was not seen) is dropped,
+ * counted as lost, never charged.
  */
-#define FTAGENT_LANDED_BITS	6
+#define FTAGENT_LANDED_BITS	10
 #define FTAGENT_LANDED_WAYS	4
+#define FTAGENT_LANDED_BUSY	1UL	/* no request is at an odd address */
 
 struct ftagent_landed {
-	unsigned long req;	/* 0: free; else only the issuing task writes */
+	unsigned long req;	/* 0: free, BUSY, or the request's address */
 	u32 tgid;
-	u32 faulted, dropped;
+	u32 bytes;
 };
 
 static struct ftagent_landed
 	ftagent_landed_table[1 << FTAGENT_LANDED_BITS][FTAGENT_LANDED_WAYS];
 static atomic_t ftagent_landed_count = ATOMIC_INIT(0);
 
-void ftagent_iouring_fault(unsigned long req, u32 faulted, bool whole,
-			   u32 dropped)
+void notrace ftagent_iouring_landed(unsigned long req, u32 bytes)
 {
 	struct ftagent_landed *set =
 		ftagent_landed_table[hash_long(req, FTAGENT_LANDED_BITS)];
-	struct ftagent_landed *e = NULL;
 	u32 tgid = current->tgid;
 	int i;
 
-	for (i = 0; i < FTAGENT_LANDED_WAYS && !e; i++)
-		if (READ_ONCE(set[i].req) == req &&
-		    READ_ONCE(set[i].tgid) == tgid)
-			e = &set[i];
-	for (i = 0; i < FTAGENT_LANDED_WAYS && !e; i++) {
-		if (READ_ONCE(set[i].req) || cmpxchg(&set[i].req, 0UL, req))
-			continue;
-		e = &set[i];
-		WRITE_ONCE(e->tgid, tgid);
-		atomic_inc(&ftagent_landed_count);
+	for (i = 0; i < FTAGENT_LANDED_WAYS; i++) {
+		struct ftagent_landed *e = &set[i];
+
+		if (smp_load_acquire(&e->req) == req &&
+		    READ_ONCE(e->tgid) == tgid) {
+			WRITE_ONCE(e->bytes, e->bytes + bytes);
+			return;
+		}
 	}
-	if (!e) {
-		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+	for (i = 0; i < FTAGENT_LANDED_WAYS; i++) {
+		struct ftagent_landed *e = &set[i];
+
+		if (READ_ONCE(e->req) ||
+		    cmpxchg(&e->req, 0UL, FTAGENT_LANDED_BUSY))
+			continue;
+		WRITE_ONCE(e->tgid, tgid);
+		WRITE_ONCE(e->bytes, bytes);
+		atomic_inc(&ftagent_landed_count);
+		smp_store_release(&e->req, req);
 		return;
 	}
-	WRITE_ONCE(e->faulted, whole ? faulted : e->faulted + faulted);
-	WRITE_ONCE(e->dropped, e->dropped + dropped);
+	ftagent_count_loss(FTAGENT_LOSS_IOURING);
 }
 
-/*
- * @req of @task's process completed with @res: what its receives put
- * into the buffer beyond @res, taken out of the table.
- */
-static long ftagent_landed_take(struct io_kiocb *req,
-				struct task_struct *task, long res)
+/* @req of @task's process completed: what its receives left, taken. */
+static long notrace ftagent_landed_take(struct io_kiocb *req,
+					struct task_struct *task)
 {
 	struct ftagent_landed *set =
 		ftagent_landed_table[hash_long((unsigned long)req,
 					       FTAGENT_LANDED_BITS)];
 	long landed = 0;
-	u32 faulted, dropped;
+	u32 bytes;
 	bool ours;
 	int i;
 
 	for (i = 0; i < FTAGENT_LANDED_WAYS; i++) {
 		struct ftagent_landed *e = &set[i];
 
-		if (READ_ONCE(e->req) != (unsigned long)req)
+		if (READ_ONCE(e->req) != (unsigned long)req ||
+		    cmpxchg(&e->req, (unsigned long)req,
+			    FTAGENT_LANDED_BUSY) != (unsigned long)req)
 			continue;
 		ours = READ_ONCE(e->tgid) == task->tgid;
-		faulted = READ_ONCE(e->faulted);
-		dropped = READ_ONCE(e->dropped);
-		WRITE_ONCE(e->faulted, 0);
-		WRITE_ONCE(e->dropped, 0);
-		/* Zeroed before another issue can claim it. */
-		smp_store_release(&e->req, 0UL);
+		bytes = READ_ONCE(e->bytes);
+		WRITE_ONCE(e->bytes, 0);
+		WRITE_ONCE(e->tgid, 0);
 		atomic_dec(&ftagent_landed_count);
-		if (!ours) {
+		smp_store_release(&e->req, 0UL);
+		if (ours)
+			landed += bytes;
+		else
 			ftagent_count_loss(FTAGENT_LOSS_IOURING);
-			continue;
-		}
-		landed += dropped + (res == -EFAULT ? faulted : 0);
 	}
 	return landed;
 }
@@ -248,7 +258,7 @@ static void notrace ftagent_iouring_charge(struct io_kiocb *req)
 	res = READ_ONCE(req->cqe.res);
 	if (class == FTAGENT_IOUR_IN &&
 	    unlikely(atomic_read(&ftagent_landed_count))) {
-		landed = ftagent_landed_take(req, task, res);
+		landed = ftagent_landed_take(req, task);
 		if (landed) {
 			ftagent_account_file_landed(task, cred, file, res,
 						    landed);
@@ -368,8 +378,8 @@ static void notrace ftagent_iouring_handler_hook(unsigned long ip,
  * Both modes: io_read and io_read_mshot (req, issue_flags), about to
  * read the request's file, here and in the receive hook below. Of a
  * socket, the task notes the request: its copies that fault, and its
- * datagrams discarded for a bad checksum, are filed under it
- * (ftagent_iouring_fault()).
+ * datagrams discarded for a bad checksum, are filed under it when each
+ * sock_recvmsg() returns (ftagent_iouring_landed()).
  */
 static void notrace ftagent_iouring_read_hook(unsigned long ip,
 					      unsigned long parent_ip,
@@ -589,6 +599,8 @@ struct ftagent_iouring_fn {
 	const char *symbol;
 	bool funnel;		/* FUNNELS mode, else TRACEPOINT mode */
 	bool both;		/* either mode */
+	/* Missing (said at load), it costs only its faulting copies */
+	bool optional;
 	struct ftrace_ops ops;
 	bool filtered;		/* a filter was set: freed once, at exit */
 	bool registered;
@@ -607,11 +619,11 @@ static struct ftagent_iouring_fn ftagent_iouring_fns[] = {
 	{ .symbol = "io_recvmsg", .both = true,
 	  .ops = { .func = ftagent_iouring_recv_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
-	{ .symbol = "io_read", .both = true,
+	{ .symbol = "io_read", .both = true, .optional = true,
 	  .ops = { .func = ftagent_iouring_read_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
 #ifdef FTAGENT_HAVE_IO_URING_READ_MULTISHOT
-	{ .symbol = "io_read_mshot", .both = true,
+	{ .symbol = "io_read_mshot", .both = true, .optional = true,
 	  .ops = { .func = ftagent_iouring_read_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
 #endif
@@ -773,6 +785,8 @@ int ftagent_iouring_init(bool strict)
 			continue;
 		err = ftagent_symbol_filter(&f->ops, f->symbol);
 		f->filtered = true;
+		if (err == -ENOENT && f->optional)
+			continue;
 		if (err == -ENOENT) {
 			/*
 			 * Said once (symbols.c), and the feature is off: count
@@ -807,8 +821,7 @@ int ftagent_iouring_init(bool strict)
 
 #else /* !CONFIG_IO_URING: nothing to count */
 
-void ftagent_iouring_fault(unsigned long req, u32 faulted, bool whole,
-			   u32 dropped)
+void ftagent_iouring_landed(unsigned long req, u32 bytes)
 {
 }
 

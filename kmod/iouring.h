@@ -15,15 +15,13 @@ bool ftagent_iouring_needs(const char *name);
 
 /*
  * A receive run for io_uring request @req (ftagent_mmsg_iour_begin())
- * put bytes into the caller's buffer that its result will not count:
- * @faulted by a copy that faulted (@whole: a datagram's whole length,
- * which replaces what the request has, rather than adds to it), charged
- * if the request fails with EFAULT; @dropped of a datagram discarded for
- * a bad checksum, charged whatever it returns. Filed under the request
- * until it completes. Any context, NMI included, in the issuing task.
+ * put @bytes into the caller's buffer that its result will not count (a
+ * copy that faulted in a message that failed with EFAULT, a datagram
+ * discarded for a bad checksum): filed under the request, and charged
+ * with it when it completes. Any context, NMI included, in the issuing
+ * task, while the request is being issued.
  */
-void ftagent_iouring_fault(unsigned long req, u32 faulted, bool whole,
-			   u32 dropped);
+void ftagent_iouring_landed(unsigned long req, u32 bytes);
 
 /*
  * Process context, after the counters and filters are up. A hook that

@@ -131,6 +131,12 @@ struct ftagent_mmsg_caller {
 	bool recv;
 	bool compat_twice;	/* a second call for compat messages */
 	bool at_call;		/* probe the call (its arguments), not its return */
+	/*
+	 * An io_uring receive's return from sock_recvmsg(), where there is
+	 * no sock_recv_length: probed with the fault watch, each on its own
+	 * (a site not found loses that path's faults, said as missing).
+	 */
+	bool iour;
 	kprobe_pre_handler_t handler;
 	struct kprobe kps[FTAGENT_MMSG_SITES];
 	unsigned int nr_kps;	/* registered */
@@ -154,16 +160,16 @@ struct ftagent_mmsg_slot {
 	u32 dropped;
 	/*
 	 * Outside a traced call: the io_uring request whose receive the
-	 * task last began (its entry hook notes it), and the length of a
-	 * datagram being copied for it with its checksum checked. A fault
-	 * or a discard in its copies is filed under that request
-	 * (iouring.c), and charged when it completes.
+	 * task last began (its entry hook notes it, ftagent_mmsg_iour_begin()).
+	 * The fields above then hold its copies' fault state, which each
+	 * sock_recvmsg() return turns into bytes filed under the request
+	 * (iouring.c), charged when it completes. An address only, never
+	 * followed: the request may be gone.
 	 */
-	u32 iour_csum;
 	unsigned long iour_req;
 };
 
-#define FTAGENT_MMSG_BITS	16	/* 64K slots, 2.5 MB */
+#define FTAGENT_MMSG_BITS	16	/* 64K slots of 40 bytes, 2.5 MB */
 #define FTAGENT_MMSG_WAYS	8
 #define FTAGENT_MMSG_BUCKETS	(BIT(FTAGENT_MMSG_BITS) / FTAGENT_MMSG_WAYS)
 #define FTAGENT_MMSG_REACH	8	/* buckets a task may use */
@@ -309,7 +315,6 @@ static __always_inline struct ftagent_mmsg_slot *ftagent_mmsg_claim(void)
 			/* A slot is given back with no fault state. */
 			WRITE_ONCE(b[i].bytes, 0);
 			WRITE_ONCE(b[i].iour_req, 0UL);
-			WRITE_ONCE(b[i].iour_csum, 0);
 			if (n)
 				atomic_inc(&ftagent_mmsg_spills[home]);
 			return &b[i];
@@ -348,22 +353,38 @@ static bool ftagent_mmsg_fault_wanted(void)
 }
 
 /*
- * Outside a traced call, the current task's slot if its entry hook noted
- * an io_uring receive (ftagent_mmsg_iour_begin()), else NULL. Only an
- * io_uring request copies to user memory there: the traced receives
- * are the syscalls that can. Not a softirq, not a kernel thread (an io
- * thread is neither).
+ * Outside any traced call, the current task's slot if an io_uring
+ * receive of the task noted its request there (ftagent_mmsg_iour_begin()),
+ * else NULL. Not a softirq, not a kernel thread or a dying task (an io
+ * thread is none of these). What else copies to user memory there (an
+ * io_uring read of a tun device, a receive begun before the module
+ * loaded) may find the request of the task's last io_uring receive: its
+ * bytes are filed under that address, which no completion of another
+ * process can take (iouring.c).
  */
-static struct ftagent_mmsg_slot *ftagent_mmsg_iour_slot(void)
+static __always_inline struct ftagent_mmsg_slot *ftagent_mmsg_iour_slot(void)
 {
 	struct ftagent_mmsg_slot *s;
 	bool spilled;
 
 	if (!READ_ONCE(ftagent_mmsg_iour_watch) || in_serving_softirq() ||
-	    (current->flags & (PF_KTHREAD | PF_EXITING)))
+	    (current->flags & (PF_KTHREAD | PF_EXITING)) ||
+	    ftagent_in_body(current_pt_regs()))
 		return NULL;
 	s = ftagent_mmsg_find(current, &spilled);
 	return s && READ_ONCE(s->iour_req) ? s : NULL;
+}
+
+/*
+ * The slot a receive copy's fault state goes into: the task's own,
+ * claimed, inside a traced call whose copies are watched; outside any,
+ * the slot an io_uring receive noted its request in. NULL: neither.
+ */
+static __always_inline struct ftagent_mmsg_slot *ftagent_mmsg_fault_slot(void)
+{
+	if (ftagent_mmsg_fault_wanted())
+		return ftagent_mmsg_claim();
+	return ftagent_mmsg_iour_slot();
 }
 
 /*
@@ -413,8 +434,38 @@ void ftagent_mmsg_iour_begin(unsigned long req)
 	s = ftagent_mmsg_claim();
 	if (!s)
 		return;
+	/*
+	 * Fault state no sock_recvmsg() return took (a copy outside any
+	 * receive, or a return this kernel's probes do not see): lost.
+	 */
+	if (unlikely(s->faulted || s->csum_len || s->dropped)) {
+		if (s->faulted || s->dropped)
+			ftagent_count_loss(FTAGENT_LOSS_IOURING);
+		ftagent_mmsg_set_fault(s, 0, 0, 0);
+	}
 	WRITE_ONCE(s->iour_req, req);
-	WRITE_ONCE(s->iour_csum, 0);
+}
+
+/*
+ * Outside a traced call, a sock_recvmsg() returned @ret: what its copies
+ * left in the caller's buffer beyond @ret (a discarded datagram's bytes,
+ * and if it failed with EFAULT what a faulting copy had copied) is filed
+ * under the io_uring request the task noted, for its completion to
+ * charge. Decided per return: a request that goes on after a failed
+ * message (MSG_WAITALL on a SOCK_SEQPACKET, a multishot receive) reports
+ * a result that says nothing of it.
+ */
+static void ftagent_mmsg_iour_returned(int ret)
+{
+	struct ftagent_mmsg_slot *s = ftagent_mmsg_iour_slot();
+	u32 landed;
+
+	if (!s || likely(!s->faulted && !s->csum_len && !s->dropped))
+		return;
+	landed = s->dropped + (ret == -EFAULT ? s->faulted : 0);
+	ftagent_mmsg_set_fault(s, 0, 0, 0);
+	if (landed)
+		ftagent_iouring_landed(READ_ONCE(s->iour_req), landed);
 }
 
 /*
@@ -429,8 +480,10 @@ static void ftagent_mmsg_returned(int ret)
 	struct ftagent_mmsg_slot *s;
 	bool spilled;
 
-	if (!ftagent_mmsg_wanted(true))
+	if (!ftagent_mmsg_wanted(true)) {
+		ftagent_mmsg_iour_returned(ret);
 		return;
+	}
 	if (ret > 0) {
 		s = ftagent_mmsg_claim();
 		if (s)
@@ -544,21 +597,7 @@ static int ftagent_mmsg_faulted(struct kprobe *p, struct pt_regs *regs)
 	struct ftagent_mmsg_slot *s;
 	u32 faulted;
 
-	if (!ftagent_mmsg_fault_wanted()) {
-		s = ftagent_mmsg_iour_slot();
-		/* Whole: a datagram's length is not added per revert. */
-		if (s && s->iour_csum)
-			ftagent_iouring_fault(s->iour_req, s->iour_csum, true,
-					      0);
-		else if (s)
-			ftagent_iouring_fault(s->iour_req,
-					      (u32)min_t(unsigned long,
-							 regs->si,
-							 MAX_RW_COUNT),
-					      false, 0);
-		return 0;
-	}
-	s = ftagent_mmsg_claim();
+	s = ftagent_mmsg_fault_slot();
 	if (!s)
 		return 0;
 	faulted = s->csum_len ? s->csum_len :
@@ -577,20 +616,8 @@ static int ftagent_mmsg_faulted(struct kprobe *p, struct pt_regs *regs)
  */
 static int ftagent_mmsg_discarded(struct kprobe *p, struct pt_regs *regs)
 {
-	struct ftagent_mmsg_slot *s;
+	struct ftagent_mmsg_slot *s = ftagent_mmsg_fault_slot();
 
-	if (!ftagent_mmsg_fault_wanted()) {
-		s = ftagent_mmsg_iour_slot();
-		if (s) {
-			ftagent_iouring_fault(s->iour_req, 0, false,
-					      (u32)min_t(unsigned long,
-							 regs->si,
-							 MAX_RW_COUNT));
-			WRITE_ONCE(s->iour_csum, 0);
-		}
-		return 0;
-	}
-	s = ftagent_mmsg_claim();
 	if (s)
 		ftagent_mmsg_set_fault(s, s->faulted, 0,
 				       s->dropped +
@@ -623,24 +650,18 @@ static void notrace ftagent_mmsg_csum_entry(unsigned long ip,
 	if (bit < 0)
 		return;
 	len = (long)skb->len - (int)args->si;
-	if (!ftagent_mmsg_fault_wanted()) {
-		s = ftagent_mmsg_iour_slot();
-		if (s)
-			WRITE_ONCE(s->iour_csum,
-				   len > 0 && msg_data_left(msg) >= len ?
-				   (u32)len : 0);
-		goto out;
-	}
-	if (len > 0 && msg_data_left(msg) >= len) {
-		s = ftagent_mmsg_claim();
-		if (s)
-			ftagent_mmsg_set_fault(s, s->faulted, len,
-					       s->dropped);
+	if (ftagent_mmsg_fault_wanted()) {
+		s = len > 0 && msg_data_left(msg) >= len ?
+		    ftagent_mmsg_claim() : ftagent_mmsg_find(current, &spilled);
 	} else {
-		s = ftagent_mmsg_find(current, &spilled);
-		if (s && s->csum_len)
-			ftagent_mmsg_set_fault(s, s->faulted, 0, s->dropped);
+		s = ftagent_mmsg_iour_slot();
 	}
+	if (!s)
+		goto out;
+	if (len > 0 && msg_data_left(msg) >= len)
+		ftagent_mmsg_set_fault(s, s->faulted, len, s->dropped);
+	else if (s->csum_len)
+		ftagent_mmsg_set_fault(s, s->faulted, 0, s->dropped);
 out:
 	ftrace_test_recursion_unlock(bit);
 }
@@ -676,6 +697,17 @@ static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 	{ .caller = "skb_copy_and_csum_datagram_msg",
 	  .callee = "iov_iter_revert", .at_call = true,
 	  .handler = ftagent_mmsg_discarded },
+	/*
+	 * io_uring's own calls (RECVMSG's other one is ____sys_recvmsg's,
+	 * above; a multishot RECVMSG's is inlined into io_recvmsg), and a
+	 * READ of a socket's.
+	 */
+	{ .caller = "io_recv", .callee = "sock_recvmsg", .iour = true,
+	  .handler = ftagent_mmsg_received },
+	{ .caller = "io_recvmsg", .callee = "sock_recvmsg", .iour = true,
+	  .handler = ftagent_mmsg_received },
+	{ .caller = "sock_read_iter", .callee = "sock_recvmsg", .iour = true,
+	  .handler = ftagent_mmsg_received },
 };
 
 /* sock_recv_length, when the kernel has it and its probe is on. */
@@ -831,7 +863,33 @@ ftagent_mmsg_unprobe(bool (*which)(const struct ftagent_mmsg_caller *c))
 
 static bool ftagent_mmsg_watches_faults(const struct ftagent_mmsg_caller *c)
 {
-	return c->at_call;
+	return c->at_call || c->iour;
+}
+
+/*
+ * 6.1: the returns io_uring receives take from sock_recvmsg(). One not
+ * found leaves that path's faulting copies to be counted as lost when
+ * the task's next io_uring receive begins (said as missing).
+ */
+static void ftagent_mmsg_probe_iour(void)
+{
+	unsigned int i;
+	int err;
+
+	if (ftagent_mmsg_recv_tp)
+		return;		/* the tracepoint sees every return */
+	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
+		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
+
+		if (!c->iour)
+			continue;
+		err = ftagent_mmsg_probe(c);
+		if (!err)
+			continue;
+		pr_warn("cannot probe the calls %s makes to %s (%d): io_uring receives there whose copy faults are counted as lost\n",
+			c->caller, c->callee, err);
+		ftagent_symbol_unusable(c->caller);
+	}
 }
 
 /*
@@ -858,6 +916,7 @@ static int ftagent_mmsg_watch_faults(bool strict)
 			missing = c->caller;
 	}
 	if (!err) {
+		ftagent_mmsg_probe_iour();
 		WRITE_ONCE(ftagent_mmsg_iour_watch, true);
 		return 0;
 	}
@@ -919,7 +978,7 @@ int ftagent_mmsg_init(bool strict)
 	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
 		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
 
-		if ((c->recv && ftagent_mmsg_recv_tp) || c->at_call)
+		if ((c->recv && ftagent_mmsg_recv_tp) || c->at_call || c->iour)
 			continue;
 		err = ftagent_mmsg_probe(c);
 		if (!err)

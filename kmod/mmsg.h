@@ -50,9 +50,11 @@ long ftagent_mmsg_take_read(struct task_struct *t, long ret);
 
 /*
  * An io_uring request @req is about to receive from a socket in the
- * current task: its copies that fault, or of datagrams discarded for a
- * bad checksum, are filed under it (ftagent_iouring_fault()) until the
- * task begins another. Preemption disabled.
+ * current task: the fault state of its copies (a copy that faulted, a
+ * datagram discarded for a bad checksum) is kept in the task's slot and
+ * filed under @req as each sock_recvmsg() returns
+ * (ftagent_iouring_landed()), until the task begins another. Fault state
+ * no return took is counted as lost here. Preemption disabled.
  */
 void ftagent_mmsg_iour_begin(unsigned long req);
 

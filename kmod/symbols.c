@@ -140,6 +140,8 @@ static struct ftagent_internal ftagent_internals[] = {
 	{ "udpv6_recvmsg", false, FTAGENT_FEATURE_MMSG_LENGTHS,
 	  "receives whose copy faults" },
 #endif
+	{ "sock_read_iter", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "io_uring reads of a socket whose copy faults" },
 	{ "skb_copy_and_csum_datagram_msg", false,
 	  FTAGENT_FEATURE_MMSG_LENGTHS, "receives whose copy faults" },
 };

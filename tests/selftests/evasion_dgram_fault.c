@@ -292,6 +292,40 @@ TEST_F(dgram_fault, an_io_uring_readv_that_faults_in_the_copy_is_counted)
 	faulting_receives(_metadata, self, variant, BY_IOUR_READV);
 }
 
+/*
+ * NDGRAM receives in one submission: their completions wait for the end
+ * of the batch, each with its own bytes.
+ */
+TEST_F(dgram_fault, a_batch_of_io_uring_recvs_that_fault_is_counted)
+{
+	struct io_uring_cqe cqe[NDGRAM];
+	struct ft_counters fc = {0};
+	struct ft_totals t;
+	uint64_t want = 0;
+	struct ring r;
+	int i;
+
+	for (i = 0; i < NDGRAM; i++) {
+		ASSERT_EQ(0, send_dgram(self->fds[1], i, variant->corked));
+		want += charged(variant, i);
+	}
+	ASSERT_EQ(0, ring_init(&r, 16, 0, 0));
+	for (i = 0; i < NDGRAM; i++)
+		ring_rw(&r, IORING_OP_RECV, self->fds[0], self->buf,
+			dgram_size(NDGRAM - 1), 0, i);
+	ASSERT_EQ(NDGRAM, ring_submit(&r, NDGRAM));
+	ASSERT_EQ(0, ring_wait(&r, cqe, NDGRAM));
+	for (i = 0; i < NDGRAM; i++)
+		EXPECT_EQ(-EFAULT, cqe[i].res);
+	ring_exit(&r);
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->fds[0]);
+	EXPECT_EQ(want, t.in_bytes);
+	EXPECT_EQ(NDGRAM, t.in_calls);
+	EXPECT_EQ(NDGRAM, t.in_errors);
+	ft_counters_free(&fc);
+}
+
 TEST_F(dgram_fault, an_io_wq_recv_that_faults_in_the_copy_is_counted)
 {
 	faulting_receives(_metadata, self, variant, BY_IOUR_RECV_IOWQ);
@@ -574,6 +608,52 @@ TEST(a_datagram_discarded_for_its_checksum_is_charged_what_landed)
 	ft_counters_free(&fc);
 	close(fds[0]);
 	close(fds[1]);
+}
+
+/*
+ * io_uring's RECV with MSG_WAITALL on a SOCK_SEQPACKET socket goes on
+ * after a short message; when the next one faults (and is dropped), the
+ * request reports the first message's bytes only. What landed of the
+ * second is charged all the same.
+ */
+TEST(an_io_uring_waitall_receive_whose_second_message_faults_is_counted)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	char *area = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *buf = area + page - 100 - LANDS;
+	struct ft_counters fc = {0};
+	struct io_uring_cqe cqe;
+	char out[500];
+	struct ft_totals t;
+	struct ring r;
+	int fds[2];
+
+	ASSERT_NE(MAP_FAILED, area);
+	ASSERT_EQ(0, mprotect(area + page, page, PROT_READ));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_SEQPACKET, 0, fds));
+	memset(out, 'p', 100);
+	ASSERT_EQ(100, send(fds[1], out, 100, 0));
+	memset(out, 'q', sizeof(out));
+	ASSERT_EQ(sizeof(out), send(fds[1], out, sizeof(out), 0));
+	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	ring_rw(&r, IORING_OP_RECV, fds[0], buf, 100 + sizeof(out), 0, 1)
+		->msg_flags = MSG_WAITALL;
+	ASSERT_EQ(1, ring_submit(&r, 1));
+	ASSERT_EQ(0, ring_wait(&r, &cqe, 1));
+	ring_exit(&r);
+	/* The first message, reported; LANDS bytes of the second, not. */
+	EXPECT_EQ(100, cqe.res);
+	EXPECT_TRUE(ft_all_bytes(buf, 100, 'p'));
+	EXPECT_TRUE(ft_all_bytes(buf + 100, LANDS, 'q'));
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[0]);
+	EXPECT_EQ(100 + LANDS, t.in_bytes);
+	EXPECT_EQ(1, t.in_calls);
+	ft_counters_free(&fc);
+	close(fds[0]);
+	close(fds[1]);
+	munmap(area, 2 * page);
 }
 
 /*
