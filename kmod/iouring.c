@@ -179,6 +179,7 @@ void notrace ftagent_iouring_landed(unsigned long req, u32 bytes)
 	for (i = 0; i < FTAGENT_LANDED_WAYS; i++) {
 		struct ftagent_landed *e = &set[i];
 
+		/* Pairs with the publish below: its fields are written. */
 		if (smp_load_acquire(&e->req) == req &&
 		    READ_ONCE(e->tgid) == tgid) {
 			WRITE_ONCE(e->bytes, e->bytes + bytes);
@@ -194,6 +195,7 @@ void notrace ftagent_iouring_landed(unsigned long req, u32 bytes)
 		WRITE_ONCE(e->tgid, tgid);
 		WRITE_ONCE(e->bytes, bytes);
 		atomic_inc(&ftagent_landed_count);
+		/* Published with its fields: see the lookup above. */
 		smp_store_release(&e->req, req);
 		return;
 	}
@@ -224,6 +226,7 @@ static long notrace ftagent_landed_take(struct io_kiocb *req,
 		WRITE_ONCE(e->bytes, 0);
 		WRITE_ONCE(e->tgid, 0);
 		atomic_dec(&ftagent_landed_count);
+		/* Zeroed before the next claim can see the entry free. */
 		smp_store_release(&e->req, 0UL);
 		if (ours)
 			landed += bytes;
