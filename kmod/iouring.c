@@ -146,9 +146,8 @@ static enum ftagent_dir ftagent_iouring_dir(unsigned int class)
  *
  * Each entry moves FREE -> BUSY (claimed by cmpxchg) -> the request's
  * address (published with release, its fields written) -> BUSY (taken by
- * cmpxchg, read, zeroed) -> FREE. The issuing task adds to an entry it
- * published only while the request is being issued, and the completion
- * takes it only after: they never meet. The issuing task's process is
+ * cmpxchg, read, zeroed) -> FREE; the issuing task adds to it through
+ * BUSY too, so an entry is only ever written by whoever holds it BUSY. The issuing task's process is
  * kept: a request is issued by its submitter, an io-wq worker or the
  * SQPOLL thread, all threads of the process of the request's task. An
  * entry the completion finds under another process (a request at the
@@ -162,7 +161,7 @@ static enum ftagent_dir ftagent_iouring_dir(unsigned int class)
 struct ftagent_landed {
 	unsigned long req;	/* 0: free, BUSY, or the request's address */
 	u32 tgid;
-	u32 bytes;
+	u64 bytes;		/* a polled receive may gather many */
 };
 
 static struct ftagent_landed
@@ -179,12 +178,20 @@ void notrace ftagent_iouring_landed(unsigned long req, u32 bytes)
 	for (i = 0; i < FTAGENT_LANDED_WAYS; i++) {
 		struct ftagent_landed *e = &set[i];
 
-		/* Pairs with the publish below: its fields are written. */
-		if (smp_load_acquire(&e->req) == req &&
-		    READ_ONCE(e->tgid) == tgid) {
+		/*
+		 * Held BUSY while adding: an entry at this address that a
+		 * completion takes (one whose issue this task's note
+		 * outlived) is not written after it is given back.
+		 */
+		if (READ_ONCE(e->req) != req ||
+		    cmpxchg(&e->req, req, FTAGENT_LANDED_BUSY) != req)
+			continue;
+		if (READ_ONCE(e->tgid) == tgid) {
 			WRITE_ONCE(e->bytes, e->bytes + bytes);
+			smp_store_release(&e->req, req);
 			return;
 		}
+		smp_store_release(&e->req, req);
 	}
 	for (i = 0; i < FTAGENT_LANDED_WAYS; i++) {
 		struct ftagent_landed *e = &set[i];
@@ -210,7 +217,7 @@ static long notrace ftagent_landed_take(struct io_kiocb *req,
 		ftagent_landed_table[hash_long((unsigned long)req,
 					       FTAGENT_LANDED_BITS)];
 	long landed = 0;
-	u32 bytes;
+	u64 bytes;
 	bool ours;
 	int i;
 
@@ -229,7 +236,7 @@ static long notrace ftagent_landed_take(struct io_kiocb *req,
 		/* Zeroed before the next claim can see the entry free. */
 		smp_store_release(&e->req, 0UL);
 		if (ours)
-			landed += bytes;
+			landed += min_t(u64, bytes, LONG_MAX - landed);
 		else
 			ftagent_count_loss(FTAGENT_LOSS_IOURING);
 	}

@@ -429,7 +429,9 @@ void ftagent_mmsg_iour_begin(unsigned long req)
 {
 	struct ftagent_mmsg_slot *s;
 
-	if (!READ_ONCE(ftagent_mmsg_iour_watch))
+	/* A kernel worker runs a dying task's requests: no slot kept. */
+	if (!READ_ONCE(ftagent_mmsg_iour_watch) ||
+	    (current->flags & (PF_KTHREAD | PF_EXITING)))
 		return;
 	s = ftagent_mmsg_claim();
 	if (!s)
