@@ -147,12 +147,12 @@ static enum ftagent_dir ftagent_iouring_dir(unsigned int class)
  * Each entry moves FREE -> BUSY (claimed by cmpxchg) -> the request's
  * address (published with release, its fields written) -> BUSY (taken by
  * cmpxchg, read, zeroed) -> FREE; the issuing task adds to it through
- * BUSY too, so an entry is only ever written by whoever holds it BUSY. The issuing task's process is
- * kept: a request is issued by its submitter, an io-wq worker or the
- * SQPOLL thread, all threads of the process of the request's task. An
- * entry the completion finds under another process (a request at the
- * same address after one whose completion was not seen) is dropped,
- * counted as lost, never charged.
+ * BUSY too, so an entry is only ever written by whoever holds it BUSY.
+ * The issuing task's process is kept: a request is issued by its
+ * submitter, an io-wq worker or the SQPOLL thread, all threads of the
+ * process of the request's task. An entry the completion finds under
+ * another process (a request at the same address after one whose
+ * completion was not seen) is dropped, counted as lost, never charged.
  */
 #define FTAGENT_LANDED_BITS	10
 #define FTAGENT_LANDED_WAYS	4
@@ -188,9 +188,11 @@ void notrace ftagent_iouring_landed(unsigned long req, u32 bytes)
 			continue;
 		if (READ_ONCE(e->tgid) == tgid) {
 			WRITE_ONCE(e->bytes, e->bytes + bytes);
+			/* Republished after the add, as a claim publishes. */
 			smp_store_release(&e->req, req);
 			return;
 		}
+		/* Not ours: back as it was, for its own completion. */
 		smp_store_release(&e->req, req);
 	}
 	for (i = 0; i < FTAGENT_LANDED_WAYS; i++) {
