@@ -47,6 +47,13 @@ static unsigned long ftagent_function(const char *name, unsigned long *size)
 	return addr - off;
 }
 
+unsigned long ftagent_function_start(const char *name)
+{
+	unsigned long size;
+
+	return ftagent_function(name, &size);
+}
+
 /* Whether @target is the start of function @callee. */
 static bool ftagent_starts(unsigned long target, const char *callee)
 {

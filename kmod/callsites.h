@@ -23,4 +23,11 @@
 int ftagent_callsites(const char *caller, const char *callee,
 		      unsigned long *sites, unsigned int max);
 
+/*
+ * Where function @name starts (a static one too), as a pointer to it
+ * would hold it; 0 if the symbol table has no such function. Process
+ * context.
+ */
+unsigned long ftagent_function_start(const char *name);
+
 #endif /* _FTAGENT_CALLSITES_H */

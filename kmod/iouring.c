@@ -40,6 +40,13 @@
  * The input end of an io_uring splice is not held by the request: its
  * bytes are counted as lost.
  *
+ * A receive can also put bytes into the caller's buffer that its result
+ * does not count (a copy that faulted, a datagram discarded for a bad
+ * checksum): the request's receive entry notes it in the task's mmsg
+ * slot (ftagent_mmsg_iour_begin()), mmsg.c files those bytes under it
+ * as each sock_recvmsg() returns, and its completion charges them (the
+ * landed table below).
+ *
  * The mode is chosen at load by whether io_req_complete_post can be found
  * (symbols.c asks ftagent_iouring_needs()); a missing name of the chosen
  * mode turns FTAGENT_FEATURE_IOURING off, never counts wrongly.
@@ -67,6 +74,7 @@
 #include "counters.h"
 #include "filters.h"
 #include "hooks.h"
+#include "callsites.h"
 #include "iouring.h"
 #include "mmsg.h"
 #include "symbols.h"
@@ -387,36 +395,54 @@ static void notrace ftagent_iouring_handler_hook(unsigned long ip,
 }
 
 /*
- * Both modes: io_read and io_read_mshot (req, issue_flags), about to
- * read the request's file, here and in the receive hook below. Of a
- * socket, the task notes the request: its copies that fault, and its
- * datagrams discarded for a bad checksum, are filed under it when each
- * sock_recvmsg() returns (ftagent_iouring_landed()).
+ * Both modes: io_recv and io_recvmsg (req, issue_flags), about to
+ * receive from the request's socket: the task notes the request. Its
+ * copies that fault, and its datagrams discarded for a bad checksum, are
+ * filed under it when each sock_recvmsg() returns
+ * (ftagent_iouring_landed()).
  */
-static void notrace ftagent_iouring_read_hook(unsigned long ip,
-					      unsigned long parent_ip,
-					      struct ftrace_ops *op,
-					      struct ftrace_regs *fregs)
-{
-	struct io_kiocb *req = (struct io_kiocb *)ftagent_fregs_args(fregs)->di;
-	struct file *file = READ_ONCE(req->file);
-
-	if (!file || !S_ISSOCK(file_inode(file)->i_mode))
-		return;
-	preempt_disable_notrace();
-	ftagent_mmsg_iour_begin((unsigned long)req);
-	preempt_enable_notrace();
-}
-
-/* Both modes: io_recv and io_recvmsg (req, issue_flags). */
 static void notrace ftagent_iouring_recv_hook(unsigned long ip,
 					      unsigned long parent_ip,
 					      struct ftrace_ops *op,
 					      struct ftrace_regs *fregs)
 {
+	struct io_kiocb *req = (struct io_kiocb *)ftagent_fregs_args(fregs)->di;
+
 	if (READ_ONCE(ftagent_iouring_funnel_mode))
 		ftagent_iouring_handler_hook(ip, parent_ip, op, fregs);
-	ftagent_iouring_read_hook(ip, parent_ip, op, fregs);
+	preempt_disable_notrace();
+	ftagent_mmsg_iour_begin((unsigned long)req);
+	preempt_enable_notrace();
+}
+
+/*
+ * io_uring's completion for reads and writes (io_complete_rw(), static
+ * in io_uring/rw.c), found at load: only a request's own kiocb carries
+ * it, and a request's kiocb is where the request starts.
+ */
+static void *ftagent_io_complete_rw;
+
+/*
+ * Both modes: sock_read_iter(iocb, to), a read of a socket. For an
+ * io_uring READ, READV or READ_MULTISHOT (its kiocb completes through
+ * io_complete_rw()), the task notes the request, as above. Hooked here
+ * rather than on io_read(): reads of files, the common io_uring read,
+ * pay nothing.
+ */
+static void notrace ftagent_iouring_sock_read_hook(unsigned long ip,
+						   unsigned long parent_ip,
+						   struct ftrace_ops *op,
+						   struct ftrace_regs *fregs)
+{
+	struct kiocb *iocb = (struct kiocb *)ftagent_fregs_args(fregs)->di;
+	void *done = READ_ONCE(ftagent_io_complete_rw);
+
+	if (!done || (void *)READ_ONCE(iocb->ki_complete) != done)
+		return;
+	preempt_disable_notrace();
+	ftagent_mmsg_iour_begin((unsigned long)iocb -
+				offsetof(struct io_kiocb, cmd));
+	preempt_enable_notrace();
 }
 
 /* TRACEPOINT: io_req_post_cqe(req, res, cflags): an extra CQE, next. */
@@ -631,14 +657,9 @@ static struct ftagent_iouring_fn ftagent_iouring_fns[] = {
 	{ .symbol = "io_recvmsg", .both = true,
 	  .ops = { .func = ftagent_iouring_recv_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
-	{ .symbol = "io_read", .both = true, .optional = true,
-	  .ops = { .func = ftagent_iouring_read_hook,
+	{ .symbol = "sock_read_iter", .both = true, .optional = true,
+	  .ops = { .func = ftagent_iouring_sock_read_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
-#ifdef FTAGENT_HAVE_IO_URING_READ_MULTISHOT
-	{ .symbol = "io_read_mshot", .both = true, .optional = true,
-	  .ops = { .func = ftagent_iouring_read_hook,
-		   .flags = FTRACE_OPS_FL_RECURSION } },
-#endif
 	{ .symbol = "io_accept", .funnel = true,
 	  .ops = { .func = ftagent_iouring_handler_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
@@ -790,6 +811,10 @@ int ftagent_iouring_init(bool strict)
 						   -ENOMEM, strict);
 		atomic_set(&ftagent_skip_count, 0);
 	}
+	/* Missing, io_uring reads of a socket keep no note (said at load). */
+	ftagent_io_complete_rw = (void *)ftagent_function_start("io_complete_rw");
+	if (!ftagent_io_complete_rw)
+		ftagent_symbol_unusable("io_complete_rw");
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
 		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
 

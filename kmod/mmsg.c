@@ -94,6 +94,15 @@
  * The probes are registered before the syscall hooks attach and taken
  * off after they are gone, and a probe adds only for a call the hooks
  * trace, so a call is charged by one scheme from entry to return.
+ *
+ * io_uring receives run outside any traced call. Their entry (io_recv,
+ * io_recvmsg; sock_read_iter for a read) notes the request in the task's
+ * slot, the fault probes keep its fault state there as for a call, and
+ * each sock_recvmsg() return outside a traced call (the tracepoint, or on
+ * 6.1 probes on the returns in io_recv, io_recvmsg, sock_read_iter and
+ * ____sys_recvmsg) files what landed under the request for its
+ * completion to charge (iouring.c). No byte counts are kept for them:
+ * their completion has the result.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

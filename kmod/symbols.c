@@ -101,11 +101,7 @@ static struct ftagent_internal ftagent_internals[] = {
 	{ "io_recv", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
 	{ "io_recvmsg", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
 	{ "io_accept", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
-	{ "io_read", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
-#ifdef FTAGENT_HAVE_IO_URING_READ_MULTISHOT
-	{ "io_read_mshot", false, FTAGENT_FEATURE_IOURING,
-	  "io_uring counting" },
-#endif
+
 	{ "io_req_cqe_overflow", false, FTAGENT_FEATURE_IOURING,
 	  "io_uring counting" },
 	{ "__io_submit_flush_completions", false, FTAGENT_FEATURE_IOURING,
@@ -141,6 +137,8 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "receives whose copy faults" },
 #endif
 	{ "sock_read_iter", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "io_uring reads of a socket whose copy faults" },
+	{ "io_complete_rw", false, FTAGENT_FEATURE_MMSG_LENGTHS,
 	  "io_uring reads of a socket whose copy faults" },
 	{ "skb_copy_and_csum_datagram_msg", false,
 	  FTAGENT_FEATURE_MMSG_LENGTHS, "receives whose copy faults" },

@@ -391,6 +391,8 @@ MISSING(mmsg_recv, "do_recvmmsg", MMSG_LENGTHS, MMSG, 0);
 MISSING(recvmsg_length, "____sys_recvmsg", MMSG_LENGTHS, MMSG, 0);
 /* One of the receive-fault watches: named as missing, the feature goes. */
 MISSING(recv_fault, "skb_copy_and_csum_datagram_msg", MMSG_LENGTHS, MMSG, 0);
+/* How an io_uring read of a socket is told from others: the same. */
+MISSING(iour_read, "io_complete_rw", MMSG_LENGTHS, MMSG, 0);
 
 FIXTURE_VARIANT_ADD(missing, kernel_sendpage){
 	.name = "kernel_sendpage",
