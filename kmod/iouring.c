@@ -427,7 +427,8 @@ static void *ftagent_io_complete_rw;
  * io_uring READ, READV or READ_MULTISHOT (its kiocb completes through
  * io_complete_rw()), the task notes the request, as above. Hooked here
  * rather than on io_read(): reads of files, the common io_uring read,
- * pay nothing.
+ * pay nothing; every read of a socket (read(), readv(), aio) pays an
+ * ftrace call and a compare.
  */
 static void notrace ftagent_iouring_sock_read_hook(unsigned long ip,
 						   unsigned long parent_ip,
@@ -811,14 +812,19 @@ int ftagent_iouring_init(bool strict)
 						   -ENOMEM, strict);
 		atomic_set(&ftagent_skip_count, 0);
 	}
-	/* Missing, io_uring reads of a socket keep no note (said at load). */
+	/* Missing, io_uring reads of a socket keep no note: no hook. */
 	ftagent_io_complete_rw = (void *)ftagent_function_start("io_complete_rw");
-	if (!ftagent_io_complete_rw)
+	if (!ftagent_io_complete_rw) {
+		pr_warn("io_uring: io_complete_rw not found: io_uring reads of a socket whose copy faults are not charged what landed\n");
 		ftagent_symbol_unusable("io_complete_rw");
+	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
 		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
 
 		if (!f->both && f->funnel != funnels)
+			continue;
+		if (f->ops.func == ftagent_iouring_sock_read_hook &&
+		    !ftagent_io_complete_rw)
 			continue;
 		err = ftagent_symbol_filter(&f->ops, f->symbol);
 		f->filtered = true;

@@ -101,7 +101,6 @@ static struct ftagent_internal ftagent_internals[] = {
 	{ "io_recv", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
 	{ "io_recvmsg", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
 	{ "io_accept", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
-
 	{ "io_req_cqe_overflow", false, FTAGENT_FEATURE_IOURING,
 	  "io_uring counting" },
 	{ "__io_submit_flush_completions", false, FTAGENT_FEATURE_IOURING,
@@ -138,8 +137,10 @@ static struct ftagent_internal ftagent_internals[] = {
 #endif
 	{ "sock_read_iter", false, FTAGENT_FEATURE_MMSG_LENGTHS,
 	  "io_uring reads of a socket whose copy faults" },
+#ifdef CONFIG_IO_URING
 	{ "io_complete_rw", false, FTAGENT_FEATURE_MMSG_LENGTHS,
 	  "io_uring reads of a socket whose copy faults" },
+#endif
 	{ "skb_copy_and_csum_datagram_msg", false,
 	  FTAGENT_FEATURE_MMSG_LENGTHS, "receives whose copy faults" },
 };
