@@ -176,10 +176,14 @@ static struct ftagent_landed
 	ftagent_landed_table[1 << FTAGENT_LANDED_BITS][FTAGENT_LANDED_WAYS];
 static atomic_t ftagent_landed_count = ATOMIC_INIT(0);
 
+static struct ftagent_landed *ftagent_landed_set_of(unsigned long req)
+{
+	return ftagent_landed_table[hash_long(req, FTAGENT_LANDED_BITS)];
+}
+
 void notrace ftagent_iouring_landed(unsigned long req, u32 bytes)
 {
-	struct ftagent_landed *set =
-		ftagent_landed_table[hash_long(req, FTAGENT_LANDED_BITS)];
+	struct ftagent_landed *set = ftagent_landed_set_of(req);
 	u32 tgid = current->tgid;
 	int i;
 
@@ -223,9 +227,7 @@ void notrace ftagent_iouring_landed(unsigned long req, u32 bytes)
 static long notrace ftagent_landed_take(struct io_kiocb *req,
 					struct task_struct *task)
 {
-	struct ftagent_landed *set =
-		ftagent_landed_table[hash_long((unsigned long)req,
-					       FTAGENT_LANDED_BITS)];
+	struct ftagent_landed *set = ftagent_landed_set_of((unsigned long)req);
 	long landed = 0;
 	u64 bytes;
 	bool ours;

@@ -396,6 +396,12 @@ static __always_inline struct ftagent_mmsg_slot *ftagent_mmsg_fault_slot(void)
 	return ftagent_mmsg_iour_slot();
 }
 
+/* Whether @s holds fault state: a faulted copy, a checksummed length, a discard. */
+static __always_inline bool ftagent_mmsg_has_fault(const struct ftagent_mmsg_slot *s)
+{
+	return s->faulted || s->csum_len || s->dropped;
+}
+
 /*
  * Set @s's fault state, keeping ftagent_mmsg_faults the number of slots
  * that have one. Only @s's task calls this, from its own context.
@@ -403,7 +409,7 @@ static __always_inline struct ftagent_mmsg_slot *ftagent_mmsg_fault_slot(void)
 static void ftagent_mmsg_set_fault(struct ftagent_mmsg_slot *s, u32 faulted,
 				   u32 csum_len, u32 dropped)
 {
-	bool had = s->faulted || s->csum_len || s->dropped;
+	bool had = ftagent_mmsg_has_fault(s);
 	bool has = faulted || csum_len || dropped;
 
 	WRITE_ONCE(s->faulted, faulted);
@@ -449,7 +455,7 @@ void ftagent_mmsg_iour_begin(unsigned long req)
 	 * Fault state no sock_recvmsg() return took (a copy outside any
 	 * receive, or a return this kernel's probes do not see): lost.
 	 */
-	if (unlikely(s->faulted || s->csum_len || s->dropped)) {
+	if (unlikely(ftagent_mmsg_has_fault(s))) {
 		if (s->faulted || s->dropped)
 			ftagent_count_loss(FTAGENT_LOSS_IOURING);
 		ftagent_mmsg_set_fault(s, 0, 0, 0);
@@ -471,7 +477,7 @@ static void ftagent_mmsg_iour_returned(int ret)
 	struct ftagent_mmsg_slot *s = ftagent_mmsg_iour_slot();
 	u32 landed;
 
-	if (!s || likely(!s->faulted && !s->csum_len && !s->dropped))
+	if (!s || likely(!ftagent_mmsg_has_fault(s)))
 		return;
 	landed = s->dropped + (ret == -EFAULT ? s->faulted : 0);
 	ftagent_mmsg_set_fault(s, 0, 0, 0);
@@ -529,7 +535,7 @@ ftagent_mmsg_release(struct task_struct *t, u32 *faulted, u32 *dropped)
 	bytes = READ_ONCE(s->bytes);
 	*faulted = READ_ONCE(s->faulted);
 	*dropped = READ_ONCE(s->dropped);
-	if (unlikely(*faulted || *dropped || s->csum_len))
+	if (unlikely(ftagent_mmsg_has_fault(s)))
 		ftagent_mmsg_set_fault(s, 0, 0, 0);
 	/* Release: the slot's bytes are read before another task claims it. */
 	smp_store_release(&s->task, 0UL);
@@ -655,21 +661,21 @@ static void notrace ftagent_mmsg_csum_entry(unsigned long ip,
 	struct msghdr *msg = (struct msghdr *)args->dx;
 	int bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	struct ftagent_mmsg_slot *s;
+	bool spilled, whole;
 	long len;
-	bool spilled;
 
 	if (bit < 0)
 		return;
 	len = (long)skb->len - (int)args->si;
-	if (ftagent_mmsg_fault_wanted()) {
-		s = len > 0 && msg_data_left(msg) >= len ?
-		    ftagent_mmsg_claim() : ftagent_mmsg_find(current, &spilled);
-	} else {
+	whole = len > 0 && msg_data_left(msg) >= len;
+	if (ftagent_mmsg_fault_wanted())
+		s = whole ? ftagent_mmsg_claim() :
+			    ftagent_mmsg_find(current, &spilled);
+	else
 		s = ftagent_mmsg_iour_slot();
-	}
 	if (!s)
 		goto out;
-	if (len > 0 && msg_data_left(msg) >= len)
+	if (whole)
 		ftagent_mmsg_set_fault(s, s->faulted, len, s->dropped);
 	else if (s->csum_len)
 		ftagent_mmsg_set_fault(s, s->faulted, 0, s->dropped);

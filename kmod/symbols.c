@@ -38,7 +38,6 @@
 #include <net/genetlink.h>
 
 #include "compat/net.h"
-#include "features.h"
 #include "gate.h"
 #include "hooks.h"
 #include "iouring.h"
