@@ -144,7 +144,7 @@ static enum ftagent_dir ftagent_iouring_dir(unsigned int class)
  * What receives run for requests put into their callers' buffers beyond
  * their results, filed by request address (ftagent_iouring_landed())
  * until the request completes: a set-associative table of 4,096 entries
- * (96 KB, static: the fault probes that fill it outlive the io_uring
+ * (128 KB, static: the fault probes that fill it outlive the io_uring
  * hooks at unload). An entry is made only when bytes landed (a copy that
  * faulted in a message that failed with EFAULT, a datagram discarded for
  * a bad checksum), and lives until the request's completion, which a
@@ -158,9 +158,11 @@ static enum ftagent_dir ftagent_iouring_dir(unsigned int class)
  * BUSY too, so an entry is only ever written by whoever holds it BUSY.
  * The issuing task's process is kept: a request is issued by its
  * submitter, an io-wq worker or the SQPOLL thread, all threads of the
- * process of the request's task. An entry the completion finds under
- * another process (a request at the same address after one whose
- * completion was not seen) is dropped, counted as lost, never charged.
+ * process of the request's task, kept as its tgid and start time (a
+ * tgid alone is reused). An entry the completion finds under another
+ * process (a request at the same address after one whose completion was
+ * not seen, or bytes filed under an old address) is dropped, counted as
+ * lost, never charged.
  */
 #define FTAGENT_LANDED_BITS	10
 #define FTAGENT_LANDED_WAYS	4
@@ -169,8 +171,15 @@ static enum ftagent_dir ftagent_iouring_dir(unsigned int class)
 struct ftagent_landed {
 	unsigned long req;	/* 0: free, BUSY, or the request's address */
 	u32 tgid;
+	u64 born;		/* its process's start: a tgid is reused */
 	u64 bytes;		/* a polled receive may gather many */
 };
+
+/* When @t's process started: with its tgid, a process no other will be. */
+static __always_inline u64 ftagent_landed_born(const struct task_struct *t)
+{
+	return READ_ONCE(t->group_leader)->start_boottime;
+}
 
 static struct ftagent_landed
 	ftagent_landed_table[1 << FTAGENT_LANDED_BITS][FTAGENT_LANDED_WAYS];
@@ -184,6 +193,7 @@ static struct ftagent_landed *ftagent_landed_set_of(unsigned long req)
 void notrace ftagent_iouring_landed(unsigned long req, u32 bytes)
 {
 	struct ftagent_landed *set = ftagent_landed_set_of(req);
+	u64 born = ftagent_landed_born(current);
 	u32 tgid = current->tgid;
 	int i;
 
@@ -198,7 +208,7 @@ void notrace ftagent_iouring_landed(unsigned long req, u32 bytes)
 		if (READ_ONCE(e->req) != req ||
 		    cmpxchg(&e->req, req, FTAGENT_LANDED_BUSY) != req)
 			continue;
-		if (READ_ONCE(e->tgid) == tgid) {
+		if (READ_ONCE(e->tgid) == tgid && READ_ONCE(e->born) == born) {
 			WRITE_ONCE(e->bytes, e->bytes + bytes);
 			/* Republished after the add, as a claim publishes. */
 			smp_store_release(&e->req, req);
@@ -214,6 +224,7 @@ void notrace ftagent_iouring_landed(unsigned long req, u32 bytes)
 		    cmpxchg(&e->req, 0UL, FTAGENT_LANDED_BUSY))
 			continue;
 		WRITE_ONCE(e->tgid, tgid);
+		WRITE_ONCE(e->born, born);
 		WRITE_ONCE(e->bytes, bytes);
 		atomic_inc(&ftagent_landed_count);
 		/* Published with its fields: see the lookup above. */
@@ -240,7 +251,8 @@ static long notrace ftagent_landed_take(struct io_kiocb *req,
 		    cmpxchg(&e->req, (unsigned long)req,
 			    FTAGENT_LANDED_BUSY) != (unsigned long)req)
 			continue;
-		ours = READ_ONCE(e->tgid) == task->tgid;
+		ours = READ_ONCE(e->tgid) == task->tgid &&
+		       READ_ONCE(e->born) == ftagent_landed_born(task);
 		bytes = READ_ONCE(e->bytes);
 		WRITE_ONCE(e->bytes, 0);
 		WRITE_ONCE(e->tgid, 0);

@@ -146,6 +146,8 @@ struct ftagent_mmsg_caller {
 	 * (a site not found loses that path's faults, said as missing).
 	 */
 	bool iour;
+	/* Its name in symbols.c's table when its site is missing, or none */
+	const char *report;
 	kprobe_pre_handler_t handler;
 	struct kprobe kps[FTAGENT_MMSG_SITES];
 	unsigned int nr_kps;	/* registered */
@@ -440,7 +442,7 @@ static void ftagent_mmsg_add(long bytes, bool recv)
 		WRITE_ONCE(s->bytes, s->bytes + bytes);
 }
 
-void ftagent_mmsg_iour_begin(unsigned long req)
+void notrace ftagent_mmsg_iour_begin(unsigned long req)
 {
 	struct ftagent_mmsg_slot *s;
 
@@ -724,7 +726,7 @@ static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 	{ .caller = "io_recvmsg", .callee = "sock_recvmsg", .iour = true,
 	  .handler = ftagent_mmsg_received },
 	{ .caller = "sock_read_iter", .callee = "sock_recvmsg", .iour = true,
-	  .handler = ftagent_mmsg_received },
+	  .report = "sock_read_iter", .handler = ftagent_mmsg_received },
 };
 
 /* sock_recv_length, when the kernel has it and its probe is on. */
@@ -905,7 +907,12 @@ static void ftagent_mmsg_probe_iour(void)
 			continue;
 		pr_warn("cannot probe the calls %s makes to %s (%d): io_uring receives there whose copy faults are counted as lost\n",
 			c->caller, c->callee, err);
-		ftagent_symbol_unusable(c->caller);
+		/*
+		 * io_recv and io_recvmsg are io_uring counting's names:
+		 * marked, they would turn all of it off. The log says it.
+		 */
+		if (c->report)
+			ftagent_symbol_unusable(c->report);
 	}
 }
 
