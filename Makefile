@@ -44,7 +44,8 @@ LDLIBS_JSON := -ljson-c
 # SHA-256 for the audit trail's hash chain (tools/lib/audit_chain.c).
 LDLIBS_CRYPTO := -lnettle
 
-# Debian packages the project needs, for `make deps`.
+# Debian packages the project needs, for `make deps` (the last line builds
+# the debug kernel of `make check-debug`: tools/debug-kernel/build).
 DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	linux-image-amd64 linux-headers-amd64 linux-source-6.1 \
 	linux-image-6.12-amd64 linux-headers-6.12-amd64 \
@@ -56,7 +57,8 @@ DEB_PACKAGES := build-essential pkg-config kmod cpio xz-utils \
 	dkms sparse clang-format shellcheck clang libclang-rt-14-dev \
 	python3-yaml python3-jsonschema python3-pyroute2 python3-matplotlib \
 	scdoc groff-base bash-completion \
-	debhelper dh-dkms lintian openssl rsyslog systemd
+	debhelper dh-dkms lintian openssl rsyslog systemd \
+	flex bison bc libelf-dev libssl-dev
 
 LIB_SRCS := $(wildcard tools/lib/*.c)
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
