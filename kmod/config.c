@@ -37,6 +37,7 @@
 #include "kill.h"
 #include "lifecycle.h"
 #include "symbols.h"
+#include "zerocopy.h"
 
 static char *mode = "standard";
 module_param(mode, charp, 0444);
@@ -250,9 +251,12 @@ int __init ftagent_config_init(void)
 	err = ftagent_iouring_init(strict);
 	if (err)
 		goto err_lifecycle;
-	err = ftagent_gate_init();
+	err = ftagent_zerocopy_init(strict);
 	if (err)
 		goto err_iouring;
+	err = ftagent_gate_init();
+	if (err)
+		goto err_zerocopy;
 	/* Before the families are registered: nothing can set a budget yet. */
 	err = ftagent_kill_init();
 	if (err)
@@ -261,6 +265,8 @@ int __init ftagent_config_init(void)
 
 err_gate:
 	ftagent_gate_exit();
+err_zerocopy:
+	ftagent_zerocopy_exit();
 err_iouring:
 	ftagent_iouring_exit();
 err_lifecycle:
@@ -286,6 +292,7 @@ void ftagent_config_exit(void)
 	ftagent_policy_exit();
 	mutex_unlock(&ftagent_config_mutex);
 	ftagent_gate_exit();
+	ftagent_zerocopy_exit();
 	ftagent_iouring_exit();
 	ftagent_lifecycle_exit();
 	mutex_lock(&ftagent_config_mutex);

@@ -12,6 +12,8 @@
  * and, for budgets on bytes only, where reads and receives start:
  *
  *   recv     security_socket_recvmsg(sock, msg, size, flags)
+ *            and tcp_zerocopy_receive(sk, zc, tss), which TCP's
+ *            zero-copy receive takes instead
  *   rw       security_file_permission(file, mask)  every read and write
  *
  * SCTP's connectx and bindx (setsockopt) and the association a sendmsg
@@ -1002,6 +1004,77 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 	ftrace_test_recursion_unlock(bit);
 }
 
+/*
+ * TCP_ZEROCOPY_RECEIVE takes bytes off a TCP socket's queue without
+ * security_socket_recvmsg(): its function, tcp_zerocopy_receive(sk, zc,
+ * tss), is hooked with the recv point, for bytes_received budgets (it is
+ * counted and charged by zerocopy.c). It runs with the socket locked and
+ * returns int, so the refusal stub returns in its place as in the
+ * security hook's.
+ */
+#define FTAGENT_GATE_ZC_SYMBOL	"tcp_zerocopy_receive"
+
+static void notrace ftagent_gate_zc_hook(unsigned long ip,
+					 unsigned long parent_ip,
+					 struct ftrace_ops *ops,
+					 struct ftrace_regs *fregs)
+{
+	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
+	const struct sock *sk;
+	int bit;
+
+	if (unlikely(current->flags & PF_KTHREAD) ||
+	    !static_branch_unlikely(&ftagent_budgets_on))
+		return;
+	sk = (const struct sock *)ftagent_fregs_args(fregs)->di;
+	if (sk->sk_kern_sock)
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (unlikely(bit < 0))
+		return;
+	if (ftagent_budget_gate(&c, FTAGENT_METRIC_BYTES_RECEIVED))
+		ftagent_fregs_set_ip(fregs,
+				     (unsigned long)ftagent_gate_over_budget);
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops ftagent_gate_zc_ops;
+static bool ftagent_gate_zc_on;
+
+/*
+ * With the recv point: a kernel without the function (or one that will
+ * not hook) leaves zero-copy receives unrefused, said in the log; the
+ * recv point itself still holds.
+ */
+static void ftagent_gate_zc_hook_on(void)
+{
+	struct ftrace_ops *o = &ftagent_gate_zc_ops;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->func = ftagent_gate_zc_hook;
+	o->flags = FTRACE_OPS_FL_IPMODIFY;
+	err = ftagent_symbol_filter(o, FTAGENT_GATE_ZC_SYMBOL);
+	if (!err)
+		err = register_ftrace_function(o);
+	if (err) {
+		ftrace_free_filter(o);
+		pr_warn_once("gate: cannot hook %s (%d): bytes_received budgets do not refuse TCP zero-copy receives\n",
+			     FTAGENT_GATE_ZC_SYMBOL, err);
+		return;
+	}
+	ftagent_gate_zc_on = true;
+}
+
+static void ftagent_gate_zc_hook_off(void)
+{
+	if (!ftagent_gate_zc_on)
+		return;
+	unregister_ftrace_function(&ftagent_gate_zc_ops);
+	ftrace_free_filter(&ftagent_gate_zc_ops);
+	ftagent_gate_zc_on = false;
+}
+
 static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_OP_EXEC] = "security_bprm_creds_for_exec",
 	[FTAGENT_OP_CONNECT] = "security_socket_connect",
@@ -1038,12 +1111,17 @@ static int ftagent_gate_hook_one(unsigned int point, const char *name)
 	if (err) {
 		ftrace_free_filter(o);
 		pr_err("gate: cannot hook %s: %d\n", name, err);
+		return err;
 	}
-	return err;
+	if (point == FTAGENT_GATE_RECV)
+		ftagent_gate_zc_hook_on();
+	return 0;
 }
 
 static void ftagent_gate_unhook_one(unsigned int point)
 {
+	if (point == FTAGENT_GATE_RECV)
+		ftagent_gate_zc_hook_off();
 	unregister_ftrace_function(&ftagent_gate_ops[point]);
 	ftrace_free_filter(&ftagent_gate_ops[point]);
 }

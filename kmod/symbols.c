@@ -142,6 +142,9 @@ static struct ftagent_internal ftagent_internals[] = {
 #endif
 	{ "skb_copy_and_csum_datagram_msg", false,
 	  FTAGENT_FEATURE_MMSG_LENGTHS, "receives whose copy faults" },
+	/* zerocopy.c's kretprobe: the bytes TCP_ZEROCOPY_RECEIVE takes */
+	{ "tcp_zerocopy_receive", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "TCP zero-copy receive counts" },
 };
 
 unsigned long ftagent_degraded;
@@ -236,6 +239,13 @@ void ftagent_symbol_unusable(const char *name)
 		return;
 	set_bit(ftagent_internals[i].feature, &ftagent_degraded);
 	set_bit(i, &ftagent_missing);
+}
+
+bool ftagent_symbol_missing(const char *name)
+{
+	int i = ftagent_internal_index(name);
+
+	return i >= 0 && test_bit(i, &ftagent_missing);
 }
 
 int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name)

@@ -34,6 +34,9 @@ int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name);
  */
 void ftagent_symbol_unusable(const char *name);
 
+/* Whether internal @name is known to be missing (or pretend_missing=). */
+bool ftagent_symbol_missing(const char *name);
+
 /*
  * Whether ftrace can hook function @name (a scan of every traceable
  * function: a quarter of a second under TCG). Process context.

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP zero-copy receive: getsockopt(TCP_ZEROCOPY_RECEIVE), counted and
+ * charged as a receive.
+ *
+ * The call maps received pages into the caller's memory (an mmap() of
+ * the socket), and copies what cannot be mapped into a buffer it names;
+ * it returns 0 and tells the caller how much in the struct
+ * tcp_zerocopy_receive it writes back. That struct is user memory a
+ * sibling thread can rewrite, so the count is taken from the socket
+ * instead: tcp_zerocopy_receive() runs with the socket locked and
+ * advances tp->copied_seq past everything it consumed, mapped or
+ * copied, and nothing else can move copied_seq while the lock is held.
+ * A kretprobe notes copied_seq at entry and charges the difference at
+ * return, still under the lock: exact, and whatever the call then
+ * returns to the caller (a failed write-back still took the bytes off
+ * the queue and left them in the caller's memory).
+ *
+ * A call that moved nothing is charged its error, or 0 (the queue held
+ * less than a page and no copy buffer was given: the caller is told to
+ * receive it another way), as a receive that returned those is.
+ *
+ * Budgets: charged here like any receive; refused before the call runs
+ * by the gate's recv point (gate.c), which hooks tcp_zerocopy_receive()
+ * too while a bytes_received budget exists.
+ *
+ * Cost: only zero-copy receives pay (a kretprobe, about 400 instructions,
+ * against at least a page mapped). A call that finds no free instance
+ * (more than maxactive inside at once, all waiting for the mmap lock or a
+ * page fault) is missed by the kprobe core; the misses are counted as
+ * pending_table losses, at the next zero-copy return.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/kprobes.h>
+#include <linux/net.h>
+#include <linux/sched.h>
+#include <net/sock.h>
+#include <net/tcp.h>
+
+#include "account.h"
+#include "counters.h"
+#include "symbols.h"
+#include "zerocopy.h"
+
+#define FTAGENT_ZC_SYMBOL	"tcp_zerocopy_receive"
+
+struct ftagent_zc_call {
+	struct sock *sk;
+	u32 copied_seq;
+};
+
+static struct kretprobe ftagent_zc_probe;
+static bool ftagent_zc_on;
+/* The probe's nmissed already counted as lost. */
+static atomic_long_t ftagent_zc_missed_seen;
+
+/* Entry: tcp_zerocopy_receive(sk, zc, tss), the socket locked. */
+static int ftagent_zc_entry(struct kretprobe_instance *ri,
+			    struct pt_regs *regs)
+{
+	struct ftagent_zc_call *c = (struct ftagent_zc_call *)ri->data;
+	struct sock *sk = (struct sock *)regs->di;
+
+	/* Kernel threads and kernel sockets: the kernel's own work. */
+	if (unlikely(current->flags & PF_KTHREAD) || sk->sk_kern_sock)
+		return 1;	/* no return handler for this call */
+	c->sk = sk;
+	c->copied_seq = READ_ONCE(tcp_sk(sk)->copied_seq);
+	return 0;
+}
+
+/* Count the probe's new misses: calls that found no free instance. */
+static void ftagent_zc_count_missed(void)
+{
+	long missed = READ_ONCE(ftagent_zc_probe.nmissed);
+	long seen = atomic_long_read(&ftagent_zc_missed_seen);
+
+	while (seen < missed) {
+		if (atomic_long_try_cmpxchg(&ftagent_zc_missed_seen, &seen,
+					    missed)) {
+			for (; seen < missed; seen++)
+				ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
+			break;
+		}
+	}
+}
+
+/* Return: still under the socket lock, which the caller releases. */
+static int ftagent_zc_return(struct kretprobe_instance *ri,
+			     struct pt_regs *regs)
+{
+	struct ftagent_zc_call *c = (struct ftagent_zc_call *)ri->data;
+	u32 moved = READ_ONCE(tcp_sk(c->sk)->copied_seq) - c->copied_seq;
+	long ret = (int)regs_return_value(regs);
+	struct socket *sock = READ_ONCE(c->sk->sk_socket);
+	struct file *file = sock ? READ_ONCE(sock->file) : NULL;
+
+	if (unlikely(READ_ONCE(ftagent_zc_probe.nmissed) !=
+		     atomic_long_read(&ftagent_zc_missed_seen)))
+		ftagent_zc_count_missed();
+	/*
+	 * The caller's descriptor holds the file (getsockopt's fdget()), so
+	 * the socket has one; a socket without a file is a kernel one.
+	 */
+	if (!file)
+		return 0;
+	if (moved)
+		ret = moved;
+	ftagent_account_file(current, NULL, file, FTAGENT_DIR_IN, ret, false);
+	return 0;
+}
+
+int ftagent_zerocopy_init(bool strict)
+{
+	struct kretprobe *rp = &ftagent_zc_probe;
+	int err;
+
+	if (ftagent_symbol_missing(FTAGENT_ZC_SYMBOL))
+		return 0;	/* pretend_missing=: said at load */
+	memset(rp, 0, sizeof(*rp));
+	rp->kp.symbol_name = FTAGENT_ZC_SYMBOL;
+	rp->entry_handler = ftagent_zc_entry;
+	rp->handler = ftagent_zc_return;
+	rp->data_size = sizeof(struct ftagent_zc_call);
+	/*
+	 * One per call inside at once; each holds its own socket's lock,
+	 * so that is one per socket being received from, at most.
+	 */
+	rp->maxactive = max_t(int, 64, 4 * num_possible_cpus());
+	atomic_long_set(&ftagent_zc_missed_seen, 0);
+	err = register_kretprobe(rp);
+	if (!err) {
+		ftagent_zc_on = true;
+		return 0;
+	}
+	if (strict) {
+		pr_err("cannot probe %s (%d): strict=1 refuses the load\n",
+		       FTAGENT_ZC_SYMBOL, err);
+		return err;
+	}
+	pr_warn("cannot probe %s (%d): TCP zero-copy receives are not counted\n",
+		FTAGENT_ZC_SYMBOL, err);
+	ftagent_symbol_unusable(FTAGENT_ZC_SYMBOL);
+	return 0;
+}
+
+void ftagent_zerocopy_exit(void)
+{
+	if (!ftagent_zc_on)
+		return;
+	unregister_kretprobe(&ftagent_zc_probe);
+	ftagent_zc_on = false;
+}

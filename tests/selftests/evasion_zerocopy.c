@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * TCP zero-copy receive: getsockopt(TCP_ZEROCOPY_RECEIVE) maps received
+ * pages into an mmap() of the socket and copies what it cannot map into
+ * a buffer the caller names. No read or receive call is made, and the
+ * count goes back only in the struct the call writes to user memory. A
+ * process that receives everything this way must still be counted, and
+ * charged against a bytes_received budget, for every byte it took.
+ *
+ * Ground truth: the bytes the sender wrote, the kernel's own
+ * tcpi_bytes_received, the data found mapped or copied (every byte is
+ * the pattern's), and an empty receive queue afterwards (SIOCINQ).
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <linux/sockios.h>
+#include <linux/tcp.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+
+#include "kselftest_harness.h"
+#include "budget_test.h"
+#include "ftagent_test.h"
+
+#define zc_args tcp_zerocopy_receive
+
+#define MAP_BYTES  (256 << 10) /* the receive mapping */
+#define COPY_BYTES (16 << 10)  /* the copy buffer */
+#define PATTERN	   'z'
+
+FIXTURE(zc)
+{
+	int tx, rx;
+	char *map; /* the socket's mapping */
+	char *copybuf;
+	pid_t sender;
+};
+
+FIXTURE_SETUP(zc)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	struct ft_counters fc = {0};
+	socklen_t len = sizeof(a);
+	int lfd, size = 4 << 20, one = 1;
+
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	lfd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, setsockopt(lfd, SOL_SOCKET, SO_RCVBUFFORCE, &size,
+				sizeof(size)));
+	ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&a, sizeof(a)));
+	ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&a, &len));
+	ASSERT_EQ(0, listen(lfd, 1));
+	self->tx = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, self->tx);
+	ASSERT_EQ(0, setsockopt(self->tx, SOL_SOCKET, SO_SNDBUFFORCE, &size,
+				sizeof(size)));
+	/* Sent from user pages, so that loopback hands over whole pages. */
+	ASSERT_EQ(0, setsockopt(self->tx, SOL_SOCKET, SO_ZEROCOPY, &one,
+				sizeof(one)));
+	ASSERT_EQ(0, connect(self->tx, (struct sockaddr *)&a, sizeof(a)));
+	self->rx = accept(lfd, NULL, NULL);
+	ASSERT_LE(0, self->rx);
+	close(lfd);
+	self->map = mmap(NULL, MAP_BYTES, PROT_READ, MAP_SHARED, self->rx, 0);
+	ASSERT_NE(MAP_FAILED, self->map);
+	self->copybuf = malloc(COPY_BYTES);
+	ASSERT_NE(NULL, self->copybuf);
+	self->sender = -1;
+	ASSERT_EQ(0, clear_budgets());
+	/* accept() was a call on rx: the tests count from here. */
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+}
+
+FIXTURE_TEARDOWN(zc)
+{
+	int status;
+
+	EXPECT_EQ(0, clear_budgets());
+	if (self->sender > 0) {
+		kill(self->sender, SIGKILL);
+		waitpid(self->sender, &status, 0);
+	}
+	munmap(self->map, MAP_BYTES);
+	free(self->copybuf);
+	close(self->tx);
+	close(self->rx);
+}
+
+/*
+ * A child sends @total bytes of the pattern on @tx in @chunk-sized sends
+ * from page-aligned memory (MSG_ZEROCOPY, or a plain send where the
+ * kernel refuses it), then exits.
+ */
+static pid_t send_in_child(int tx, size_t total, size_t chunk)
+{
+	pid_t pid = fork();
+	char *buf;
+	size_t done = 0;
+
+	if (pid)
+		return pid;
+	buf = mmap(NULL, chunk, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (buf == MAP_FAILED)
+		_exit(1);
+	memset(buf, PATTERN, chunk);
+	while (done < total) {
+		size_t n = total - done < chunk ? total - done : chunk;
+		ssize_t s = send(tx, buf, n, MSG_ZEROCOPY);
+
+		if (s < 0 && errno == ENOBUFS)
+			s = send(tx, buf, n, 0);
+		if (s <= 0)
+			_exit(2);
+		done += s;
+	}
+	_exit(0);
+}
+
+static uint64_t bytes_received(int fd)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len))
+		return 0;
+	return ti.tcpi_bytes_received;
+}
+
+static int queued(int fd)
+{
+	int n = -1;
+
+	return ioctl(fd, SIOCINQ, &n) ? -1 : n;
+}
+
+/* Wait until @fd has received @total bytes in all (sender done). */
+static int wait_received(int fd, uint64_t total)
+{
+	int i;
+
+	for (i = 0; i < 30000 && bytes_received(fd) < total; i++)
+		usleep(1000);
+	return bytes_received(fd) == total ? 0 : -1;
+}
+
+/*
+ * One zero-copy receive into the fixture's mapping and copy buffer: what
+ * it mapped and copied (each byte checked), or -1 with errno. *@mapped
+ * gets the mapped part.
+ */
+static long zc_receive(struct __test_metadata *_metadata,
+		       FIXTURE_DATA(zc) * self, struct zc_args *zc,
+		       size_t *mapped)
+{
+	socklen_t len = sizeof(*zc);
+	long got;
+
+	memset(zc, 0, sizeof(*zc));
+	zc->address = (uintptr_t)self->map;
+	zc->length = MAP_BYTES;
+	zc->copybuf_address = (uintptr_t)self->copybuf;
+	zc->copybuf_len = COPY_BYTES;
+	memset(self->copybuf, 0, COPY_BYTES);
+	if (getsockopt(self->rx, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, zc, &len))
+		return -1;
+	EXPECT_LE(0, zc->copybuf_len);
+	EXPECT_TRUE(ft_all_bytes(self->map, zc->length, PATTERN));
+	EXPECT_TRUE(ft_all_bytes(self->copybuf,
+				 zc->copybuf_len > 0 ? zc->copybuf_len : 0,
+				 PATTERN));
+	got = zc->length + (zc->copybuf_len > 0 ? zc->copybuf_len : 0);
+	*mapped = zc->length;
+	return got;
+}
+
+/*
+ * 1 MiB and 777 bytes, received only by TCP_ZEROCOPY_RECEIVE: counted
+ * exactly, one receive per call, pages mapped as well as copied.
+ */
+TEST_F(zc, zero_copy_receives_are_counted_exactly)
+{
+	const size_t total = (1 << 20) + 777;
+	struct ft_counters fc = {0};
+	size_t got = 0, mapped_all = 0, mapped;
+	uint64_t calls = 0;
+	struct zc_args zc;
+	struct ft_totals t;
+	int status;
+
+	self->sender = send_in_child(self->tx, total, 64 << 10);
+	ASSERT_LT(0, self->sender);
+	while (got < total) {
+		struct pollfd p = {.fd = self->rx, .events = POLLIN};
+		long n;
+
+		ASSERT_EQ(1, poll(&p, 1, 30000));
+		n = zc_receive(_metadata, self, &zc, &mapped);
+		ASSERT_LE(0, n)
+		TH_LOG("TCP_ZEROCOPY_RECEIVE: %s", strerror(errno));
+		calls++;
+		got += n;
+		mapped_all += mapped;
+	}
+	ASSERT_EQ(self->sender, waitpid(self->sender, &status, 0));
+	self->sender = -1;
+	ASSERT_EQ(0, status);
+	EXPECT_EQ(total, got);
+	EXPECT_EQ(total, bytes_received(self->rx));
+	EXPECT_EQ(0, queued(self->rx));
+	/* The mapping path ran, not only the copy. */
+	EXPECT_LT(0, mapped_all);
+	TH_LOG("%zu bytes in %lu calls, %zu of them mapped", got,
+	       (unsigned long)calls, mapped_all);
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->rx);
+	EXPECT_EQ(total, t.in_bytes);
+	EXPECT_EQ(calls, t.in_calls);
+	EXPECT_EQ(0, t.in_errors);
+	ft_counters_free(&fc);
+}
+
+/*
+ * The result cannot be written back (the struct is on a read-only page):
+ * each call fails with EFAULT, its bytes taken off the queue all the
+ * same. Every byte is counted.
+ */
+TEST_F(zc, a_zero_copy_receive_whose_result_cannot_be_written_back_is_counted)
+{
+	const size_t total = (512 << 10) + 4321;
+	long page = sysconf(_SC_PAGESIZE);
+	struct ft_counters fc = {0};
+	struct zc_args *zc;
+	struct ft_totals t;
+	uint64_t calls = 0;
+	char *ro;
+	int status;
+
+	ro = mmap(NULL, page, PROT_READ | PROT_WRITE,
+		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, ro);
+	zc = (struct zc_args *)ro;
+	zc->address = (uintptr_t)self->map;
+	zc->length = MAP_BYTES;
+	zc->copybuf_address = (uintptr_t)self->copybuf;
+	zc->copybuf_len = COPY_BYTES;
+	ASSERT_EQ(0, mprotect(ro, page, PROT_READ));
+	self->sender = send_in_child(self->tx, total, 64 << 10);
+	ASSERT_LT(0, self->sender);
+	ASSERT_EQ(0, wait_received(self->rx, total));
+	while (queued(self->rx) > 0 && calls < 10000) {
+		socklen_t len = sizeof(*zc);
+
+		errno = 0;
+		EXPECT_EQ(-1, getsockopt(self->rx, IPPROTO_TCP,
+					 TCP_ZEROCOPY_RECEIVE, zc, &len));
+		EXPECT_EQ(EFAULT, errno);
+		calls++;
+	}
+	ASSERT_EQ(self->sender, waitpid(self->sender, &status, 0));
+	self->sender = -1;
+	ASSERT_EQ(0, status);
+	EXPECT_EQ(0, queued(self->rx));
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->rx);
+	EXPECT_EQ(total, t.in_bytes);
+	EXPECT_EQ(calls, t.in_calls);
+	ft_counters_free(&fc);
+	munmap(ro, page);
+}
+
+/* getsockopt in the ia32 table (arch/x86/entry/syscalls/syscall_32.tbl) */
+#define NR32_GETSOCKOPT 365
+
+/* A 32-bit system call through int $0x80: the result, or -errno. */
+static long call32(long nr, long a1, long a2, long a3, long a4, long a5)
+{
+	long ret;
+
+	__asm__ volatile("int $0x80"
+			 : "=a"(ret)
+			 : "a"(nr), "b"(a1), "c"(a2), "d"(a3), "S"(a4), "D"(a5)
+			 : "memory");
+	return ret;
+}
+
+/*
+ * The same receives through the 32-bit entry (int $0x80 from this 64-bit
+ * process), the struct and its length below 4 GiB where a 32-bit pointer
+ * can name them: counted as the 64-bit call is.
+ */
+TEST_F(zc, a_zero_copy_receive_through_int80_is_counted)
+{
+	const size_t total = (384 << 10) + 55;
+	struct ft_counters fc = {0};
+	size_t got = 0, mapped_all = 0;
+	struct zc_args *zc;
+	struct ft_totals t;
+	uint64_t calls = 0;
+	uint32_t *optlen;
+	char *low;
+	int status;
+
+	low = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	ASSERT_NE(MAP_FAILED, low);
+	ASSERT_GT(1ul << 32, (uintptr_t)low + 4096);
+	zc = (struct zc_args *)low;
+	optlen = (uint32_t *)(low + 2048);
+	self->sender = send_in_child(self->tx, total, 64 << 10);
+	ASSERT_LT(0, self->sender);
+	ASSERT_EQ(0, wait_received(self->rx, total));
+	while (got < total && calls < 10000) {
+		long rc;
+
+		memset(zc, 0, sizeof(*zc));
+		zc->address = (uintptr_t)self->map;
+		zc->length = MAP_BYTES;
+		zc->copybuf_address = (uintptr_t)self->copybuf;
+		zc->copybuf_len = COPY_BYTES;
+		*optlen = sizeof(*zc);
+		rc = call32(NR32_GETSOCKOPT, self->rx, IPPROTO_TCP,
+			    TCP_ZEROCOPY_RECEIVE, (uint32_t)(uintptr_t)zc,
+			    (uint32_t)(uintptr_t)optlen);
+		ASSERT_EQ(0, rc) TH_LOG("int $0x80 getsockopt: %ld", rc);
+		calls++;
+		got += zc->length + (zc->copybuf_len > 0 ? zc->copybuf_len : 0);
+		mapped_all += zc->length;
+	}
+	ASSERT_EQ(self->sender, waitpid(self->sender, &status, 0));
+	self->sender = -1;
+	ASSERT_EQ(0, status);
+	EXPECT_EQ(total, got);
+	EXPECT_EQ(0, queued(self->rx));
+	EXPECT_LT(0, mapped_all);
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->rx);
+	EXPECT_EQ(total, t.in_bytes);
+	EXPECT_EQ(calls, t.in_calls);
+	ft_counters_free(&fc);
+	munmap(low, 4096);
+}
+
+struct scribbler {
+	struct zc_args *zc;
+	volatile int stop;
+};
+
+static void *scribble(void *arg)
+{
+	struct scribbler *s = arg;
+
+	while (!s->stop) {
+		__atomic_store_n(&s->zc->length, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->zc->copybuf_len, 0, __ATOMIC_RELAXED);
+	}
+	return NULL;
+}
+
+/*
+ * A sibling thread zeroes the result fields while the calls run: what
+ * the caller reads back is worthless, the count is not.
+ */
+TEST_F(zc, a_sibling_rewriting_the_result_does_not_change_the_count)
+{
+	const size_t total = (768 << 10) + 99;
+	struct scribbler s = {0};
+	struct ft_counters fc = {0};
+	struct zc_args zc;
+	struct ft_totals t;
+	pthread_t thread;
+	uint64_t calls = 0;
+	int status;
+
+	s.zc = &zc;
+	self->sender = send_in_child(self->tx, total, 64 << 10);
+	ASSERT_LT(0, self->sender);
+	ASSERT_EQ(0, wait_received(self->rx, total));
+	memset(&zc, 0, sizeof(zc));
+	ASSERT_EQ(0, pthread_create(&thread, NULL, scribble, &s));
+	while (queued(self->rx) > 0 && calls < 200000) {
+		socklen_t len = sizeof(zc);
+		int rc;
+
+		zc.address = (uintptr_t)self->map;
+		zc.length = MAP_BYTES;
+		zc.copybuf_address = (uintptr_t)self->copybuf;
+		zc.copybuf_len = COPY_BYTES;
+		/* Zeroed first by the scribbler, a call takes nothing. */
+		rc = getsockopt(self->rx, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE,
+				&zc, &len);
+		EXPECT_EQ(0, rc) TH_LOG("%s", strerror(errno));
+		calls++;
+	}
+	s.stop = 1;
+	pthread_join(thread, NULL);
+	ASSERT_EQ(self->sender, waitpid(self->sender, &status, 0));
+	self->sender = -1;
+	ASSERT_EQ(0, status);
+	EXPECT_EQ(0, queued(self->rx));
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->rx);
+	EXPECT_EQ(total, t.in_bytes);
+	EXPECT_EQ(calls, t.in_calls);
+	ft_counters_free(&fc);
+}
+
+/*
+ * A bytes_received budget of 200,000: zero-copy receives use it up, and
+ * once it is spent the next one is refused (EDQUOT) before it takes
+ * anything off the queue.
+ */
+TEST_F(zc, a_budget_holds_against_zero_copy_receives)
+{
+	const size_t total = 512 << 10;
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	struct zc_args zc;
+	uint64_t used = 0;
+	size_t mapped;
+	int before, status, i;
+	long n;
+
+	budget(&s, "zc-200000", FTAGENT_METRIC_BYTES_RECEIVED, 200000, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	self->sender = send_in_child(self->tx, total, 64 << 10);
+	ASSERT_LT(0, self->sender);
+	ASSERT_EQ(0, wait_received(self->rx, total));
+	for (i = 0; i < 1000 && used < 200000; i++) {
+		n = zc_receive(_metadata, self, &zc, &mapped);
+		ASSERT_LE(0, n) TH_LOG("%s", strerror(errno));
+		used += n;
+	}
+	ASSERT_LE(200000, used);
+	before = queued(self->rx);
+	ASSERT_LT(0, before);
+	errno = 0;
+	EXPECT_EQ(-1, zc_receive(_metadata, self, &zc, &mapped));
+	EXPECT_EQ(EDQUOT, errno);
+	EXPECT_EQ(before, queued(self->rx));
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(used, got.used);
+	EXPECT_LE(1, got.denied);
+	ASSERT_EQ(self->sender, waitpid(self->sender, &status, 0));
+	self->sender = -1;
+	ASSERT_EQ(0, status);
+	ftagent_budget_set_free(&s);
+}
+
+TEST_HARNESS_MAIN
