@@ -31,20 +31,24 @@ static unsigned long ftagent_function(const char *name, unsigned long *size)
 {
 	struct kprobe kp = { .symbol_name = name,
 			     .flags = KPROBE_FLAG_DISABLED };
-	char buf[KSYM_SYMBOL_LEN];
 	size_t len = strlen(name);
-	unsigned long addr, off;
+	unsigned long addr, off, start = 0;
+	char *buf;
 
 	if (register_kprobe(&kp))
 		return 0;
 	addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
+	/* Not on the stack: with the kprobe, over 1 KB under KASAN. */
+	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	if (!buf)
+		return 0;
 	sprint_symbol(buf, addr);
-	if (strncmp(buf, name, len) || buf[len] != '+')
-		return 0;
-	if (sscanf(buf + len + 1, "%lx/%lx", &off, size) != 2 || off > addr)
-		return 0;
-	return addr - off;
+	if (!strncmp(buf, name, len) && buf[len] == '+' &&
+	    sscanf(buf + len + 1, "%lx/%lx", &off, size) == 2 && off <= addr)
+		start = addr - off;
+	kfree(buf);
+	return start;
 }
 
 unsigned long ftagent_function_start(const char *name)
