@@ -684,6 +684,24 @@ void ftagent_account_file(struct task_struct *task, const struct cred *cred,
 					   transfer);
 }
 
+void ftagent_account_socket(struct task_struct *task, struct socket *sock,
+			    enum ftagent_dir dir, long ret)
+{
+	struct ftagent_key key __uninitialized;
+	struct sock *sk = READ_ONCE(sock->sk);
+
+	/* As ftagent_key_for_file() fills it for the socket's file. */
+	key.tgid = task->tgid;
+	key.kind = FTAGENT_OBJ_SOCKET;
+	key.family = sk ? READ_ONCE(sk->sk_family) : 0;
+	key.dev = 0;
+	key.protocol = sk ? READ_ONCE(sk->sk_protocol) : 0;
+	key.pad = 0;
+	key.ino = SOCK_INODE(sock)->i_ino;
+	key.peer_ino = 0;
+	ftagent_account_key_charge(task, NULL, &key, dir, ret, false);
+}
+
 void ftagent_account_file_landed(struct task_struct *task,
 				 const struct cred *cred, struct file *file,
 				 long ret, long landed)

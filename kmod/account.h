@@ -9,6 +9,8 @@
 
 #include "counters.h"
 
+struct socket;
+
 struct cred;
 struct ftagent_call;
 struct file;
@@ -32,6 +34,13 @@ void ftagent_account(const struct ftagent_call *call,
 void ftagent_account_file(struct task_struct *task, const struct cred *cred,
 			  struct file *file, enum ftagent_dir dir, long ret,
 			  bool transfer);
+/*
+ * The same for @sock, which the caller keeps alive (its lock held), with
+ * or without a file: a socket the kernel made for a user's call (AF_SMC's
+ * TCP socket underneath) is keyed by its own inode.
+ */
+void ftagent_account_socket(struct task_struct *task, struct socket *sock,
+			    enum ftagent_dir dir, long ret);
 /*
  * The same for a receive that also put @landed (> 0) bytes into the
  * caller's buffer beyond @ret: of a datagram discarded for a bad

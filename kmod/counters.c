@@ -45,6 +45,7 @@
 
 #include "budget.h"
 #include "counters.h"
+#include "zerocopy.h"
 
 struct ftagent_table {
 	struct ftagent_slot *slots;
@@ -137,6 +138,15 @@ void ftagent_count_loss(enum ftagent_loss cause)
 	ftagent_table_loss(ct, &ct->gen[ftagent_active()], cause);
 }
 
+void ftagent_count_losses(enum ftagent_loss cause, u64 n)
+{
+	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
+	struct ftagent_table *t = &ct->gen[ftagent_active()];
+
+	t->lost[cause] += n;
+	ct->lost_total[cause] += n;
+}
+
 /* The slot of @key in generation @seq, remembered as the CPU's last one. */
 struct ftagent_slot *ftagent_counter_lookup(const struct ftagent_key *key,
 					    unsigned long seq)
@@ -179,6 +189,8 @@ static int ftagent_swap_locked(void)
 {
 	if (!ftagent_idle_acked)
 		return -EBUSY;
+	/* Probe misses the probes cannot count themselves: this generation. */
+	ftagent_zerocopy_count_missed();
 	WRITE_ONCE(ftagent_gen_seq, ftagent_gen_seq + 1);
 	/* Wait out hooks that may still write the generation now idle. */
 	synchronize_rcu();

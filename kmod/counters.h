@@ -122,6 +122,8 @@ static __always_inline void ftagent_counter_charge(const struct ftagent_key *key
 
 /* Hot path: count a loss of @cause on this CPU (preemption off). */
 void ftagent_count_loss(enum ftagent_loss cause);
+/* @n at once; preemption disabled, as for ftagent_count_loss(). */
+void ftagent_count_losses(enum ftagent_loss cause, u64 n);
 
 /* Process context, may sleep. */
 int ftagent_counters_flush(u64 *idle_seq);

@@ -64,6 +64,7 @@
 #include <linux/sched/signal.h>
 #include <linux/sctp.h>
 #include <linux/socket.h>
+#include <linux/tcp.h>
 #include <linux/trace_recursion.h>
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
@@ -1014,27 +1015,44 @@ static void notrace ftagent_gate_hook(unsigned long ip,
  */
 #define FTAGENT_GATE_ZC_SYMBOL	"tcp_zerocopy_receive"
 
+/*
+ * Returns in tcp_zerocopy_receive()'s place, with its arguments. It does
+ * what the function does first, for do_tcp_getsockopt() to read after a
+ * failure: no copy-buffer count, and no msg_flags, which would otherwise
+ * keep the caller's TCP_CMSG_TS and have the timestamps of a @tss nothing
+ * wrote put into the caller's control buffer.
+ */
+static noinline int
+ftagent_gate_zc_over_budget(struct sock *sk, struct tcp_zerocopy_receive *zc,
+			    struct scm_timestamping_internal *tss)
+{
+	zc->copybuf_len = 0;
+	zc->msg_flags = 0;
+	return -EDQUOT;
+}
+
 static void notrace ftagent_gate_zc_hook(unsigned long ip,
 					 unsigned long parent_ip,
 					 struct ftrace_ops *ops,
 					 struct ftrace_regs *fregs)
 {
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
-	const struct sock *sk;
 	int bit;
 
+	/*
+	 * Only a user's getsockopt() gets here; the socket can be a kernel
+	 * one, AF_SMC's TCP socket underneath (zerocopy.c), and is still
+	 * the caller's receive.
+	 */
 	if (unlikely(current->flags & PF_KTHREAD) ||
 	    !static_branch_unlikely(&ftagent_budgets_on))
-		return;
-	sk = (const struct sock *)ftagent_fregs_args(fregs)->di;
-	if (sk->sk_kern_sock)
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (unlikely(bit < 0))
 		return;
 	if (ftagent_budget_gate(&c, FTAGENT_METRIC_BYTES_RECEIVED))
 		ftagent_fregs_set_ip(fregs,
-				     (unsigned long)ftagent_gate_over_budget);
+				     (unsigned long)ftagent_gate_zc_over_budget);
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -1042,11 +1060,14 @@ static struct ftrace_ops ftagent_gate_zc_ops;
 static bool ftagent_gate_zc_on;
 
 /*
- * With the recv point: a kernel without the function (or one that will
- * not hook) leaves zero-copy receives unrefused, said in the log; the
- * recv point itself still holds.
+ * With the recv point. A kernel without the function has no zero-copy
+ * receive to count or refuse (said once, in the log and the status:
+ * symbols.c). One that has it but will not let it be hooked (another
+ * IPMODIFY user, such as a livepatch of it) fails the recv point, as a
+ * security hook that will not hook does: a budget set that needs it is
+ * refused rather than held halfway.
  */
-static void ftagent_gate_zc_hook_on(void)
+static int ftagent_gate_zc_hook_on(void)
 {
 	struct ftrace_ops *o = &ftagent_gate_zc_ops;
 	int err;
@@ -1059,11 +1080,14 @@ static void ftagent_gate_zc_hook_on(void)
 		err = register_ftrace_function(o);
 	if (err) {
 		ftrace_free_filter(o);
-		pr_warn_once("gate: cannot hook %s (%d): bytes_received budgets do not refuse TCP zero-copy receives\n",
-			     FTAGENT_GATE_ZC_SYMBOL, err);
-		return;
+		if (err == -ENOENT)
+			return 0;
+		pr_err("gate: cannot hook %s: %d\n", FTAGENT_GATE_ZC_SYMBOL,
+		       err);
+		return err;
 	}
 	ftagent_gate_zc_on = true;
+	return 0;
 }
 
 static void ftagent_gate_zc_hook_off(void)
@@ -1113,9 +1137,14 @@ static int ftagent_gate_hook_one(unsigned int point, const char *name)
 		pr_err("gate: cannot hook %s: %d\n", name, err);
 		return err;
 	}
-	if (point == FTAGENT_GATE_RECV)
-		ftagent_gate_zc_hook_on();
-	return 0;
+	if (point == FTAGENT_GATE_RECV) {
+		err = ftagent_gate_zc_hook_on();
+		if (err) {
+			unregister_ftrace_function(o);
+			ftrace_free_filter(o);
+		}
+	}
+	return err;
 }
 
 static void ftagent_gate_unhook_one(unsigned int point)

@@ -12,13 +12,23 @@
  * advances tp->copied_seq past everything it consumed, mapped or
  * copied, and nothing else can move copied_seq while the lock is held.
  * A kretprobe notes copied_seq at entry and charges the difference at
- * return, still under the lock: exact, and whatever the call then
- * returns to the caller (a failed write-back still took the bytes off
- * the queue and left them in the caller's memory).
+ * return, still under the lock (its copies run MSG_DONTWAIT and never
+ * let it go): exact, whatever the call then returns to the caller. A
+ * failed write-back (EFAULT) still took the bytes off the queue and left
+ * them in the caller's memory: charged as received, a successful call.
+ * An urgent byte the copy steps over also advances copied_seq, and
+ * counts as received here as well as in the recv(MSG_OOB) that reads it.
  *
  * A call that moved nothing is charged its error, or 0 (the queue held
  * less than a page and no copy buffer was given: the caller is told to
- * receive it another way), as a receive that returned those is.
+ * receive it another way), as a receive that returned those is. A copy
+ * into the copy buffer that faults part-way leaves what it copied there
+ * uncharged (as a TCP recv() that faults before its first byte does).
+ *
+ * Only a user's getsockopt() reaches the function: directly, or through
+ * an AF_SMC socket, which passes SOL_TCP options to the TCP socket it
+ * made underneath with sock_create_kern(). That one is counted too, as
+ * an object of its own (its inode), and charged to the caller.
  *
  * Budgets: charged here like any receive; refused before the call runs
  * by the gate's recv point (gate.c), which hooks tcp_zerocopy_receive()
@@ -26,9 +36,10 @@
  *
  * Cost: only zero-copy receives pay (a kretprobe, about 400 instructions,
  * against at least a page mapped). A call that finds no free instance
- * (more than maxactive inside at once, all waiting for the mmap lock or a
- * page fault) is missed by the kprobe core; the misses are counted as
- * pending_table losses, at the next zero-copy return.
+ * (more than maxactive inside at once, each waiting for the mmap lock or
+ * a page fault) is missed by the kprobe core, neither counted nor
+ * charged: the misses are counted as pending_table losses at the next
+ * zero-copy return or counter flush.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -52,7 +63,7 @@ struct ftagent_zc_call {
 
 static struct kretprobe ftagent_zc_probe;
 static bool ftagent_zc_on;
-/* The probe's nmissed already counted as lost. */
+/* The probe's misses already counted as lost. */
 static atomic_long_t ftagent_zc_missed_seen;
 
 /* Entry: tcp_zerocopy_receive(sk, zc, tss), the socket locked. */
@@ -62,25 +73,42 @@ static int ftagent_zc_entry(struct kretprobe_instance *ri,
 	struct ftagent_zc_call *c = (struct ftagent_zc_call *)ri->data;
 	struct sock *sk = (struct sock *)regs->di;
 
-	/* Kernel threads and kernel sockets: the kernel's own work. */
-	if (unlikely(current->flags & PF_KTHREAD) || sk->sk_kern_sock)
+	/*
+	 * Only a user's getsockopt() reaches the function, directly or
+	 * through AF_SMC, which passes SOL_TCP options to the TCP socket it
+	 * made with sock_create_kern(): so a kernel socket is counted too,
+	 * as its own object. A kernel thread has no process to charge.
+	 */
+	if (unlikely(current->flags & PF_KTHREAD))
 		return 1;	/* no return handler for this call */
 	c->sk = sk;
 	c->copied_seq = READ_ONCE(tcp_sk(sk)->copied_seq);
 	return 0;
 }
 
-/* Count the probe's new misses: calls that found no free instance. */
-static void ftagent_zc_count_missed(void)
+/* What the kprobe core counted as missed (recursion, or no instance). */
+static unsigned long ftagent_zc_missed(void)
 {
-	long missed = READ_ONCE(ftagent_zc_probe.nmissed);
-	long seen = atomic_long_read(&ftagent_zc_missed_seen);
+	return (unsigned int)READ_ONCE(ftagent_zc_probe.nmissed) +
+	       READ_ONCE(ftagent_zc_probe.kp.nmissed);
+}
 
-	while (seen < missed) {
+void ftagent_zerocopy_count_missed(void)
+{
+	long seen = atomic_long_read(&ftagent_zc_missed_seen);
+	unsigned long missed;
+
+	if (!READ_ONCE(ftagent_zc_on))
+		return;
+	missed = ftagent_zc_missed();
+	/* Newer than what another CPU already counted, or nothing. */
+	while ((long)(missed - seen) > 0) {
 		if (atomic_long_try_cmpxchg(&ftagent_zc_missed_seen, &seen,
 					    missed)) {
-			for (; seen < missed; seen++)
-				ftagent_count_loss(FTAGENT_LOSS_PENDING_TABLE);
+			preempt_disable();
+			ftagent_count_losses(FTAGENT_LOSS_PENDING_TABLE,
+					     missed - seen);
+			preempt_enable();
 			break;
 		}
 	}
@@ -94,20 +122,15 @@ static int ftagent_zc_return(struct kretprobe_instance *ri,
 	u32 moved = READ_ONCE(tcp_sk(c->sk)->copied_seq) - c->copied_seq;
 	long ret = (int)regs_return_value(regs);
 	struct socket *sock = READ_ONCE(c->sk->sk_socket);
-	struct file *file = sock ? READ_ONCE(sock->file) : NULL;
 
-	if (unlikely(READ_ONCE(ftagent_zc_probe.nmissed) !=
+	if (unlikely(ftagent_zc_missed() !=
 		     atomic_long_read(&ftagent_zc_missed_seen)))
-		ftagent_zc_count_missed();
-	/*
-	 * The caller's descriptor holds the file (getsockopt's fdget()), so
-	 * the socket has one; a socket without a file is a kernel one.
-	 */
-	if (!file)
+		ftagent_zerocopy_count_missed();
+	if (!sock)
 		return 0;
 	if (moved)
 		ret = moved;
-	ftagent_account_file(current, NULL, file, FTAGENT_DIR_IN, ret, false);
+	ftagent_account_socket(current, sock, FTAGENT_DIR_IN, ret);
 	return 0;
 }
 
@@ -124,14 +147,16 @@ int ftagent_zerocopy_init(bool strict)
 	rp->handler = ftagent_zc_return;
 	rp->data_size = sizeof(struct ftagent_zc_call);
 	/*
-	 * One per call inside at once; each holds its own socket's lock,
-	 * so that is one per socket being received from, at most.
+	 * One per call inside at once. Each holds its own socket's lock, so
+	 * that is one per socket being received from; a call can stay
+	 * inside while its copy waits on a page fault or the mmap lock. An
+	 * instance is under 100 bytes.
 	 */
-	rp->maxactive = max_t(int, 64, 4 * num_possible_cpus());
+	rp->maxactive = max_t(int, 1024, 16 * num_possible_cpus());
 	atomic_long_set(&ftagent_zc_missed_seen, 0);
 	err = register_kretprobe(rp);
 	if (!err) {
-		ftagent_zc_on = true;
+		WRITE_ONCE(ftagent_zc_on, true);
 		return 0;
 	}
 	if (strict) {
@@ -150,5 +175,6 @@ void ftagent_zerocopy_exit(void)
 	if (!ftagent_zc_on)
 		return;
 	unregister_kretprobe(&ftagent_zc_probe);
-	ftagent_zc_on = false;
+	ftagent_zerocopy_count_missed();
+	WRITE_ONCE(ftagent_zc_on, false);
 }

@@ -11,5 +11,10 @@
 
 int ftagent_zerocopy_init(bool strict);
 void ftagent_zerocopy_exit(void);
+/*
+ * Count the calls the probe missed since last asked (no free instance)
+ * as losses; any context.
+ */
+void ftagent_zerocopy_count_missed(void);
 
 #endif /* _FTAGENT_ZEROCOPY_H */
