@@ -21,6 +21,8 @@
 
 #define FTAGENT_MAX_TEXT	32768	/* a caller larger is not scanned */
 #define FTAGENT_CALL_REL32	0xe8
+#define FTAGENT_JMP_REL32	0xe9
+#define FTAGENT_JMP_REL8	0xeb
 
 /*
  * Where function @name starts and how long it is, from the kernel's
@@ -103,4 +105,35 @@ int ftagent_callsites(const char *caller, const char *callee,
 	}
 	kfree(text);
 	return err ? err : n;
+}
+
+int ftagent_calls_rejoin(const char *caller, const char *callee,
+			 unsigned long join)
+{
+	unsigned long sites[8];
+	int i, n;
+
+	n = ftagent_callsites(caller, callee, sites, ARRAY_SIZE(sites));
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		unsigned long ret_site = sites[i] + FTAGENT_CALL_LEN, to;
+		u8 insn[FTAGENT_CALL_LEN];
+		s32 rel;
+
+		if (copy_from_kernel_nofault(insn, (void *)ret_site,
+					     sizeof(insn)))
+			return -EFAULT;
+		if (insn[0] == FTAGENT_JMP_REL32) {
+			memcpy(&rel, insn + 1, sizeof(rel));
+			to = ret_site + FTAGENT_CALL_LEN + rel;
+		} else if (insn[0] == FTAGENT_JMP_REL8) {
+			to = ret_site + 2 + (s8)insn[1];
+		} else {
+			to = ret_site;
+		}
+		if (to != join)
+			return 0;
+	}
+	return 1;
 }

@@ -24,6 +24,16 @@ int ftagent_callsites(const char *caller, const char *callee,
 		      unsigned long *sites, unsigned int max);
 
 /*
+ * Whether every direct call function @caller makes to @callee returns to
+ * a jump to @join (or to @join itself): the compiler merged what follows
+ * those calls with what follows another, so a probe at @join sees their
+ * results too. 1 yes (also when there is no such call), 0 no, or what
+ * ftagent_callsites() failed with. Process context.
+ */
+int ftagent_calls_rejoin(const char *caller, const char *callee,
+			 unsigned long join);
+
+/*
  * Where function @name starts (a static one too), as a pointer to it
  * would hold it; 0 if the symbol table has no such function. Process
  * context.

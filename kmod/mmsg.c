@@ -148,6 +148,12 @@ struct ftagent_mmsg_caller {
 	bool iour;
 	/* Its name in symbols.c's table when its site is missing, or none */
 	const char *report;
+	/*
+	 * Callees of an inlined twin of @callee (NULL-terminated) whose
+	 * calls must come back through the probed return site, or the
+	 * probe misses their results.
+	 */
+	const char *const *twins;
 	kprobe_pre_handler_t handler;
 	struct kprobe kps[FTAGENT_MMSG_SITES];
 	unsigned int nr_kps;	/* registered */
@@ -692,11 +698,25 @@ static struct ftrace_ops ftagent_mmsg_csum_ops = {
 
 static bool ftagent_mmsg_csum_on;
 
+/*
+ * recvmmsg's messages after the first skip the security check:
+ * ____sys_recvmsg() then calls sock_recvmsg_nosec(), inlined, which calls
+ * the protocol's recvmsg (INDIRECT_CALL_INET: these two directly). Debian's
+ * build jumps back from each to the instruction after its call to
+ * sock_recvmsg(), where the probe is; another build (the debug kernel
+ * before it had retpolines) may not, and those messages would go
+ * unseen.
+ */
+static const char *const ftagent_mmsg_nosec_calls[] = {
+	"inet_recvmsg", "inet6_recvmsg", NULL,
+};
+
 static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 	{ .caller = "__sys_sendmmsg", .callee = "___sys_sendmsg",
 	  .compat_twice = true, .handler = ftagent_mmsg_sent },
 	/* recvmsg and each recvmmsg message */
 	{ .caller = "____sys_recvmsg", .callee = "sock_recvmsg", .recv = true,
+	  .twins = ftagent_mmsg_nosec_calls,
 	  .handler = ftagent_mmsg_received },
 	{ .caller = "__sys_recvfrom", .callee = "sock_recvmsg", .recv = true,
 	  .handler = ftagent_mmsg_received },
@@ -855,7 +875,18 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 			return err;
 		c->nr_kps++;
 	}
-	return c->nr_kps < expect ? -ENOENT : 0;
+	if (c->nr_kps < expect)
+		return -ENOENT;
+	for (i = 0; c->twins && c->twins[i]; i++) {
+		err = ftagent_calls_rejoin(c->caller, c->twins[i],
+					   (unsigned long)c->kps[0].addr);
+		if (err == 1 || err == -ENOENT)
+			continue;	/* rejoins, or no such callee */
+		pr_warn("%s: its calls to %s do not return through the probed site\n",
+			c->caller, c->twins[i]);
+		return err ? err : -EOPNOTSUPP;
+	}
+	return 0;
 }
 
 /* Take off the probes of the callers @which picks (all, with NULL). */
