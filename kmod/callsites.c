@@ -23,6 +23,7 @@
 #define FTAGENT_CALL_REL32	0xe8
 #define FTAGENT_JMP_REL32	0xe9
 #define FTAGENT_JMP_REL8	0xeb
+#define FTAGENT_INT3		0xcc
 
 /*
  * Where function @name starts and how long it is, from the kernel's
@@ -121,9 +122,15 @@ int ftagent_calls_rejoin(const char *caller, const char *callee,
 		u8 insn[FTAGENT_CALL_LEN];
 		s32 rel;
 
+		/* Its text may be the probe's own (an optimized kprobe). */
+		if (ret_site == join)
+			continue;
 		if (copy_from_kernel_nofault(insn, (void *)ret_site,
 					     sizeof(insn)))
 			return -EFAULT;
+		/* Another tracer's breakpoint hides the instruction. */
+		if (insn[0] == FTAGENT_INT3)
+			return -EBUSY;
 		if (insn[0] == FTAGENT_JMP_REL32) {
 			memcpy(&rel, insn + 1, sizeof(rel));
 			to = ret_site + FTAGENT_CALL_LEN + rel;
@@ -133,7 +140,7 @@ int ftagent_calls_rejoin(const char *caller, const char *callee,
 			to = ret_site;
 		}
 		if (to != join)
-			return 0;
+			return -EXDEV;
 	}
-	return 1;
+	return n;
 }

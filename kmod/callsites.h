@@ -27,7 +27,8 @@ int ftagent_callsites(const char *caller, const char *callee,
  * Whether every direct call function @caller makes to @callee returns to
  * a jump to @join (or to @join itself): the compiler merged what follows
  * those calls with what follows another, so a probe at @join sees their
- * results too. 1 yes (also when there is no such call), 0 no, or what
+ * results too. The number of such calls (0: none), -EXDEV if one does
+ * not, -EBUSY if another tracer's breakpoint hides one, or what
  * ftagent_callsites() failed with. Process context.
  */
 int ftagent_calls_rejoin(const char *caller, const char *callee,

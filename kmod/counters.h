@@ -122,7 +122,7 @@ static __always_inline void ftagent_counter_charge(const struct ftagent_key *key
 
 /* Hot path: count a loss of @cause on this CPU (preemption off). */
 void ftagent_count_loss(enum ftagent_loss cause);
-/* @n at once; preemption disabled, as for ftagent_count_loss(). */
+/* @n at once; interrupts disabled (process context, not a hook). */
 void ftagent_count_losses(enum ftagent_loss cause, u64 n);
 
 /* Process context, may sleep. */

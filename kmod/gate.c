@@ -1016,16 +1016,19 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 #define FTAGENT_GATE_ZC_SYMBOL	"tcp_zerocopy_receive"
 
 /*
- * Returns in tcp_zerocopy_receive()'s place, with its arguments. It does
- * what the function does first, for do_tcp_getsockopt() to read after a
- * failure: no copy-buffer count, and no msg_flags, which would otherwise
- * keep the caller's TCP_CMSG_TS and have the timestamps of a @tss nothing
- * wrote put into the caller's control buffer.
+ * Returns in tcp_zerocopy_receive()'s place, with its arguments. It
+ * clears what the function would, for do_tcp_getsockopt() to read after a
+ * failure: no msg_flags, which would otherwise keep the caller's
+ * TCP_CMSG_TS and have the timestamps of a @tss nothing wrote put into
+ * the caller's control buffer; and no lengths, nothing mapped or copied,
+ * should a cgroup getsockopt program turn the failure into a success.
  */
 static noinline int
 ftagent_gate_zc_over_budget(struct sock *sk, struct tcp_zerocopy_receive *zc,
 			    struct scm_timestamping_internal *tss)
 {
+	zc->length = 0;
+	zc->recv_skip_hint = 0;
 	zc->copybuf_len = 0;
 	zc->msg_flags = 0;
 	return -EDQUOT;
