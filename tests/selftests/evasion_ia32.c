@@ -16,6 +16,7 @@
 
 #include "kselftest_harness.h"
 #include "budget_test.h"
+#include "ia32_test.h"
 
 #define CHUNK 4096
 
@@ -30,18 +31,6 @@
 #define NR32_PREADV	333
 #define NR32_SENDTO	369
 #define NR32_RECVFROM	371
-
-/* A 32-bit system call through int $0x80: the result, or -errno. */
-static long call32(long nr, long a1, long a2, long a3, long a4, long a5)
-{
-	long ret;
-
-	__asm__ volatile("int $0x80"
-			 : "=a"(ret)
-			 : "a"(nr), "b"(a1), "c"(a2), "d"(a3), "S"(a4), "D"(a5)
-			 : "memory");
-	return ret;
-}
 
 /* What struct iovec and struct mmsghdr are to an ia32 caller. */
 struct iovec32 {

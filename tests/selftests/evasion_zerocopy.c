@@ -25,6 +25,7 @@
 #include "kselftest_harness.h"
 #include "budget_test.h"
 #include "ftagent_test.h"
+#include "ia32_test.h"
 
 #define zc_args tcp_zerocopy_receive
 
@@ -174,6 +175,16 @@ static int wait_received(int fd, uint64_t total)
 	return bytes_received(fd) == total ? 0 : -1;
 }
 
+/* A request for the fixture's mapping and copy buffer, all else 0. */
+static void zc_request(struct zc_args *zc, FIXTURE_DATA(zc) * self)
+{
+	memset(zc, 0, sizeof(*zc));
+	zc->address = (uintptr_t)self->map;
+	zc->length = MAP_BYTES;
+	zc->copybuf_address = (uintptr_t)self->copybuf;
+	zc->copybuf_len = COPY_BYTES;
+}
+
 /*
  * One zero-copy receive into the fixture's mapping and copy buffer: what
  * it mapped and copied (each byte checked), or -1 with errno. *@mapped
@@ -186,11 +197,7 @@ static long zc_receive(struct __test_metadata *_metadata,
 	socklen_t len = sizeof(*zc);
 	long got;
 
-	memset(zc, 0, sizeof(*zc));
-	zc->address = (uintptr_t)self->map;
-	zc->length = MAP_BYTES;
-	zc->copybuf_address = (uintptr_t)self->copybuf;
-	zc->copybuf_len = COPY_BYTES;
+	zc_request(zc, self);
 	memset(self->copybuf, 0, COPY_BYTES);
 	if (getsockopt(self->rx, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE, zc, &len))
 		return -1;
@@ -270,10 +277,7 @@ TEST_F(zc, a_zero_copy_receive_whose_result_cannot_be_written_back_is_counted)
 		  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, ro);
 	zc = (struct zc_args *)ro;
-	zc->address = (uintptr_t)self->map;
-	zc->length = MAP_BYTES;
-	zc->copybuf_address = (uintptr_t)self->copybuf;
-	zc->copybuf_len = COPY_BYTES;
+	zc_request(zc, self);
 	ASSERT_EQ(0, mprotect(ro, page, PROT_READ));
 	self->sender = send_in_child(self->tx, total, 64 << 10);
 	ASSERT_LT(0, self->sender);
@@ -304,18 +308,6 @@ TEST_F(zc, a_zero_copy_receive_whose_result_cannot_be_written_back_is_counted)
 /* getsockopt in the ia32 table (arch/x86/entry/syscalls/syscall_32.tbl) */
 #define NR32_GETSOCKOPT 365
 
-/* A 32-bit system call through int $0x80: the result, or -errno. */
-static long call32(long nr, long a1, long a2, long a3, long a4, long a5)
-{
-	long ret;
-
-	__asm__ volatile("int $0x80"
-			 : "=a"(ret)
-			 : "a"(nr), "b"(a1), "c"(a2), "d"(a3), "S"(a4), "D"(a5)
-			 : "memory");
-	return ret;
-}
-
 /*
  * The same receives through the 32-bit entry (int $0x80 from this 64-bit
  * process), the struct and its length below 4 GiB where a 32-bit pointer
@@ -345,11 +337,7 @@ TEST_F(zc, a_zero_copy_receive_through_int80_is_counted)
 	while (got < total && calls < 10000) {
 		long rc;
 
-		memset(zc, 0, sizeof(*zc));
-		zc->address = (uintptr_t)self->map;
-		zc->length = MAP_BYTES;
-		zc->copybuf_address = (uintptr_t)self->copybuf;
-		zc->copybuf_len = COPY_BYTES;
+		zc_request(zc, self);
 		*optlen = sizeof(*zc);
 		rc = call32(NR32_GETSOCKOPT, self->rx, IPPROTO_TCP,
 			    TCP_ZEROCOPY_RECEIVE, (uint32_t)(uintptr_t)zc,
@@ -414,10 +402,7 @@ TEST_F(zc, a_sibling_rewriting_the_result_does_not_change_the_count)
 		socklen_t len = sizeof(zc);
 		int rc;
 
-		zc.address = (uintptr_t)self->map;
-		zc.length = MAP_BYTES;
-		zc.copybuf_address = (uintptr_t)self->copybuf;
-		zc.copybuf_len = COPY_BYTES;
+		zc_request(&zc, self);
 		/* Zeroed first by the scribbler, a call takes nothing. */
 		rc = getsockopt(self->rx, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE,
 				&zc, &len);
@@ -560,11 +545,7 @@ TEST_F(zc, a_zero_copy_receive_through_af_smc_is_counted_and_charged)
 		socklen_t len = sizeof(zc);
 
 		ASSERT_EQ(1, poll(&p, 1, 30000));
-		memset(&zc, 0, sizeof(zc));
-		zc.address = (uintptr_t)self->map;
-		zc.length = MAP_BYTES;
-		zc.copybuf_address = (uintptr_t)self->copybuf;
-		zc.copybuf_len = COPY_BYTES;
+		zc_request(&zc, self);
 		ASSERT_EQ(0, getsockopt(smc, IPPROTO_TCP, TCP_ZEROCOPY_RECEIVE,
 					&zc, &len))
 		TH_LOG("through AF_SMC: %s", strerror(errno));
@@ -575,11 +556,7 @@ TEST_F(zc, a_zero_copy_receive_through_af_smc_is_counted_and_charged)
 	ASSERT_EQ(self->sender, waitpid(self->sender, &status, 0));
 	self->sender = -1;
 	ASSERT_EQ(0, status);
-	memset(&zc, 0, sizeof(zc));
-	zc.address = (uintptr_t)self->map;
-	zc.length = MAP_BYTES;
-	zc.copybuf_address = (uintptr_t)self->copybuf;
-	zc.copybuf_len = COPY_BYTES;
+	zc_request(&zc, self);
 	{
 		socklen_t len = sizeof(zc);
 
