@@ -45,6 +45,7 @@
 
 #include "budget.h"
 #include "counters.h"
+#include "mmsg.h"
 #include "zerocopy.h"
 
 struct ftagent_table {
@@ -123,28 +124,39 @@ static struct ftagent_slot *ftagent_find_or_insert(struct ftagent_table *t,
 	return slot;
 }
 
-/* A loss belongs to the generation the hook was writing, and to the total. */
-static void ftagent_table_loss(struct ftagent_cpu_tables *ct,
-			       struct ftagent_table *t, enum ftagent_loss cause)
+/*
+ * A loss belongs to the generation the hook was writing, and to the
+ * total. A hook in an interrupt (a socket's receive path) may count one
+ * on this CPU in the middle of another's read-modify-write: interrupts
+ * are off for the two adds, which only losses pay.
+ */
+static void ftagent_table_losses(struct ftagent_cpu_tables *ct,
+				 struct ftagent_table *t,
+				 enum ftagent_loss cause, u64 n)
 {
-	t->lost[cause]++;
-	ct->lost_total[cause]++;
+	unsigned long flags;
+
+	local_irq_save(flags);
+	t->lost[cause] += n;
+	ct->lost_total[cause] += n;
+	local_irq_restore(flags);
 }
 
 void ftagent_count_loss(enum ftagent_loss cause)
 {
-	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
-
-	ftagent_table_loss(ct, &ct->gen[ftagent_active()], cause);
+	ftagent_count_losses(cause, 1);
 }
 
+/* Any context: with interrupts off, this CPU's tables stay ours. */
 void ftagent_count_losses(enum ftagent_loss cause, u64 n)
 {
-	struct ftagent_cpu_tables *ct = this_cpu_ptr(ftagent_tables);
-	struct ftagent_table *t = &ct->gen[ftagent_active()];
+	struct ftagent_cpu_tables *ct;
+	unsigned long flags;
 
-	t->lost[cause] += n;
-	ct->lost_total[cause] += n;
+	local_irq_save(flags);
+	ct = this_cpu_ptr(ftagent_tables);
+	ftagent_table_losses(ct, &ct->gen[ftagent_active()], cause, n);
+	local_irq_restore(flags);
 }
 
 /* The slot of @key in generation @seq, remembered as the CPU's last one. */
@@ -158,7 +170,7 @@ struct ftagent_slot *ftagent_counter_lookup(const struct ftagent_key *key,
 
 	slot = ftagent_find_or_insert(t, key);
 	if (unlikely(!slot)) {
-		ftagent_table_loss(ct, t, FTAGENT_LOSS_COUNTER_TABLE);
+		ftagent_table_losses(ct, t, FTAGENT_LOSS_COUNTER_TABLE, 1);
 		return NULL;
 	}
 	last->slot = slot;
@@ -191,6 +203,7 @@ static int ftagent_swap_locked(void)
 		return -EBUSY;
 	/* Probe misses the probes cannot count themselves: this generation. */
 	ftagent_zerocopy_count_missed();
+	ftagent_mmsg_count_missed();
 	WRITE_ONCE(ftagent_gen_seq, ftagent_gen_seq + 1);
 	/* Wait out hooks that may still write the generation now idle. */
 	synchronize_rcu();

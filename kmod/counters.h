@@ -120,9 +120,9 @@ static __always_inline void ftagent_counter_charge(const struct ftagent_key *key
 	ftagent_counter_count(key, dir, ret);
 }
 
-/* Hot path: count a loss of @cause on this CPU (preemption off). */
+/* Count a loss of @cause on this CPU; any context. */
 void ftagent_count_loss(enum ftagent_loss cause);
-/* @n at once; interrupts disabled (process context, not a hook). */
+/* @n at once; any context. */
 void ftagent_count_losses(enum ftagent_loss cause, u64 n);
 
 /* Process context, may sleep. */

@@ -105,13 +105,8 @@ void ftagent_zerocopy_count_missed(void)
 	while ((long)(missed - seen) > 0) {
 		if (atomic_long_try_cmpxchg(&ftagent_zc_missed_seen, &seen,
 					    missed)) {
-			unsigned long flags;
-
-			/* A hook in an interrupt adds to the same counter. */
-			local_irq_save(flags);
 			ftagent_count_losses(FTAGENT_LOSS_PENDING_TABLE,
 					     missed - seen);
-			local_irq_restore(flags);
 			break;
 		}
 	}
