@@ -38,6 +38,7 @@
 #include "compat/fs.h"
 #include "budget.h"
 #include "calls.h"
+#include "callfiles.h"
 #include "counters.h"
 #include "filters.h"
 #include "hooks.h"
@@ -195,6 +196,86 @@ static bool ftagent_key_for_file(struct file *file, u32 tgid,
 	return true;
 }
 
+/*
+ * The key of what @fd names for the call being settled: what it named
+ * when the call began, if the entry noted it (callfiles.c: the
+ * descriptor may have been closed or reused meanwhile), else what it
+ * names now.
+ */
+static __always_inline bool
+ftagent_key_for_call_fd(unsigned int fd, const struct ftagent_call_keys *keys,
+			struct ftagent_key *key)
+{
+	const struct ftagent_call_obj *o;
+	unsigned int i;
+
+	if (unlikely(keys)) {
+		for (i = 0; i < FTAGENT_CALL_FDS; i++) {
+			o = &keys->obj[i];
+			if (o->kind == FTAGENT_OBJ_UNSPEC)
+				break;
+			if (o->fd != fd)
+				continue;
+			key->tgid = current->tgid;
+			key->kind = o->kind;
+			key->family = o->family;
+			key->dev = o->dev;
+			key->protocol = o->protocol;
+			key->pad = 0;
+			key->ino = o->ino;
+			key->peer_ino = 0;
+			return true;
+		}
+	}
+	return ftagent_key_for_fd(fd, key);
+}
+
+void ftagent_call_keys_fill(const struct ftagent_call *call,
+			    const struct pt_regs *uregs,
+			    struct ftagent_call_keys *k)
+{
+	struct ftagent_key key __uninitialized;
+	u32 fd[FTAGENT_CALL_FDS] __uninitialized;
+	unsigned int i, n, held = 0;
+
+	n = ftagent_call_fds(call, uregs, fd);
+#ifdef CONFIG_IA32_EMULATION
+	/*
+	 * socketcall(call, args): the descriptor is the first word of the
+	 * block, which the kernel copies at entry and the caller may then
+	 * rewrite; read as the kernel does, now (not if it is not in
+	 * memory: then the settle reads it again, as before).
+	 */
+	if (call->class == FTAGENT_CALL_SOCKETCALL &&
+	    !copy_from_user_nofault(&fd[0], (const void __user *)
+				    (unsigned long)(u32)uregs->cx,
+				    sizeof(fd[0])))
+		n = 1;
+#endif
+	/*
+	 * The lookup's RCU read side (preemption off, as in a hook): a
+	 * direct call's entry runs preemptible.
+	 */
+	preempt_disable_notrace();
+	for (i = 0; i < n; i++) {
+		struct ftagent_call_obj *o = &k->obj[held];
+
+		if (!ftagent_key_for_fd(fd[i], &key))
+			continue;
+		o->ino = key.ino;
+		o->dev = key.dev;
+		o->fd = fd[i];
+		o->kind = key.kind;
+		o->family = key.family;
+		o->protocol = key.protocol;
+		o->pad = 0;
+		held++;
+	}
+	preempt_enable_notrace();
+	for (i = held; i < FTAGENT_CALL_FDS; i++)
+		k->obj[i].kind = FTAGENT_OBJ_UNSPEC;
+}
+
 static __always_inline bool ftagent_standard_mode(void)
 {
 	return READ_ONCE(ftagent_account_mode) == FTAGENT_MODE_STANDARD;
@@ -214,9 +295,10 @@ ftagent_key_counted(const struct ftagent_key *key, enum ftagent_dir dir,
 
 static __always_inline void ftagent_charge_fd(unsigned int fd,
 					      enum ftagent_dir dir, long ret,
+					      const struct ftagent_call_keys *keys,
 					      struct ftagent_key *key)
 {
-	if (ftagent_key_for_fd(fd, key) &&
+	if (ftagent_key_for_call_fd(fd, keys, key) &&
 	    ftagent_key_counted(key, dir, READ_ONCE(ftagent_filter_flags)))
 		ftagent_counter_charge(key, dir, ret);
 }
@@ -229,13 +311,15 @@ static __always_inline void ftagent_charge_fd(unsigned int fd,
  * with EFAULT).
  */
 static void ftagent_charge_moved(unsigned int fd, enum ftagent_dir dir,
-				 long ret, long bytes, struct ftagent_key *key)
+				 long ret, long bytes,
+				 const struct ftagent_call_keys *keys,
+				 struct ftagent_key *key)
 {
 	if (ret >= 0) {
-		ftagent_charge_fd(fd, dir, bytes, key);
+		ftagent_charge_fd(fd, dir, bytes, keys, key);
 		return;
 	}
-	ftagent_charge_fd(fd, dir, ret, key);
+	ftagent_charge_fd(fd, dir, ret, keys, key);
 	if (bytes > 0 && key->kind != FTAGENT_OBJ_UNSPEC &&
 	    ftagent_key_counted(key, dir, READ_ONCE(ftagent_filter_flags))) {
 		if (static_branch_unlikely(&ftagent_budgets_on))
@@ -249,13 +333,15 @@ static void ftagent_charge_moved(unsigned int fd, enum ftagent_dir dir,
  * which is network traffic whatever fed it, is charged.
  */
 static void ftagent_charge_transfer_end(unsigned int fd, enum ftagent_dir dir,
-					long ret, struct ftagent_key *key)
+					long ret,
+					const struct ftagent_call_keys *keys,
+					struct ftagent_key *key)
 {
 	if (READ_ONCE(ftagent_filter_flags) & FTAGENT_TRACK_SENDFILE) {
-		ftagent_charge_fd(fd, dir, ret, key);
+		ftagent_charge_fd(fd, dir, ret, keys, key);
 		return;
 	}
-	if (ftagent_key_for_fd(fd, key) && key->kind == FTAGENT_OBJ_SOCKET &&
+	if (ftagent_key_for_call_fd(fd, keys, key) && key->kind == FTAGENT_OBJ_SOCKET &&
 	    ftagent_key_counted(key, dir, READ_ONCE(ftagent_filter_flags)))
 		ftagent_counter_charge(key, dir, ret);
 }
@@ -358,11 +444,11 @@ static __always_inline bool ftagent_read_faults(u8 class)
 }
 
 static void ftagent_budget_fd(unsigned int fd, enum ftagent_dir dir,
-			      long bytes)
+			      long bytes, const struct ftagent_call_keys *keys)
 {
 	struct ftagent_key key __uninitialized;
 
-	if (ftagent_key_for_fd(fd, &key))
+	if (ftagent_key_for_call_fd(fd, keys, &key))
 		ftagent_budget_charge_bytes(key.kind, key.family, dir, bytes);
 }
 
@@ -371,7 +457,8 @@ static void ftagent_budget_fd(unsigned int fd, enum ftagent_dir dir,
  * budgets: exclusion is by name, which any process can take.
  */
 static void ftagent_budget_only(u8 class, bool ia32,
-				const struct pt_regs *uregs, long ret)
+				const struct pt_regs *uregs, long ret,
+				const struct ftagent_call_keys *keys)
 {
 	long bytes = ret;
 
@@ -381,16 +468,16 @@ static void ftagent_budget_only(u8 class, bool ia32,
 			bytes = ftagent_mmsg_take_read(current, ret) +
 				(ret > 0 ? ret : 0);
 		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN,
-				  bytes > 0 ? bytes : ret);
+				  bytes > 0 ? bytes : ret, keys);
 		break;
 	case FTAGENT_CALL_WRITE:
-		ftagent_budget_fd(uregs->di, FTAGENT_DIR_OUT, ret);
+		ftagent_budget_fd(uregs->di, FTAGENT_DIR_OUT, ret, keys);
 		break;
 	case FTAGENT_CALL_RECV:
 		/* A failed call may still have received (EFAULT). */
 		bytes = ftagent_recv_bytes(ret);
 		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN,
-				  bytes > 0 || ret >= 0 ? bytes : ret);
+				  bytes > 0 || ret >= 0 ? bytes : ret, keys);
 		break;
 	case FTAGENT_CALL_RECVMMSG:
 	case FTAGENT_CALL_SENDMMSG:
@@ -399,16 +486,16 @@ static void ftagent_budget_only(u8 class, bool ia32,
 		ftagent_budget_fd(uregs->di,
 				  class == FTAGENT_CALL_RECVMMSG ?
 				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT,
-				  bytes > 0 || ret >= 0 ? bytes : ret);
+				  bytes > 0 || ret >= 0 ? bytes : ret, keys);
 		break;
 	case FTAGENT_CALL_SENDFILE:
-		ftagent_budget_fd(uregs->si, FTAGENT_DIR_IN, ret);
-		ftagent_budget_fd(uregs->di, FTAGENT_DIR_OUT, ret);
+		ftagent_budget_fd(uregs->si, FTAGENT_DIR_IN, ret, keys);
+		ftagent_budget_fd(uregs->di, FTAGENT_DIR_OUT, ret, keys);
 		break;
 	case FTAGENT_CALL_SPLICE:
 	case FTAGENT_CALL_COPY:
-		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN, ret);
-		ftagent_budget_fd(uregs->dx, FTAGENT_DIR_OUT, ret);
+		ftagent_budget_fd(uregs->di, FTAGENT_DIR_IN, ret, keys);
+		ftagent_budget_fd(uregs->dx, FTAGENT_DIR_OUT, ret, keys);
 		break;
 	default:
 		break;
@@ -420,16 +507,16 @@ static void ftagent_budget_only(u8 class, bool ia32,
  * as the 64-bit entry points have them; @ia32: the caller's structures
  * are the 32-bit ones.
  */
-static __always_inline void ftagent_account_class(u8 class, bool ia32,
-						  const struct pt_regs *uregs,
-						  long ret)
+static __always_inline void
+ftagent_account_class(u8 class, bool ia32, const struct pt_regs *uregs,
+		      long ret, const struct ftagent_call_keys *keys)
 {
 	/* Every field is written before use: no zeroing on each call. */
 	struct ftagent_key key __uninitialized, peer __uninitialized;
 
 	if (ftagent_tgid_excluded(current->tgid)) {
 		if (static_branch_unlikely(&ftagent_budgets_on))
-			ftagent_budget_only(class, ia32, uregs, ret);
+			ftagent_budget_only(class, ia32, uregs, ret, keys);
 		else if ((class == FTAGENT_CALL_RECV ||
 			  class == FTAGENT_CALL_RECVMMSG ||
 			  class == FTAGENT_CALL_SENDMMSG) &&
@@ -447,29 +534,30 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
 
 			ftagent_charge_moved(uregs->di, FTAGENT_DIR_IN, ret,
 					     landed + (ret > 0 ? ret : 0),
-					     &key);
+					     keys, &key);
 			return;
 		}
 		ftagent_charge_fd(uregs->di, class == FTAGENT_CALL_READ ?
-				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret, &key);
+				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret, keys, &key);
 		return;
 	}
 	switch (class) {
 	case FTAGENT_CALL_RECV:
 		ftagent_charge_moved(uregs->di, FTAGENT_DIR_IN, ret,
-				     ftagent_recv_bytes(ret), &key);
+				     ftagent_recv_bytes(ret), keys, &key);
 		break;
 	case FTAGENT_CALL_RECVMMSG:
 	case FTAGENT_CALL_SENDMMSG:
 		ftagent_charge_moved(uregs->di, class == FTAGENT_CALL_RECVMMSG ?
 				     FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret,
 				     ftagent_mmsg_bytes(uregs->si, ret, ia32),
-				     &key);
+				     keys, &key);
 		break;
 	case FTAGENT_CALL_SENDFILE:
-		ftagent_charge_transfer_end(uregs->si, FTAGENT_DIR_IN, ret, &key);
+		ftagent_charge_transfer_end(uregs->si, FTAGENT_DIR_IN, ret, keys,
+					    &key);
 		ftagent_charge_transfer_end(uregs->di, FTAGENT_DIR_OUT, ret,
-					    &peer);
+					    keys, &peer);
 		/* A file's bytes sent straight to a socket: a transfer. */
 		if (key.kind == FTAGENT_OBJ_FILE &&
 		    peer.kind == FTAGENT_OBJ_SOCKET && ftagent_standard_mode() &&
@@ -480,9 +568,10 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
 		}
 		break;
 	case FTAGENT_CALL_SPLICE:
-		ftagent_charge_transfer_end(uregs->di, FTAGENT_DIR_IN, ret, &key);
-		ftagent_charge_transfer_end(uregs->dx, FTAGENT_DIR_OUT, ret,
+		ftagent_charge_transfer_end(uregs->di, FTAGENT_DIR_IN, ret, keys,
 					    &key);
+		ftagent_charge_transfer_end(uregs->dx, FTAGENT_DIR_OUT, ret,
+					    keys, &key);
 		break;
 	case FTAGENT_CALL_COPY:
 		/*
@@ -490,18 +579,19 @@ static __always_inline void ftagent_account_class(u8 class, bool ia32,
 		 * to the other, as read() and write() would charge them; the
 		 * kernel's rchar and wchar count them the same way.
 		 */
-		ftagent_charge_fd(uregs->di, FTAGENT_DIR_IN, ret, &key);
-		ftagent_charge_fd(uregs->dx, FTAGENT_DIR_OUT, ret, &peer);
+		ftagent_charge_fd(uregs->di, FTAGENT_DIR_IN, ret, keys, &key);
+		ftagent_charge_fd(uregs->dx, FTAGENT_DIR_OUT, ret, keys, &peer);
 		break;
 	case FTAGENT_CALL_CONNECT:
 		ftagent_charge_fd(uregs->di, FTAGENT_DIR_OUT, ret < 0 ? ret : 0,
-				  &key);
+				  keys, &key);
 		ftagent_event_sock_fd(FTAGENT_REC_CONNECT, uregs->di, ret, 0);
 		break;
 	case FTAGENT_CALL_ACCEPT:
 		/* Success: the new socket; failure: the listening one. */
 		ftagent_charge_fd(ret < 0 ? uregs->di : ret, FTAGENT_DIR_IN,
-				  ret < 0 ? ret : 0, &key);
+				  ret < 0 ? ret : 0, ret < 0 ? keys : NULL,
+				  &key);
 		if (ret >= 0)
 			ftagent_event_sock_fd(FTAGENT_REC_ACCEPT, ret, ret, 0);
 		break;
@@ -605,13 +695,17 @@ static bool ftagent_socketcall_moves_msgs(u32 call)
  */
 static noinline void ftagent_account_ia32(const struct ftagent_call *call,
 					  const struct pt_regs *uregs,
-					  long ret)
+					  long ret,
+					  const struct ftagent_call_keys *keys)
 {
 	struct pt_regs args __uninitialized;
 	int class = call->class;
 
 	if (class == FTAGENT_CALL_SOCKETCALL) {
 		class = ftagent_socketcall(uregs, &args, ret);
+		/* The descriptor the block held at entry (above). */
+		if (class >= 0 && keys)
+			args.di = keys->obj[0].fd;
 		if (class < 0) {
 			/*
 			 * An unreadable block: no descriptor to charge the
@@ -628,20 +722,21 @@ static noinline void ftagent_account_ia32(const struct ftagent_call *call,
 		args.si = (u32)uregs->cx;
 		args.dx = (u32)uregs->dx;
 	}
-	ftagent_account_class(class, true, &args, ret);
+	ftagent_account_class(class, true, &args, ret, keys);
 }
 #endif
 
 void ftagent_account(const struct ftagent_call *call,
-		     const struct pt_regs *uregs, long ret)
+		     const struct pt_regs *uregs, long ret,
+		     const struct ftagent_call_keys *keys)
 {
 #ifdef CONFIG_IA32_EMULATION
 	if (unlikely(call->ia32)) {
-		ftagent_account_ia32(call, uregs, ret);
+		ftagent_account_ia32(call, uregs, ret, keys);
 		return;
 	}
 #endif
-	ftagent_account_class(call->class, false, uregs, ret);
+	ftagent_account_class(call->class, false, uregs, ret, keys);
 }
 
 bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key)

@@ -13,16 +13,20 @@ struct socket;
 
 struct cred;
 struct ftagent_call;
+struct ftagent_call_keys;
 struct file;
 struct task_struct;
 
 /*
  * Charge a call that returned @ret. @uregs is the task's saved user
- * registers: the syscall's arguments, unchanged by the call. Runs in hook
+ * registers: the syscall's arguments, unchanged by the call. @keys, if
+ * not NULL: what some of its descriptors named when it began
+ * (callfiles.c), charged instead of what they name now. Runs in hook
  * context with preemption disabled; never sleeps, never allocates.
  */
 void ftagent_account(const struct ftagent_call *call,
-		     const struct pt_regs *uregs, long ret);
+		     const struct pt_regs *uregs, long ret,
+		     const struct ftagent_call_keys *keys);
 
 /*
  * Charge an io_uring request that moved @ret bytes (or failed with @ret)

@@ -66,6 +66,7 @@
 #include <asm/unistd.h>
 
 #include "account.h"
+#include "callfiles.h"
 #include "compat/ftrace.h"
 #include "counters.h"
 #include "hooks.h"
@@ -90,6 +91,12 @@
 static_assert(FTAGENT_PENDING_REACH <= FTAGENT_PENDING_BUCKETS);
 
 static unsigned long *ftagent_pending __read_mostly;
+/*
+ * Per slot: what the descriptors of a call by a task with a shared
+ * descriptor table named at entry (callfiles.c), emptied by the settle.
+ * Only the slot's owner touches it.
+ */
+static struct ftagent_call_keys *ftagent_pending_keys __read_mostly;
 /*
  * Per home bucket: its tasks' marks outside it. Each task changes only
  * its own contribution, and reads its own bucket's count after its own
@@ -166,18 +173,20 @@ static noinline notrace unsigned long *ftagent_spilled_mark(struct task_struct *
 
 /*
  * @t found its home bucket full: keep its own mark further on (a
- * restarted call), or claim a slot there. Whether @t now has one.
+ * restarted call), or claim a slot there. @t's slot now, or NULL.
  */
-static noinline notrace bool ftagent_mark_slow(struct task_struct *t,
-					       unsigned long home)
+static noinline notrace unsigned long *ftagent_mark_slow(struct task_struct *t,
+							 unsigned long home)
 {
 	unsigned long *b;
 	unsigned int n;
 	int i;
 
-	if (atomic_read(&ftagent_pending_spills[home]) &&
-	    ftagent_spilled_mark(t, home))
-		return true;
+	if (atomic_read(&ftagent_pending_spills[home])) {
+		b = ftagent_spilled_mark(t, home);
+		if (b)
+			return b;
+	}
 	for (n = 0; n < FTAGENT_PENDING_REACH; n++) {
 		b = ftagent_bucket_at(home, n);
 		for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
@@ -186,10 +195,48 @@ static noinline notrace bool ftagent_mark_slow(struct task_struct *t,
 				continue;
 			if (n)
 				atomic_inc(&ftagent_pending_spills[home]);
-			return true;
+			return &b[i];
 		}
 	}
-	return false;
+	return NULL;
+}
+
+/*
+ * The current task, marked in @slot, shares its descriptor table: note
+ * what the call's descriptors name now, for its settle (callfiles.c). A
+ * restarted call's keys are noted again. Preemption may be on (a direct
+ * call).
+ */
+static __always_inline struct ftagent_call_keys *
+ftagent_slot_keys(unsigned long *slot)
+{
+	return &ftagent_pending_keys[slot - ftagent_pending];
+}
+
+static noinline notrace void ftagent_note_keys(unsigned long *slot)
+{
+	struct pt_regs *uregs = task_pt_regs(current);
+	struct ftagent_hook *hook = ftagent_hook_for(uregs);
+	struct ftagent_call_keys *k = ftagent_slot_keys(slot);
+
+	if (hook)
+		ftagent_call_keys_fill(hook->call, uregs, k);
+	else
+		k->obj[0].kind = FTAGENT_OBJ_UNSPEC;
+}
+
+/*
+ * Give up @slot: its keys emptied first, so that the next task to
+ * claim it (which notes keys only if its table is shared) finds none.
+ */
+static __always_inline void ftagent_release(unsigned long *slot)
+{
+	struct ftagent_call_keys *k = ftagent_slot_keys(slot);
+
+	if (unlikely(ftagent_call_keys_any(k)))
+		k->obj[0].kind = FTAGENT_OBJ_UNSPEC;
+	/* Orders the keys' reads and clearing before the slot is free. */
+	smp_store_release(slot, 0UL);
 }
 
 /*
@@ -202,7 +249,7 @@ static noinline notrace bool ftagent_mark_slow(struct task_struct *t,
  */
 static __always_inline void ftagent_mark(struct task_struct *t)
 {
-	unsigned long home, *b, cur;
+	unsigned long home, *b, *slot, cur;
 	int i;
 
 	if (unlikely(t->flags & PF_KTHREAD))
@@ -212,52 +259,66 @@ static __always_inline void ftagent_mark(struct task_struct *t)
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
 		cur = READ_ONCE(b[i]);
 		if (cur == (unsigned long)t ||
-		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t)))
+		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t))) {
+			slot = &b[i];
 			goto marked;
+		}
 	}
-	if (!ftagent_mark_slow(t, home)) {
+	slot = ftagent_mark_slow(t, home);
+	if (!slot) {
 		ftagent_loss(FTAGENT_LOSS_PENDING_TABLE);
 		return;
 	}
 marked:
 	/* Only a marked call is settled: only its body may keep bytes. */
 	ftagent_body_begins(task_pt_regs(t));
+	/* ia32 calls too: a socketcall's descriptor is in user memory. */
+	if (unlikely(ftagent_files_shared(t) || ftagent_in_ia32_call()))
+		ftagent_note_keys(slot);
 	if (!test_thread_flag(TIF_NOTIFY_RESUME))
 		set_thread_flag(TIF_NOTIFY_RESUME);
 }
 
-/* Clear @t's mark outside home bucket @home, if it has one there. */
-static noinline notrace bool ftagent_unmark_spilled(struct task_struct *t,
-						    unsigned long home)
+/*
+ * @t's mark outside home bucket @home, or NULL. No longer counted as
+ * spilled: only @t looks for its own mark, and it holds the slot until
+ * ftagent_release().
+ */
+static noinline notrace unsigned long *
+ftagent_unmark_spilled(struct task_struct *t, unsigned long home)
 {
 	unsigned long *slot = ftagent_spilled_mark(t, home);
 
-	if (!slot)
-		return false;
-	WRITE_ONCE(*slot, 0UL);
-	atomic_dec(&ftagent_pending_spills[home]);
-	return true;
+	if (slot)
+		atomic_dec(&ftagent_pending_spills[home]);
+	return slot;
 }
 
-/* Clear @t's mark; whether it had one (a traced call to charge). */
-static __always_inline bool ftagent_unmark(struct task_struct *t)
+/*
+ * @t's mark (a traced call to charge), or NULL. The slot stays @t's,
+ * with what the call noted at entry, until ftagent_release().
+ */
+static __always_inline unsigned long *ftagent_unmark(struct task_struct *t)
 {
 	unsigned long home = ftagent_home(t);
 	unsigned long *b = ftagent_bucket_at(home, 0);
 	int i = ftagent_mark_of(b, t);
 
-	if (likely(i >= 0)) {
-		WRITE_ONCE(b[i], 0UL);
-		return true;
-	}
+	if (likely(i >= 0))
+		return &b[i];
 	/* A return that ends no traced call, unless @t's mark spilled. */
 	if (likely(!atomic_read(&ftagent_pending_spills[home])))
-		return false;
+		return NULL;
 	return ftagent_unmark_spilled(t, home);
 }
 
-/* Charge the call the current task returns from. Preemption off. */
-static __always_inline void ftagent_settle_call(void)
+/*
+ * Charge the call the current task returns from, to what @keys says its
+ * descriptors named at entry (NULL: to what they name now). Preemption
+ * off.
+ */
+static __always_inline void
+ftagent_settle_call(const struct ftagent_call_keys *keys)
 {
 	struct pt_regs *uregs = current_pt_regs();
 	struct ftagent_hook *hook;
@@ -265,8 +326,29 @@ static __always_inline void ftagent_settle_call(void)
 	hook = ftagent_hook_for(uregs);
 	if (hook) {
 		ftagent_hook_fired(hook);
-		ftagent_account(hook->call, uregs, uregs->ax);
+		ftagent_account(hook->call, uregs, uregs->ax, keys);
 	}
+}
+
+/* A call whose entry noted keys: off the fast path and its frame. */
+static noinline notrace void ftagent_settle_noted(unsigned long *slot)
+{
+	struct ftagent_call_keys keys = *ftagent_slot_keys(slot);
+
+	ftagent_release(slot);
+	ftagent_settle_call(&keys);
+}
+
+/* Settle the call marked in @slot, and give the slot up. */
+static __always_inline void ftagent_settle_slot(unsigned long *slot)
+{
+	if (unlikely(ftagent_call_keys_any(ftagent_slot_keys(slot)))) {
+		ftagent_settle_noted(slot);
+		return;
+	}
+	/* As ftagent_release(), whose keys are known empty here. */
+	smp_store_release(slot, 0UL);
+	ftagent_settle_call(NULL);
 }
 
 static void notrace ftagent_entry(unsigned long ip, unsigned long parent_ip,
@@ -289,16 +371,19 @@ static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
 				   struct ftrace_ops *op,
 				   struct ftrace_regs *fregs)
 {
+	unsigned long *slot;
 	int bit;
 
-	if (!ftagent_unmark(current))
+	slot = ftagent_unmark(current);
+	if (!slot)
 		return;
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (unlikely(bit < 0)) {
+		ftagent_release(slot);
 		ftagent_loss(FTAGENT_LOSS_RECURSION);
 		return;
 	}
-	ftagent_settle_call();
+	ftagent_settle_slot(slot);
 	ftrace_test_recursion_unlock(bit);
 }
 
@@ -360,10 +445,12 @@ void notrace ftagent_entry_direct(void)
 
 void notrace ftagent_settle_direct(void)
 {
-	if (!ftagent_unmark(current))
+	unsigned long *slot = ftagent_unmark(current);
+
+	if (!slot)
 		return;
 	preempt_disable_notrace();
-	ftagent_settle_call();
+	ftagent_settle_slot(slot);
 	preempt_enable_notrace();
 }
 
@@ -590,9 +677,11 @@ bool ftagent_ftrace_direct_on(void)
 
 static void notrace ftagent_task_exit(void *data, struct task_struct *p)
 {
+	unsigned long *slot;
+
 	/* One mark at most; a second would outlive the task. */
-	while (ftagent_unmark(p))
-		;
+	while ((slot = ftagent_unmark(p)))
+		ftagent_release(slot);
 }
 
 struct ftagent_tp_search {
@@ -669,7 +758,7 @@ static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
 	hook = ftagent_hook_for(regs);
 	if (hook) {
 		ftagent_hook_fired(hook);
-		ftagent_account(hook->call, regs, ret);
+		ftagent_account(hook->call, regs, ret, NULL);
 	}
 	if (likely(!atomic_read(&ftagent_sys_others))) {
 		clear_syscall_work(SYSCALL_TRACEPOINT);
@@ -846,6 +935,17 @@ err_filter:
 	return err;
 }
 
+/* The table and what its slots noted. No callback may run. */
+static void ftagent_pending_free(void)
+{
+	kvfree(ftagent_pending);
+	kvfree(ftagent_pending_spills);
+	kvfree(ftagent_pending_keys);
+	ftagent_pending = NULL;
+	ftagent_pending_spills = NULL;
+	ftagent_pending_keys = NULL;
+}
+
 static int ftagent_ftrace_start(void)
 {
 	unsigned int i;
@@ -865,11 +965,13 @@ static int ftagent_ftrace_start(void)
 	ftagent_pending_spills = kvcalloc(FTAGENT_PENDING_BUCKETS,
 					  sizeof(*ftagent_pending_spills),
 					  GFP_KERNEL);
-	if (!ftagent_pending || !ftagent_pending_spills) {
-		kvfree(ftagent_pending);
-		kvfree(ftagent_pending_spills);
-		ftagent_pending = NULL;
-		ftagent_pending_spills = NULL;
+	/* Zeroed: every slot's first kind is FTAGENT_OBJ_UNSPEC, empty. */
+	ftagent_pending_keys = kvcalloc(FTAGENT_PENDING_SLOTS,
+					sizeof(*ftagent_pending_keys),
+					GFP_KERNEL);
+	if (!ftagent_pending || !ftagent_pending_spills ||
+	    !ftagent_pending_keys) {
+		ftagent_pending_free();
 		return -ENOMEM;
 	}
 
@@ -906,10 +1008,7 @@ err_filter:
 	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
 	tracepoint_synchronize_unregister();
 err_free:
-	kvfree(ftagent_pending);
-	kvfree(ftagent_pending_spills);
-	ftagent_pending = NULL;
-	ftagent_pending_spills = NULL;
+	ftagent_pending_free();
 	return err;
 }
 
@@ -1018,10 +1117,7 @@ static void ftagent_ftrace_stop(void)
 	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
 	tracepoint_synchronize_unregister();
 	/* Calls still in flight are not settled by anyone now: forget them. */
-	kvfree(ftagent_pending);
-	kvfree(ftagent_pending_spills);
-	ftagent_pending = NULL;
-	ftagent_pending_spills = NULL;
+	ftagent_pending_free();
 }
 
 /* Module exit: the ops are never used again. */

@@ -3,9 +3,10 @@
  * The kprobe hook set: one kretprobe per traced syscall entry point, for
  * kernels where the ftrace set can't attach.
  *
- * Only the return handler is used: the arguments are still in the task's
- * saved user registers when the call returns, so no per-call data needs
- * to travel from entry to return. The return trampoline is core kernel
+ * The arguments are still in the task's saved user registers when the
+ * call returns. What the call's descriptors named at entry travels in
+ * the instance, for a task whose descriptor table is shared (another
+ * thread may close or reuse one meanwhile: callfiles.c). The return trampoline is core kernel
  * code: unregistering waits out running handlers, and a task that is
  * still blocked inside the call when the module goes returns through the
  * trampoline without touching module code. Each call in flight holds an
@@ -21,6 +22,7 @@
 #include <linux/slab.h>
 
 #include "account.h"
+#include "callfiles.h"
 #include "hooks.h"
 
 static int ftagent_kret_handler(struct kretprobe_instance *ri,
@@ -29,21 +31,35 @@ static int ftagent_kret_handler(struct kretprobe_instance *ri,
 	struct ftagent_hook *hook =
 		container_of(get_kretprobe(ri), struct ftagent_hook, rp);
 
+	struct ftagent_call_keys *keys = (struct ftagent_call_keys *)ri->data;
+
 	ftagent_hook_fired(hook);
 	/* Kernel threads make no system calls of their own to count. */
 	if (unlikely(current->flags & PF_KTHREAD))
 		return 0;
 	ftagent_account(hook->call, task_pt_regs(current),
-			regs_return_value(regs));
+			regs_return_value(regs),
+			ftagent_call_keys_any(keys) ? keys : NULL);
 	return 0;
 }
 
-/* The call's body begins (hooks.h: ftagent_body_begins()). */
+/*
+ * The call's body begins (hooks.h: ftagent_body_begins()); what its
+ * descriptors name, if someone else could change them meanwhile.
+ */
 static int ftagent_kret_entry(struct kretprobe_instance *ri,
 			      struct pt_regs *regs)
 {
-	if (!(current->flags & PF_KTHREAD))
-		ftagent_body_begins(task_pt_regs(current));
+	struct ftagent_hook *hook =
+		container_of(get_kretprobe(ri), struct ftagent_hook, rp);
+	struct ftagent_call_keys *keys = (struct ftagent_call_keys *)ri->data;
+
+	keys->obj[0].kind = FTAGENT_OBJ_UNSPEC;
+	if (current->flags & PF_KTHREAD)
+		return 0;
+	ftagent_body_begins(task_pt_regs(current));
+	if (unlikely(ftagent_files_shared(current) || ftagent_in_ia32_call()))
+		ftagent_call_keys_fill(hook->call, task_pt_regs(current), keys);
 	return 0;
 }
 
@@ -54,6 +70,7 @@ static int ftagent_kprobe_attach(struct ftagent_hook *hook)
 	hook->rp.entry_handler = ftagent_kret_entry;
 	hook->rp.handler = ftagent_kret_handler;
 	hook->rp.maxactive = hook->call->maxactive;
+	hook->rp.data_size = sizeof(struct ftagent_call_keys);
 	return register_kretprobe(&hook->rp);
 }
 

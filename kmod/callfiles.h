@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The objects a traced call's descriptors named when it began.
+ *
+ * A call is charged at its settle, after it returned, by what its
+ * descriptors name. Another thread (or a process sharing the descriptor
+ * table) can close or reuse a descriptor while the call runs: the call
+ * goes on with the file its fdget() took, and by the settle the number
+ * names nothing, or something else. The bytes must still go to what the
+ * call used, or a budget could be dodged by closing a descriptor under a
+ * blocked recv().
+ *
+ * So a call by a task whose table is shared has the keys of its objects
+ * noted at entry (the ftrace set in its pending slot, the kprobe set in
+ * its kretprobe instance), and its settle charges those. Keys, not file
+ * references: a reference would have to be dropped by someone if the
+ * settle never comes (a kretprobe instance of a task still blocked when
+ * the probe goes never returns to the module), and taking and dropping
+ * one costs more than the key, which the settle then need not look up.
+ * A task whose table is not shared pays one test: no one else can change
+ * its descriptors, and the kernel's own fdget() relies on the same fact.
+ * ia32 calls are noted whatever the table: socketcall's descriptor is in
+ * the caller's memory, which the call itself may overwrite (a recv into
+ * its own argument block).
+ *
+ * What the entry notes is what the number named just before the call's
+ * own fdget(), a few dozen instructions later: a close and reopen in
+ * exactly that window moves the charge, as it would move the call.
+ */
+#ifndef _FTAGENT_CALLFILES_H
+#define _FTAGENT_CALLFILES_H
+
+#include <linux/fdtable.h>
+#include <linux/ptrace.h>
+#include <linux/sched.h>
+#include <linux/ftagent.h>
+#include <asm/compat.h>
+
+#include "calls.h"
+
+/* A call names at most two descriptors (sendfile, splice). */
+#define FTAGENT_CALL_FDS	2
+
+/* One descriptor's object: a struct ftagent_key without the process. */
+struct ftagent_call_obj {
+	u64 ino;
+	u32 dev;
+	u32 fd;
+	u16 kind;		/* FTAGENT_OBJ_UNSPEC: no object */
+	u16 family;
+	u16 protocol;
+	u16 pad;
+};
+
+/* Packed from the first: obj[0].kind FTAGENT_OBJ_UNSPEC means none. */
+struct ftagent_call_keys {
+	struct ftagent_call_obj obj[FTAGENT_CALL_FDS];
+};
+
+/*
+ * Only a task whose descriptor table is shared (another thread, or a
+ * process cloned with CLONE_FILES) can lose a descriptor to someone else
+ * during a call, and only then does the kernel's own fdget() take a
+ * reference: the rest pay this test and nothing more.
+ */
+static __always_inline bool ftagent_files_shared(struct task_struct *t)
+{
+	struct files_struct *files = READ_ONCE(t->files);
+
+	return files && atomic_read(&files->count) > 1;
+}
+
+/* Whether the current task is in an ia32 system call. */
+static __always_inline bool ftagent_in_ia32_call(void)
+{
+#ifdef CONFIG_IA32_EMULATION
+	return in_ia32_syscall();
+#else
+	return false;
+#endif
+}
+
+static __always_inline bool
+ftagent_call_keys_any(const struct ftagent_call_keys *k)
+{
+	return k->obj[0].kind != FTAGENT_OBJ_UNSPEC;
+}
+
+/*
+ * The descriptors @call takes, in the 64-bit calls' registers: the ia32
+ * entry points pass the low halves of bx, cx, dx where those have di,
+ * si, dx. Calls with no bytes to charge (bind, listen, the opens) and
+ * socketcall (its descriptor is in the caller's memory) take none here.
+ */
+static __always_inline unsigned int
+ftagent_call_fds(const struct ftagent_call *call, const struct pt_regs *uregs,
+		 u32 fd[FTAGENT_CALL_FDS])
+{
+	unsigned long a0 = call->ia32 ? uregs->bx : uregs->di;
+	unsigned long a1 = call->ia32 ? uregs->cx : uregs->si;
+
+	/* A descriptor is the register's low 32 bits, as the kernel's. */
+	switch (call->class) {
+	case FTAGENT_CALL_READ:
+	case FTAGENT_CALL_WRITE:
+	case FTAGENT_CALL_RECV:
+	case FTAGENT_CALL_RECVMMSG:
+	case FTAGENT_CALL_SENDMMSG:
+	case FTAGENT_CALL_CONNECT:
+	case FTAGENT_CALL_ACCEPT:
+		fd[0] = a0;
+		return 1;
+	case FTAGENT_CALL_SENDFILE:
+		fd[0] = a0;
+		fd[1] = a1;
+		return 2;
+	case FTAGENT_CALL_SPLICE:
+	case FTAGENT_CALL_COPY:
+		fd[0] = a0;
+		fd[1] = uregs->dx;
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * Entry, by the calling task, preemption on or off: what @call's
+ * descriptors (in @uregs) name now, into @k (account.c).
+ */
+void ftagent_call_keys_fill(const struct ftagent_call *call,
+			    const struct pt_regs *uregs,
+			    struct ftagent_call_keys *k);
+
+#endif /* _FTAGENT_CALLFILES_H */
