@@ -214,7 +214,7 @@ ftagent_key_for_call_fd(unsigned int fd, const struct ftagent_call_keys *keys,
 			o = &keys->obj[i];
 			if (o->kind == FTAGENT_OBJ_UNSPEC)
 				break;
-			if (o->fd != fd)
+			if (o->fd != fd || o->kind == FTAGENT_CALL_OBJ_UNREAD)
 				continue;
 			key->tgid = current->tgid;
 			key->kind = o->kind;
@@ -230,6 +230,38 @@ ftagent_key_for_call_fd(unsigned int fd, const struct ftagent_call_keys *keys,
 	return ftagent_key_for_fd(fd, key);
 }
 
+#ifdef CONFIG_IA32_EMULATION
+/* The class of socketcall @call, or -1 for those that move nothing counted. */
+static int ftagent_socketcall_class(u32 call)
+{
+	switch (call) {
+	case SYS_BIND:
+		return FTAGENT_CALL_BIND;
+	case SYS_CONNECT:
+		return FTAGENT_CALL_CONNECT;
+	case SYS_LISTEN:
+		return FTAGENT_CALL_LISTEN;
+	case SYS_ACCEPT:
+	case SYS_ACCEPT4:
+		return FTAGENT_CALL_ACCEPT;
+	case SYS_SEND:
+	case SYS_SENDTO:
+	case SYS_SENDMSG:
+		return FTAGENT_CALL_WRITE;
+	case SYS_SENDMMSG:
+		return FTAGENT_CALL_SENDMMSG;
+	case SYS_RECVMMSG:
+		return FTAGENT_CALL_RECVMMSG;
+	case SYS_RECV:
+	case SYS_RECVFROM:
+	case SYS_RECVMSG:
+		return FTAGENT_CALL_RECV;
+	default:
+		return -1;
+	}
+}
+#endif
+
 void ftagent_call_keys_fill(const struct ftagent_call *call,
 			    const struct pt_regs *uregs,
 			    struct ftagent_call_keys *k)
@@ -238,19 +270,30 @@ void ftagent_call_keys_fill(const struct ftagent_call *call,
 	u32 fd[FTAGENT_CALL_FDS] __uninitialized;
 	unsigned int i, n, held = 0;
 
-	n = ftagent_call_fds(call, uregs, fd);
+	/* An ia32 call of a task whose table is not shared: socketcall's. */
+	n = ftagent_files_shared(current) ? ftagent_call_fds(call, uregs, fd) :
+					    0;
 #ifdef CONFIG_IA32_EMULATION
 	/*
 	 * socketcall(call, args): the descriptor is the first word of the
 	 * block, which the kernel copies at entry and the caller may then
-	 * rewrite; read as the kernel does, now (not if it is not in
-	 * memory: then the settle reads it again, as before).
+	 * rewrite (even a receive into the block itself), so it is read
+	 * now. This cannot fault here (no sleeping in module text a task
+	 * could be preempted in at unload): a block not in memory is
+	 * marked, and its settle reads it again and counts the doubt.
 	 */
 	if (call->class == FTAGENT_CALL_SOCKETCALL &&
-	    !copy_from_user_nofault(&fd[0], (const void __user *)
-				    (unsigned long)(u32)uregs->cx,
-				    sizeof(fd[0])))
-		n = 1;
+	    ftagent_socketcall_class((u32)uregs->bx) >= 0) {
+		if (copy_from_user_nofault(&fd[0], (const void __user *)
+					   (unsigned long)(u32)uregs->cx,
+					   sizeof(fd[0]))) {
+			k->obj[0].fd = U32_MAX;
+			k->obj[0].kind = FTAGENT_CALL_OBJ_UNREAD;
+			held = 1;
+		} else {
+			n = 1;
+		}
+	}
 #endif
 	/*
 	 * The lookup's RCU read side (preemption off, as in a hook): a
@@ -616,39 +659,44 @@ ftagent_account_class(u8 class, bool ia32, const struct pt_regs *uregs,
 
 #ifdef CONFIG_IA32_EMULATION
 /*
- * ia32 socketcall(call, args): the socket call it stands for, by class,
- * with that call's first two arguments copied to @args' di and si. They
- * are read back from the caller's memory (the kernel's own copy is gone
- * by now), so a caller that rewrites them during the call (a sibling
- * thread, or a receive into the block itself) can move the charge to
- * another descriptor or to none: a limit docs/hooks.md states.
- * -1 for the calls that move nothing we count.
+ * ia32 socketcall(call, args): its first two arguments, copied to @args'
+ * di and si, by class (-1 for the calls that move nothing we count).
+ * The descriptor is the one the block held at entry, when the kernel
+ * read it too (ftagent_call_keys_fill()), if the entry could read it:
+ * else, and for the *mmsg vector, the block is read back from the
+ * caller's memory, which a caller may have rewritten during the call (a
+ * sibling thread, or a receive into the block itself): a limit
+ * docs/hooks.md states.
  */
 static int ftagent_socketcall(const struct pt_regs *uregs,
-			      struct pt_regs *args, long ret)
+			      struct pt_regs *args, long ret,
+			      const struct ftagent_call_keys *keys)
 {
+	const void __user *block =
+		(const void __user *)(unsigned long)(u32)uregs->cx;
+	int class = ftagent_socketcall_class((u32)uregs->bx);
 	u32 a[2];
 
-	switch ((u32)uregs->bx) {
-	case SYS_BIND:
-	case SYS_CONNECT:
-	case SYS_LISTEN:
-	case SYS_ACCEPT:
-	case SYS_ACCEPT4:
-	case SYS_SEND:
-	case SYS_SENDTO:
-	case SYS_SENDMSG:
-	case SYS_SENDMMSG:
-	case SYS_RECV:
-	case SYS_RECVFROM:
-	case SYS_RECVMSG:
-	case SYS_RECVMMSG:
-		break;
-	default:
+	if (class < 0)
 		return -1;
+	args->dx = 0;
+	if (keys && keys->obj[0].kind == FTAGENT_CALL_OBJ_UNREAD) {
+		/* What the block says now may not be what the call used. */
+		ftagent_count_loss(FTAGENT_LOSS_USER_READ);
+		keys = NULL;
 	}
-	if (copy_from_user_nofault(a, (const void __user *)(unsigned long)(u32)uregs->cx,
-				   sizeof(a))) {
+	if (keys) {
+		args->di = keys->obj[0].fd;
+		args->si = 0;
+		/* Only a read-back of *mmsg lengths needs the vector. */
+		if ((class == FTAGENT_CALL_SENDMMSG ||
+		     class == FTAGENT_CALL_RECVMMSG) &&
+		    !READ_ONCE(ftagent_mmsg_exact) &&
+		    !copy_from_user_nofault(a, block, sizeof(a)))
+			args->si = a[1];
+		return class;
+	}
+	if (copy_from_user_nofault(a, block, sizeof(a))) {
 		/* A call that failed may have failed on this very block. */
 		if (ret >= 0)
 			ftagent_count_loss(FTAGENT_LOSS_USER_READ);
@@ -656,28 +704,7 @@ static int ftagent_socketcall(const struct pt_regs *uregs,
 	}
 	args->di = a[0];
 	args->si = a[1];
-	args->dx = 0;
-	switch ((u32)uregs->bx) {
-	case SYS_BIND:
-		return FTAGENT_CALL_BIND;
-	case SYS_CONNECT:
-		return FTAGENT_CALL_CONNECT;
-	case SYS_LISTEN:
-		return FTAGENT_CALL_LISTEN;
-	case SYS_ACCEPT:
-	case SYS_ACCEPT4:
-		return FTAGENT_CALL_ACCEPT;
-	case SYS_SEND:
-	case SYS_SENDTO:
-	case SYS_SENDMSG:
-		return FTAGENT_CALL_WRITE;
-	case SYS_SENDMMSG:
-		return FTAGENT_CALL_SENDMMSG;
-	case SYS_RECVMMSG:
-		return FTAGENT_CALL_RECVMMSG;
-	default:
-		return FTAGENT_CALL_RECV;
-	}
+	return class;
 }
 
 /* A socketcall whose bytes the socket layer counts (mmsg.c). */
@@ -702,10 +729,9 @@ static noinline void ftagent_account_ia32(const struct ftagent_call *call,
 	int class = call->class;
 
 	if (class == FTAGENT_CALL_SOCKETCALL) {
-		class = ftagent_socketcall(uregs, &args, ret);
-		/* The descriptor the block held at entry (above). */
-		if (class >= 0 && keys)
-			args.di = keys->obj[0].fd;
+		class = ftagent_socketcall(uregs, &args, ret, keys);
+		if (keys && keys->obj[0].kind == FTAGENT_CALL_OBJ_UNREAD)
+			keys = NULL;
 		if (class < 0) {
 			/*
 			 * An unreadable block: no descriptor to charge the

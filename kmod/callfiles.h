@@ -19,13 +19,17 @@
  * one costs more than the key, which the settle then need not look up.
  * A task whose table is not shared pays one test: no one else can change
  * its descriptors, and the kernel's own fdget() relies on the same fact.
- * ia32 calls are noted whatever the table: socketcall's descriptor is in
+ * An ia32 socketcall is noted whatever the table: its descriptor is in
  * the caller's memory, which the call itself may overwrite (a recv into
  * its own argument block).
  *
- * What the entry notes is what the number named just before the call's
- * own fdget(), a few dozen instructions later: a close and reopen in
- * exactly that window moves the charge, as it would move the call.
+ * What the entry notes is what the number named before the call's own
+ * fdget(). A sibling that swaps objects under the number in that window
+ * (dup2() in a loop, or during a slow fault on the memory sendfile's
+ * offset or recvmmsg's timeout is read from first) makes the call use
+ * one object and the charge go to the other: a limit docs/hooks.md
+ * states, with its measure; closing it means taking the object from
+ * where the call resolved it.
  */
 #ifndef _FTAGENT_CALLFILES_H
 #define _FTAGENT_CALLFILES_H
@@ -51,6 +55,9 @@ struct ftagent_call_obj {
 	u16 protocol;
 	u16 pad;
 };
+
+/* ia32 socketcall: its argument block could not be read at entry. */
+#define FTAGENT_CALL_OBJ_UNREAD	0xffff
 
 /* Packed from the first: obj[0].kind FTAGENT_OBJ_UNSPEC means none. */
 struct ftagent_call_keys {

@@ -93,8 +93,8 @@ static_assert(FTAGENT_PENDING_REACH <= FTAGENT_PENDING_BUCKETS);
 static unsigned long *ftagent_pending __read_mostly;
 /*
  * Per slot: what the descriptors of a call by a task with a shared
- * descriptor table named at entry (callfiles.c), emptied by the settle.
- * Only the slot's owner touches it.
+ * descriptor table (or an ia32 socketcall) named at entry (callfiles.h),
+ * valid while the slot's mark says so. Only the slot's owner touches it.
  */
 static struct ftagent_call_keys *ftagent_pending_keys __read_mostly;
 /*
@@ -142,6 +142,20 @@ static void ftagent_loss(enum ftagent_loss cause)
 	preempt_enable_notrace();
 }
 
+/*
+ * A mark is the task's pointer, with FTAGENT_MARK_KEYS set when its call
+ * noted keys at entry (callfiles.h): a settle of a call that noted none
+ * never reads the keys table.
+ */
+#define FTAGENT_MARK_KEYS	1UL
+static_assert(__alignof__(struct task_struct) > 1);
+
+static __always_inline bool ftagent_mark_is(unsigned long mark,
+					    struct task_struct *t)
+{
+	return (mark & ~FTAGENT_MARK_KEYS) == (unsigned long)t;
+}
+
 /* The slot of @t's mark in its bucket, or -1: only @t sets or clears it. */
 static __always_inline int ftagent_mark_of(const unsigned long *b,
 					   struct task_struct *t)
@@ -149,7 +163,7 @@ static __always_inline int ftagent_mark_of(const unsigned long *b,
 	int i;
 
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++)
-		if (READ_ONCE(b[i]) == (unsigned long)t)
+		if (ftagent_mark_is(READ_ONCE(b[i]), t))
 			return i;
 	return -1;
 }
@@ -218,24 +232,21 @@ static noinline notrace void ftagent_note_keys(unsigned long *slot)
 	struct pt_regs *uregs = task_pt_regs(current);
 	struct ftagent_hook *hook = ftagent_hook_for(uregs);
 	struct ftagent_call_keys *k = ftagent_slot_keys(slot);
+	unsigned long mark = (unsigned long)current;
 
-	if (hook)
+	if (hook) {
 		ftagent_call_keys_fill(hook->call, uregs, k);
-	else
-		k->obj[0].kind = FTAGENT_OBJ_UNSPEC;
+		if (ftagent_call_keys_any(k))
+			mark |= FTAGENT_MARK_KEYS;
+	}
+	/* Only this task writes its own slot (a restarted call's too). */
+	WRITE_ONCE(*slot, mark);
 }
 
-/*
- * Give up @slot: its keys emptied first, so that the next task to
- * claim it (which notes keys only if its table is shared) finds none.
- */
+/* Give up @slot. */
 static __always_inline void ftagent_release(unsigned long *slot)
 {
-	struct ftagent_call_keys *k = ftagent_slot_keys(slot);
-
-	if (unlikely(ftagent_call_keys_any(k)))
-		k->obj[0].kind = FTAGENT_OBJ_UNSPEC;
-	/* Orders the keys' reads and clearing before the slot is free. */
+	/* The reads of its keys come before another task may claim it. */
 	smp_store_release(slot, 0UL);
 }
 
@@ -258,7 +269,7 @@ static __always_inline void ftagent_mark(struct task_struct *t)
 	b = ftagent_bucket_at(home, 0);
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
 		cur = READ_ONCE(b[i]);
-		if (cur == (unsigned long)t ||
+		if (ftagent_mark_is(cur, t) ||
 		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t))) {
 			slot = &b[i];
 			goto marked;
@@ -272,7 +283,7 @@ static __always_inline void ftagent_mark(struct task_struct *t)
 marked:
 	/* Only a marked call is settled: only its body may keep bytes. */
 	ftagent_body_begins(task_pt_regs(t));
-	/* ia32 calls too: a socketcall's descriptor is in user memory. */
+	/* ia32 calls too, for socketcall: its descriptor is in user memory. */
 	if (unlikely(ftagent_files_shared(t) || ftagent_in_ia32_call()))
 		ftagent_note_keys(slot);
 	if (!test_thread_flag(TIF_NOTIFY_RESUME))
@@ -342,12 +353,11 @@ static noinline notrace void ftagent_settle_noted(unsigned long *slot)
 /* Settle the call marked in @slot, and give the slot up. */
 static __always_inline void ftagent_settle_slot(unsigned long *slot)
 {
-	if (unlikely(ftagent_call_keys_any(ftagent_slot_keys(slot)))) {
+	if (unlikely(READ_ONCE(*slot) & FTAGENT_MARK_KEYS)) {
 		ftagent_settle_noted(slot);
 		return;
 	}
-	/* As ftagent_release(), whose keys are known empty here. */
-	smp_store_release(slot, 0UL);
+	ftagent_release(slot);
 	ftagent_settle_call(NULL);
 }
 
@@ -965,7 +975,6 @@ static int ftagent_ftrace_start(void)
 	ftagent_pending_spills = kvcalloc(FTAGENT_PENDING_BUCKETS,
 					  sizeof(*ftagent_pending_spills),
 					  GFP_KERNEL);
-	/* Zeroed: every slot's first kind is FTAGENT_OBJ_UNSPEC, empty. */
 	ftagent_pending_keys = kvcalloc(FTAGENT_PENDING_SLOTS,
 					sizeof(*ftagent_pending_keys),
 					GFP_KERNEL);

@@ -946,10 +946,16 @@ static void ftagent_mmsg_count_missed_locked(void)
 
 		for (j = 0; j < c->nr_kps; j++)
 			missed += READ_ONCE(c->kps[j].nmissed);
-		if (missed > c->missed_seen)
+		/*
+		 * The core's nmissed++ is not atomic: a sum read while two
+		 * CPUs race can come out lower than an earlier one. Only
+		 * forward, so nothing is counted twice.
+		 */
+		if (missed > c->missed_seen) {
 			ftagent_count_losses(FTAGENT_LOSS_PENDING_TABLE,
 					     missed - c->missed_seen);
-		c->missed_seen = missed;
+			c->missed_seen = missed;
+		}
 	}
 }
 

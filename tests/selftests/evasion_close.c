@@ -325,12 +325,99 @@ TEST_F(closed, a_socketcall_recv_into_its_own_block_is_charged_to_its_socket)
 }
 
 /*
- * The module goes (and comes back) while a thread is blocked in a read
- * on a descriptor closed under it: what the module held for that call is
- * let go, so the socket is released when the read returns and the peer
- * sees the end of the stream.
+ * A socketcall recv blocked while a sibling makes its argument block
+ * unreadable (PROT_NONE): charged to its socket all the same, from what
+ * the block said at entry.
  */
-TEST_F_TIMEOUT(closed, a_socket_held_when_the_module_goes_is_let_go, 300)
+TEST_F(closed, a_socketcall_recv_whose_block_went_away_is_charged_to_it)
+{
+	struct blocked b = {.op = OP_SOCKETCALL_RECV, .fd = self->fds[2]};
+	uint32_t *page = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			      MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	struct ft_counters fc;
+	struct ft_totals t;
+	uint64_t sock_ino;
+	pthread_t th;
+	uint32_t dev;
+
+	ASSERT_NE(MAP_FAILED, page);
+	b.args32 = page;
+	b.buf = self->rbuf;
+	b.len = 65536;
+	ft_fd_id(self->fds[2], &dev, &sock_ino);
+	ASSERT_EQ(0, start_blocked(&b, &th, IA32_SOCKETCALL));
+	ASSERT_EQ(0, mprotect(page, 4096, PROT_NONE));
+	ASSERT_EQ(0, ft_write_all(self->fds[1], self->buf, 3000));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_LT(0, b.ret) TH_LOG("%s", strerror(b.err));
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum(&fc, FTAGENT_OBJ_SOCKET, 0, sock_ino, 0);
+	EXPECT_EQ(b.ret, t.in_bytes);
+	EXPECT_EQ(1, t.in_calls);
+	EXPECT_EQ(0, fc.lost[FTAGENT_LOSS_USER_READ]);
+	ft_counters_free(&fc);
+	munmap(page, 4096);
+}
+
+/*
+ * The limit: a socketcall whose block is not in memory at entry (the
+ * module cannot fault it in there) is read again at return, and a
+ * receive into its own block has by then rewritten it. The doubt is
+ * counted (lost{user_read}), and the bytes are still charged to a
+ * socket of the caller's.
+ */
+TEST_F(closed, a_socketcall_block_not_in_memory_at_entry_is_counted_as_doubt)
+{
+	uint64_t sock_ino, peer_ino;
+	int32_t peer = self->fds[1];
+	struct ft_counters fc;
+	struct ft_totals t, u;
+	uint32_t *block, dev;
+	char data[16], path[80];
+	long ret;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s.block", self->path);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ftruncate(fd, 4096));
+	block = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_32BIT,
+		     fd, 0);
+	ASSERT_NE(MAP_FAILED, block);
+	ft_fd_id(self->fds[2], &dev, &sock_ino);
+	ft_fd_id(self->fds[1], &dev, &peer_ino);
+	memset(data, 'd', sizeof(data));
+	memcpy(data, &peer, sizeof(peer));
+	ASSERT_EQ(0, ft_write_all(self->fds[1], data, sizeof(data)));
+	usleep(100000); /* all 16 bytes queued: one receive takes them */
+	block[0] = self->fds[2];
+	block[1] = (uint32_t)(uintptr_t)block;
+	block[2] = sizeof(data);
+	block[3] = 0;
+	/* The page stays in the file; only this mapping forgets it. */
+	ASSERT_EQ(0, madvise(block, 4096, MADV_DONTNEED));
+	ret = call32(IA32_SOCKETCALL, SOCKETCALL_RECV, (long)block, 0, 0, 0);
+	ASSERT_EQ(sizeof(data), ret);
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum(&fc, FTAGENT_OBJ_SOCKET, 0, sock_ino, 0);
+	u = ft_sum(&fc, FTAGENT_OBJ_SOCKET, 0, peer_ino, 0);
+	EXPECT_EQ(sizeof(data), t.in_bytes + u.in_bytes);
+	EXPECT_LE(1, fc.lost[FTAGENT_LOSS_USER_READ]);
+	ft_counters_free(&fc);
+	munmap(block, 4096);
+	close(fd);
+	unlink(path);
+}
+
+/*
+ * The module goes (and comes back) while a thread is blocked in a read
+ * on a descriptor closed under it: nothing the module kept for that
+ * call outlives it, so the socket is released when the read returns and
+ * the peer sees the end of the stream.
+ */
+TEST_F_TIMEOUT(closed, a_socket_read_across_a_reload_is_released, 300)
 {
 	struct blocked b = {.op = OP_READ, .fd = self->fds[2], .len = 65536};
 	struct pollfd pfd = {.fd = self->fds[1], .events = POLLIN};
