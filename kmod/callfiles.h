@@ -39,6 +39,7 @@
 #include <linux/sched.h>
 #include <linux/ftagent.h>
 #include <asm/compat.h>
+#include <asm/unistd.h>
 
 #include "calls.h"
 
@@ -77,11 +78,15 @@ static __always_inline bool ftagent_files_shared(struct task_struct *t)
 	return files && atomic_read(&files->count) > 1;
 }
 
-/* Whether the current task is in an ia32 system call. */
-static __always_inline bool ftagent_in_ia32_call(void)
+/*
+ * Whether the current task, whose saved registers are @uregs, is in an
+ * ia32 socketcall: noted whatever its table (above).
+ */
+static __always_inline bool ftagent_in_socketcall(const struct pt_regs *uregs)
 {
 #ifdef CONFIG_IA32_EMULATION
-	return in_ia32_syscall();
+	return unlikely(in_ia32_syscall()) &&
+	       (u32)uregs->orig_ax == __NR_ia32_socketcall;
 #else
 	return false;
 #endif

@@ -283,8 +283,9 @@ static __always_inline void ftagent_mark(struct task_struct *t)
 marked:
 	/* Only a marked call is settled: only its body may keep bytes. */
 	ftagent_body_begins(task_pt_regs(t));
-	/* ia32 calls too, for socketcall: its descriptor is in user memory. */
-	if (unlikely(ftagent_files_shared(t) || ftagent_in_ia32_call()))
+	/* And socketcall, whose descriptor is in user memory. */
+	if (unlikely(ftagent_files_shared(t) ||
+		     ftagent_in_socketcall(task_pt_regs(t))))
 		ftagent_note_keys(slot);
 	if (!test_thread_flag(TIF_NOTIFY_RESUME))
 		set_thread_flag(TIF_NOTIFY_RESUME);

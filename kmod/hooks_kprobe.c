@@ -58,7 +58,8 @@ static int ftagent_kret_entry(struct kretprobe_instance *ri,
 	if (current->flags & PF_KTHREAD)
 		return 0;
 	ftagent_body_begins(task_pt_regs(current));
-	if (unlikely(ftagent_files_shared(current) || ftagent_in_ia32_call()))
+	if (unlikely(ftagent_files_shared(current) ||
+		     ftagent_in_socketcall(task_pt_regs(current))))
 		ftagent_call_keys_fill(hook->call, task_pt_regs(current), keys);
 	return 0;
 }
