@@ -4,7 +4,8 @@
 guest, which read as instructions."""
 import statistics
 
-WORKLOADS = ["getppid", "send_1k", "pread_4k", "pread_send_16k",
+WORKLOADS = ["getppid", "send_1k", "pread_4k", "pread_4k_shared",
+             "pread_send_16k",
              "sendfile_64k", "openat_close", "connect_close",
              "fork_exec_exit", "close_untraced", "getppid_int80",
              "pread_4k_int80", "iouring_nop", "iouring_read_4k",

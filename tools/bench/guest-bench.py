@@ -32,7 +32,8 @@ WORK = "/tmp/ftbench-work"
 
 # The kernel memory lines read before and after loading the module.
 MEMINFO_KEYS = ("MemFree", "Slab", "SUnreclaim", "VmallocUsed", "Percpu")
-WORKLOADS = ["getppid", "send_1k", "pread_4k", "pread_send_16k",
+WORKLOADS = ["getppid", "send_1k", "pread_4k", "pread_4k_shared",
+             "pread_send_16k",
              "sendfile_64k", "openat_close", "connect_close",
              "fork_exec_exit", "close_untraced", "getppid_int80",
              "pread_4k_int80", "iouring_nop", "iouring_read_4k",
