@@ -286,6 +286,17 @@ TEST_F(closed, an_int80_read_whose_number_was_reused_is_charged_to_its_socket)
 }
 
 /*
+ * ia32 socketcall(SYS_RECV): its descriptor is in a block in the
+ * caller's memory, which the test rewrites too (to the peer's number).
+ */
+TEST_F(closed,
+       a_socketcall_recv_whose_number_was_reused_is_charged_to_its_socket)
+{
+	receive_after_close(_metadata, self, OP_SOCKETCALL_RECV,
+			    IA32_SOCKETCALL, 1);
+}
+
+/*
  * One thread, no race: an ia32 socketcall(SYS_RECV) whose buffer is its
  * own argument block, so the data it receives rewrites the descriptor
  * there with the peer's number. Charged to the socket it received on.
