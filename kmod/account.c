@@ -681,8 +681,13 @@ static int ftagent_socketcall(const struct pt_regs *uregs,
 		return -1;
 	args->dx = 0;
 	if (keys && keys->obj[0].kind == FTAGENT_CALL_OBJ_UNREAD) {
-		/* What the block says now may not be what the call used. */
-		ftagent_count_loss(FTAGENT_LOSS_USER_READ);
+		/*
+		 * What the block says now may not be what the call used. A
+		 * call that failed may have failed on this very block (the
+		 * self-check's socketcall has none): no doubt to count.
+		 */
+		if (ret >= 0)
+			ftagent_count_loss(FTAGENT_LOSS_USER_READ);
 		keys = NULL;
 	}
 	if (keys) {

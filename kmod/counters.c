@@ -45,7 +45,6 @@
 
 #include "budget.h"
 #include "counters.h"
-#include "mmsg.h"
 #include "zerocopy.h"
 
 struct ftagent_table {
@@ -203,7 +202,6 @@ static int ftagent_swap_locked(void)
 		return -EBUSY;
 	/* Probe misses the probes cannot count themselves: this generation. */
 	ftagent_zerocopy_count_missed();
-	ftagent_mmsg_count_missed();
 	WRITE_ONCE(ftagent_gen_seq, ftagent_gen_seq + 1);
 	/* Wait out hooks that may still write the generation now idle. */
 	synchronize_rcu();

@@ -111,7 +111,6 @@
 #include <linux/kprobes.h>
 #include <linux/log2.h>
 #include <linux/mm.h>
-#include <linux/mutex.h>
 #include <linux/net.h>
 #include <linux/sched.h>
 #include <linux/skbuff.h>
@@ -158,8 +157,6 @@ struct ftagent_mmsg_caller {
 	kprobe_pre_handler_t handler;
 	struct kprobe kps[FTAGENT_MMSG_SITES];
 	unsigned int nr_kps;	/* registered */
-	/* Of their misses, those already counted as lost. */
-	unsigned long missed_seen;
 };
 
 struct ftagent_mmsg_slot {
@@ -885,12 +882,6 @@ static int ftagent_mmsg_twins_rejoin(const struct ftagent_mmsg_caller *c)
 }
 
 /*
- * Serialises the count of the probes' misses (a counter flush) with
- * taking probes off (load, unload), which each run under other locks.
- */
-static DEFINE_MUTEX(ftagent_mmsg_missed_lock);
-
-/*
  * Probe the return site of every call @c->caller makes to @c->callee, or
  * with @c->at_call the call itself.
  */
@@ -919,51 +910,11 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 		}
 		if (err)
 			return err;
-		/* Its misses are counted from now (a flush may be counting). */
-		mutex_lock(&ftagent_mmsg_missed_lock);
 		c->nr_kps++;
-		mutex_unlock(&ftagent_mmsg_missed_lock);
 	}
 	if (c->nr_kps < expect)
 		return -ENOENT;
 	return c->twins ? ftagent_mmsg_twins_rejoin(c) : 0;
-}
-
-/*
- * A kprobe that fires while another kprobe's handler runs on the same
- * CPU (another tool's, in an interrupt) is skipped by the kprobe core
- * and only counted in its nmissed: that message's bytes go uncounted.
- * Counted as pending_table losses, once each. Process context.
- */
-static void ftagent_mmsg_count_missed_locked(void)
-{
-	unsigned int i, j;
-
-	lockdep_assert_held(&ftagent_mmsg_missed_lock);
-	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
-		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
-		unsigned long missed = 0;
-
-		for (j = 0; j < c->nr_kps; j++)
-			missed += READ_ONCE(c->kps[j].nmissed);
-		/*
-		 * The core's nmissed++ is not atomic: a sum read while two
-		 * CPUs race can come out lower than an earlier one. Only
-		 * forward, so nothing is counted twice.
-		 */
-		if (missed > c->missed_seen) {
-			ftagent_count_losses(FTAGENT_LOSS_PENDING_TABLE,
-					     missed - c->missed_seen);
-			c->missed_seen = missed;
-		}
-	}
-}
-
-void ftagent_mmsg_count_missed(void)
-{
-	mutex_lock(&ftagent_mmsg_missed_lock);
-	ftagent_mmsg_count_missed_locked();
-	mutex_unlock(&ftagent_mmsg_missed_lock);
 }
 
 /* Take off the probes of the callers @which picks (all, with NULL). */
@@ -981,22 +932,11 @@ ftagent_mmsg_unprobe(bool (*which)(const struct ftagent_mmsg_caller *c))
 			continue;
 		for (j = 0; j < c->nr_kps; j++)
 			kps[n++] = &c->kps[j];
+		c->nr_kps = 0;
 	}
 	/* One grace period for all: no handler runs after this. */
 	if (n)
 		unregister_kprobes(kps, n);
-	/* Their last misses, then they are gone. */
-	mutex_lock(&ftagent_mmsg_missed_lock);
-	ftagent_mmsg_count_missed_locked();
-	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
-		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
-
-		if (which && !which(c))
-			continue;
-		c->nr_kps = 0;
-		c->missed_seen = 0;
-	}
-	mutex_unlock(&ftagent_mmsg_missed_lock);
 }
 
 static bool ftagent_mmsg_watches_faults(const struct ftagent_mmsg_caller *c)

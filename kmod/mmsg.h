@@ -65,8 +65,6 @@ void ftagent_mmsg_iour_begin(unsigned long req);
  * with @strict fails the load.
  */
 int ftagent_mmsg_init(bool strict);
-/* Count the probes' misses not counted yet as lost. Process context. */
-void ftagent_mmsg_count_missed(void);
 /* After the syscall hooks are gone. */
 void ftagent_mmsg_exit(void);
 
