@@ -45,6 +45,29 @@ struct blocked {
 	uint32_t *args32; /* below 4 GiB, for socketcall */
 };
 
+/* socketcall(SYS_RECV)'s argument block: recv(fd, buf, len, 0). */
+static void recv_block(uint32_t *block, int fd, void *buf, uint32_t len)
+{
+	block[0] = fd;
+	block[1] = (uint32_t)(uintptr_t)buf;
+	block[2] = len;
+	block[3] = 0;
+}
+
+/*
+ * Send @len bytes from @tx beginning with @number, and let them arrive
+ * whole, so that one receive takes them all: 0, or -1.
+ */
+static int send_number(int tx, int32_t number, char *data, size_t len)
+{
+	memset(data, 'd', len);
+	memcpy(data, &number, sizeof(number));
+	if (ft_write_all(tx, data, len))
+		return -1;
+	usleep(100000);
+	return 0;
+}
+
 static void *blocked_call(void *arg)
 {
 	struct blocked *b = arg;
@@ -61,10 +84,7 @@ static void *blocked_call(void *arg)
 		break;
 	case OP_SOCKETCALL_RECV:
 		/* recv(fd, buf, len, 0), its arguments in a 32-bit block. */
-		b->args32[0] = b->fd;
-		b->args32[1] = (uint32_t)(uintptr_t)b->buf;
-		b->args32[2] = b->len;
-		b->args32[3] = 0;
+		recv_block(b->args32, b->fd, b->buf, b->len);
 		b->ret = call32(IA32_SOCKETCALL, SOCKETCALL_RECV,
 				(long)b->args32, 0, 0, 0);
 		if (b->ret < 0) {
@@ -314,14 +334,8 @@ TEST_F(closed, a_socketcall_recv_into_its_own_block_is_charged_to_its_socket)
 
 	ft_fd_id(self->fds[2], &dev, &sock_ino);
 	ft_fd_id(self->fds[1], &dev, &peer_ino);
-	memset(data, 'd', sizeof(data));
-	memcpy(data, &peer, sizeof(peer));
-	ASSERT_EQ(0, ft_write_all(self->fds[1], data, sizeof(data)));
-	usleep(100000); /* all 16 bytes queued: one receive takes them */
-	block[0] = self->fds[2];
-	block[1] = (uint32_t)(uintptr_t)block;
-	block[2] = sizeof(data);
-	block[3] = 0;
+	ASSERT_EQ(0, send_number(self->fds[1], peer, data, sizeof(data)));
+	recv_block(block, self->fds[2], block, sizeof(data));
 	ret = call32(IA32_SOCKETCALL, SOCKETCALL_RECV, (long)block, 0, 0, 0);
 	ASSERT_EQ(sizeof(data), ret);
 	ASSERT_EQ(self->fds[1], (int)block[0]);
@@ -398,14 +412,8 @@ TEST_F(closed, a_socketcall_block_not_in_memory_at_entry_is_counted_as_doubt)
 	ASSERT_NE(MAP_FAILED, block);
 	ft_fd_id(self->fds[2], &dev, &sock_ino);
 	ft_fd_id(self->fds[1], &dev, &peer_ino);
-	memset(data, 'd', sizeof(data));
-	memcpy(data, &peer, sizeof(peer));
-	ASSERT_EQ(0, ft_write_all(self->fds[1], data, sizeof(data)));
-	usleep(100000); /* all 16 bytes queued: one receive takes them */
-	block[0] = self->fds[2];
-	block[1] = (uint32_t)(uintptr_t)block;
-	block[2] = sizeof(data);
-	block[3] = 0;
+	ASSERT_EQ(0, send_number(self->fds[1], peer, data, sizeof(data)));
+	recv_block(block, self->fds[2], block, sizeof(data));
 	/* The page stays in the file; only this mapping forgets it. */
 	ASSERT_EQ(0, madvise(block, 4096, MADV_DONTNEED));
 	ret = call32(IA32_SOCKETCALL, SOCKETCALL_RECV, (long)block, 0, 0, 0);
