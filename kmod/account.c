@@ -675,19 +675,15 @@ static int ftagent_socketcall(const struct pt_regs *uregs,
 	const void __user *block =
 		(const void __user *)(unsigned long)(u32)uregs->cx;
 	int class = ftagent_socketcall_class((u32)uregs->bx);
+	bool doubt = false;
 	u32 a[2];
 
 	if (class < 0)
 		return -1;
 	args->dx = 0;
+	/* The block was not in memory at entry: read it back, below. */
 	if (keys && keys->obj[0].kind == FTAGENT_CALL_OBJ_UNREAD) {
-		/*
-		 * What the block says now may not be what the call used. A
-		 * call that failed may have failed on this very block (the
-		 * self-check's socketcall has none): no doubt to count.
-		 */
-		if (ret >= 0)
-			ftagent_count_loss(FTAGENT_LOSS_USER_READ);
+		doubt = true;
 		keys = NULL;
 	}
 	if (keys) {
@@ -707,6 +703,14 @@ static int ftagent_socketcall(const struct pt_regs *uregs,
 			ftagent_count_loss(FTAGENT_LOSS_USER_READ);
 		return -1;
 	}
+	/*
+	 * Charged to what the block says now, which may not be what the
+	 * call used: the doubt is counted, whatever the call returned (a
+	 * failed one may still have moved bytes). A block unreadable now
+	 * too (the self-check's socketcall has none) charges nothing.
+	 */
+	if (doubt)
+		ftagent_count_loss(FTAGENT_LOSS_USER_READ);
 	args->di = a[0];
 	args->si = a[1];
 	return class;

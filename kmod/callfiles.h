@@ -57,7 +57,11 @@ struct ftagent_call_obj {
 	u16 pad;
 };
 
-/* ia32 socketcall: its argument block could not be read at entry. */
+/*
+ * ia32 socketcall: its argument block could not be read at entry. The
+ * settle reads it back and counts the doubt, whatever the call returned:
+ * a failed call may still have moved bytes.
+ */
 #define FTAGENT_CALL_OBJ_UNREAD	0xffff
 
 /* Packed from the first: obj[0].kind FTAGENT_OBJ_UNSPEC means none. */
