@@ -324,6 +324,11 @@ static __always_inline bool ftagent_standard_mode(void)
 	return READ_ONCE(ftagent_account_mode) == FTAGENT_MODE_STANDARD;
 }
 
+bool ftagent_account_opens_recorded(void)
+{
+	return ftagent_standard_mode();
+}
+
 /* Whether @key is charged in this mode under the toggles @flags. */
 static __always_inline bool
 ftagent_key_counted(const struct ftagent_key *key, enum ftagent_dir dir,

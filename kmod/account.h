@@ -68,5 +68,7 @@ void ftagent_account_key_charge(struct task_struct *task,
 
 /* The mode the accounting applies: enum ftagent_mode. */
 void ftagent_account_set_mode(unsigned int mode);
+/* Whether it writes OPEN records (standard mode), as for open calls. */
+bool ftagent_account_opens_recorded(void);
 
 #endif /* _FTAGENT_ACCOUNT_H */

@@ -76,6 +76,7 @@
 #include "hooks.h"
 #include "callsites.h"
 #include "iouring.h"
+#include "lifecycle.h"
 #include "mmsg.h"
 #include "symbols.h"
 #include "features.h"
@@ -91,6 +92,7 @@ enum ftagent_iouring_class {
 	FTAGENT_IOUR_SPLICE,	/* bytes out on req->file; the input unseen */
 	FTAGENT_IOUR_CONNECT,	/* a call out on the socket, no bytes */
 	FTAGENT_IOUR_ACCEPT,	/* a call in on the listening socket */
+	FTAGENT_IOUR_OPEN,	/* no bytes: the new descriptor's record */
 };
 
 static const u8 ftagent_iouring_class[IORING_OP_LAST] = {
@@ -110,10 +112,40 @@ static const u8 ftagent_iouring_class[IORING_OP_LAST] = {
 	[IORING_OP_SPLICE] = FTAGENT_IOUR_SPLICE,
 	[IORING_OP_CONNECT] = FTAGENT_IOUR_CONNECT,
 	[IORING_OP_ACCEPT] = FTAGENT_IOUR_ACCEPT,
+	[IORING_OP_OPENAT] = FTAGENT_IOUR_OPEN,
+	[IORING_OP_OPENAT2] = FTAGENT_IOUR_OPEN,
 #ifdef FTAGENT_HAVE_IO_URING_READ_MULTISHOT
 	[IORING_OP_READ_MULTISHOT] = FTAGENT_IOUR_IN,
 #endif
 };
+
+/*
+ * Fields of io_uring's own command structs, which io_uring/openclose.c
+ * and io_uring/net.c keep private, at the start of the request
+ * (req->cmd): file_slot, nonzero when an open or an accept puts its new
+ * file in a registered-file slot instead of the caller's descriptor
+ * table (its result is then the slot, or 0, and names no descriptor),
+ * and the flags of an open's struct open_how, the kernel's copy of them.
+ * struct io_open has kept this layout since file_slot came (5.15);
+ * struct io_accept gained iou_flags before file_slot in 6.10, with
+ * IORING_ACCEPT_DONTWAIT.
+ */
+#define FTAGENT_IO_OPEN_FILE_SLOT	12
+#define FTAGENT_IO_OPEN_HOW_FLAGS	24
+#ifdef IORING_ACCEPT_DONTWAIT
+#define FTAGENT_IO_ACCEPT_FILE_SLOT	32
+#else
+#define FTAGENT_IO_ACCEPT_FILE_SLOT	28
+#endif
+
+static u32 ftagent_iouring_cmd_u32(const struct io_kiocb *req, size_t off)
+{
+	BUILD_BUG_ON(FTAGENT_IO_ACCEPT_FILE_SLOT + sizeof(u32) >
+		     sizeof(struct io_cmd_data));
+	BUILD_BUG_ON(FTAGENT_IO_OPEN_HOW_FLAGS + sizeof(u64) >
+		     sizeof(struct io_cmd_data));
+	return READ_ONCE(*(const u32 *)((const u8 *)&req->cmd + off));
+}
 
 /* Set at load, before any hook: which completion hooks are in use. */
 static bool ftagent_iouring_funnel_mode;
@@ -268,6 +300,37 @@ static long notrace ftagent_landed_take(struct io_kiocb *req,
 }
 
 /*
+ * Whether a descriptor @task's request returned is one in the caller's
+ * table. An open or an accept completes in the thread that issued it
+ * (the submitter, an io-wq worker, the SQPOLL thread: threads of @task's
+ * process, sharing its table), where io_uring installed it; a kernel
+ * worker cancelling requests at ring teardown returns none.
+ */
+static bool ftagent_iouring_fd_is_callers(const struct task_struct *task)
+{
+	return current->tgid == task->tgid && !(current->flags & PF_KTHREAD);
+}
+
+/*
+ * A completed OPENAT or OPENAT2: its OPEN record, as the system call
+ * writes at return (standard mode), with the flags of the kernel's copy
+ * of the request.
+ */
+static void notrace ftagent_iouring_open_record(struct io_kiocb *req,
+						struct task_struct *task)
+{
+	int res = READ_ONCE(req->cqe.res);
+
+	if (res < 0 || !ftagent_account_opens_recorded() ||
+	    ftagent_iouring_cmd_u32(req, FTAGENT_IO_OPEN_FILE_SLOT) ||
+	    !ftagent_iouring_fd_is_callers(task))
+		return;
+	ftagent_event_open_fd_as(task, res,
+				 ftagent_iouring_cmd_u32(req,
+							 FTAGENT_IO_OPEN_HOW_FLAGS));
+}
+
+/*
  * Charge one completed request. Preemption is off; the request, its file,
  * its credentials and its task stay valid until the completion path
  * frees them, after the hook has run.
@@ -283,6 +346,11 @@ static void notrace ftagent_iouring_charge(struct io_kiocb *req)
 	if (class == FTAGENT_IOUR_NONE)
 		return;
 	task = READ_ONCE(req->task);
+	if (class == FTAGENT_IOUR_OPEN) {
+		if (task)
+			ftagent_iouring_open_record(req, task);
+		return;
+	}
 	file = READ_ONCE(req->file);
 	if (!task || !file)
 		return;		/* failed before it had a file: nothing ran */
@@ -304,6 +372,12 @@ static void notrace ftagent_iouring_charge(struct io_kiocb *req)
 			     class == FTAGENT_IOUR_SPLICE);
 	if (class == FTAGENT_IOUR_SPLICE && res > 0)
 		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+	if (class == FTAGENT_IOUR_CONNECT)
+		ftagent_event_sock_file_as(task, FTAGENT_REC_CONNECT, file, res);
+	else if (class == FTAGENT_IOUR_ACCEPT && res >= 0 &&
+		 !ftagent_iouring_cmd_u32(req, FTAGENT_IO_ACCEPT_FILE_SLOT) &&
+		 ftagent_iouring_fd_is_callers(task))
+		ftagent_event_sock_fd_as(task, FTAGENT_REC_ACCEPT, res, res, 0);
 }
 
 /*
@@ -322,6 +396,8 @@ struct ftagent_iouring_snap {
 	 * next CQE without a request from this task and ring either way.
 	 */
 	bool once;
+	/* An accept into a registered-file slot: its CQEs name no fd. */
+	bool fixed;
 	int res;
 	u32 cflags;
 	struct ftagent_key key;
@@ -346,6 +422,8 @@ static void notrace ftagent_iouring_snapshot(struct io_kiocb *req, bool once,
 	snap->user_data = READ_ONCE(req->cqe.user_data);
 	snap->class = class;
 	snap->once = once;
+	snap->fixed = class == FTAGENT_IOUR_ACCEPT &&
+		      ftagent_iouring_cmd_u32(req, FTAGENT_IO_ACCEPT_FILE_SLOT);
 	snap->res = res;
 	snap->cflags = cflags;
 	snap->task = current;
@@ -382,6 +460,11 @@ static void notrace ftagent_iouring_extra_cqe(void *ctx, u64 user_data,
 					   ftagent_iouring_ret(snap->class,
 							       res),
 					   false);
+		/* A multishot accept's connection, in this task's table. */
+		if (snap->class == FTAGENT_IOUR_ACCEPT && res >= 0 &&
+		    !snap->fixed)
+			ftagent_event_sock_fd_as(current, FTAGENT_REC_ACCEPT,
+						 res, res, 0);
 		return;
 	}
 unmatched:

@@ -384,18 +384,22 @@ static bool ftagent_fill_sock(struct ftagent_rec_sock *r, struct socket *sock)
 	return true;
 }
 
-static void ftagent_event_sock(unsigned int type, struct socket *sock,
-			       long result, u32 backlog)
+/* A socket record, in the name of @who (a thread of the caller's process). */
+static void ftagent_event_sock_as(const struct task_struct *who,
+				  unsigned int type, struct socket *sock,
+				  long result, u32 backlog)
 {
 	struct ftagent_rec_hdr *hdr;
 	struct ftagent_rec_sock *r;
 	size_t size;
 
-	if (ftagent_tgid_excluded(current->tgid))
+	if (ftagent_tgid_excluded(who->tgid))
 		return;
 	hdr = ftagent_event_begin(type);
 	if (!hdr)
 		return;
+	hdr->tgid = who->tgid;
+	hdr->pid = who->pid;
 	r = (struct ftagent_rec_sock *)(hdr + 1);
 	memset(r, 0, sizeof(*r));
 	size = ftagent_body_end(hdr, sizeof(*r));
@@ -408,8 +412,14 @@ static void ftagent_event_sock(unsigned int type, struct socket *sock,
 	ftagent_event_commit(hdr, size);
 }
 
-void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
-			   u32 backlog)
+static void ftagent_event_sock(unsigned int type, struct socket *sock,
+			       long result, u32 backlog)
+{
+	ftagent_event_sock_as(current, type, sock, result, backlog);
+}
+
+void ftagent_event_sock_fd_as(const struct task_struct *who, unsigned int type,
+			      unsigned int fd, long result, u32 backlog)
 {
 	struct socket *sock;
 	struct file *file;
@@ -421,8 +431,24 @@ void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
 		return;
 	sock = sock_from_file(file);
 	if (sock)
-		ftagent_event_sock(type, sock, result, backlog);
+		ftagent_event_sock_as(who, type, sock, result, backlog);
 	fput(file);
+}
+
+void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
+			   u32 backlog)
+{
+	ftagent_event_sock_fd_as(current, type, fd, result, backlog);
+}
+
+void ftagent_event_sock_file_as(const struct task_struct *who,
+				unsigned int type, struct file *file,
+				long result)
+{
+	struct socket *sock = sock_from_file(file);
+
+	if (sock)
+		ftagent_event_sock_as(who, type, sock, result, 0);
 }
 
 /* sock_close(inode, file): the last reference to a socket is dropped. */
@@ -440,7 +466,8 @@ static void notrace ftagent_sock_close_hook(unsigned long ip,
 	preempt_enable_notrace();
 }
 
-void ftagent_event_open_fd(unsigned int fd, u32 flags)
+void ftagent_event_open_fd_as(const struct task_struct *who, unsigned int fd,
+			      u32 flags)
 {
 	struct ftagent_rec_hdr *hdr;
 	struct ftagent_rec_open *r;
@@ -449,7 +476,7 @@ void ftagent_event_open_fd(unsigned int fd, u32 flags)
 	const char *path;
 	size_t size;
 
-	if (fd > INT_MAX || ftagent_tgid_excluded(current->tgid))
+	if (fd > INT_MAX || ftagent_tgid_excluded(who->tgid))
 		return;
 	file = fget(fd);
 	if (!file)
@@ -457,6 +484,8 @@ void ftagent_event_open_fd(unsigned int fd, u32 flags)
 	hdr = ftagent_event_begin(FTAGENT_REC_OPEN);
 	if (!hdr)
 		goto out;
+	hdr->tgid = who->tgid;
+	hdr->pid = who->pid;
 	r = (struct ftagent_rec_open *)(hdr + 1);
 	memset(r, 0, sizeof(*r));
 	size = ftagent_body_end(hdr, sizeof(*r));
@@ -480,6 +509,11 @@ void ftagent_event_open_fd(unsigned int fd, u32 flags)
 	ftagent_event_commit(hdr, size);
 out:
 	fput(file);
+}
+
+void ftagent_event_open_fd(unsigned int fd, u32 flags)
+{
+	ftagent_event_open_fd_as(current, fd, flags);
 }
 
 /*

@@ -9,7 +9,9 @@
 #include <linux/limits.h>
 #include <linux/types.h>
 
+struct file;
 struct socket;
+struct task_struct;
 
 int ftagent_lifecycle_init(void);
 void ftagent_lifecycle_exit(void);
@@ -28,5 +30,20 @@ void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
  */
 #define FTAGENT_OPEN_FLAGS_FILE	U32_MAX
 void ftagent_event_open_fd(unsigned int fd, u32 flags);
+
+/*
+ * The same, for io_uring requests (iouring.c): the record is written in
+ * the name of @who, the thread that submitted the request, and
+ * excluded by its process. @fd is looked up in the caller's descriptor
+ * table, which must be the one the request installed it in; @file is one
+ * the caller holds.
+ */
+void ftagent_event_sock_fd_as(const struct task_struct *who, unsigned int type,
+			      unsigned int fd, long result, u32 backlog);
+void ftagent_event_sock_file_as(const struct task_struct *who,
+				unsigned int type, struct file *file,
+				long result);
+void ftagent_event_open_fd_as(const struct task_struct *who, unsigned int fd,
+			      u32 flags);
 
 #endif /* _FTAGENT_LIFECYCLE_H */

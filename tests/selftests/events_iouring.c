@@ -1,0 +1,434 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * io_uring opens, connects and accepts write the records their system
+ * calls write: an OPENAT or OPENAT2 that succeeds gives one OPEN record
+ * (standard mode) with the path, inode, device and descriptor the kernel
+ * reports, inline, through io-wq and through an SQPOLL thread; a CONNECT
+ * gives a CONNECT record with its result, failed too; an ACCEPT, single
+ * or multishot, an ACCEPT record per connection with the new descriptor.
+ * Records carry the process that submitted the request. A new file put
+ * in a registered-file slot names no descriptor: no record claims one.
+ *
+ * Raw io_uring system calls, no liburing.
+ */
+#include <linux/openat2.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include "kselftest_harness.h"
+#include "events_test.h"
+#include "../../tools/lib/iouring_raw.h"
+
+#define FLAG_MASK (O_ACCMODE | O_APPEND | O_NONBLOCK)
+
+FIXTURE(iour_ev)
+{
+	struct ev_log log;
+	char dir[64];
+	uint32_t mode;
+};
+
+FIXTURE_SETUP(iour_ev)
+{
+	strcpy(self->dir, "/tmp/ftier.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	ASSERT_EQ(0, ev_reset_filters());
+	ASSERT_EQ(0, ev_open(&self->log));
+	self->mode = ev_mode();
+	ASSERT_NE(0, self->mode);
+	if (self->mode != FTAGENT_MODE_STANDARD)
+		ASSERT_EQ(0, ev_set_mode(&self->log, FTAGENT_MODE_STANDARD));
+}
+
+FIXTURE_TEARDOWN(iour_ev)
+{
+	char cmd[128];
+
+	EXPECT_EQ(0, ev_reset_filters());
+	if (ev_mode() != self->mode)
+		EXPECT_EQ(0, ev_set_mode(NULL, self->mode));
+	ev_close(&self->log);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/* Records of @type by this process that name descriptor @fd. */
+static size_t count_fd(const struct ev_log *l, int type, int fd)
+{
+	const struct ftagent_rec *r;
+	size_t i = 0, n = 0;
+	int got;
+
+	while ((r = ev_next(l, &i, type, getpid()))) {
+		if (type == FTAGENT_REC_OPEN)
+			got = EV_BODY(r, struct ftagent_rec_open)->fd;
+		else
+			got = EV_BODY(r, struct ftagent_rec_sock)->result;
+		n += got == fd;
+	}
+	return n;
+}
+
+static const struct ftagent_rec *one_fd(const struct ev_log *l, int type,
+					int fd)
+{
+	const struct ftagent_rec *r;
+	size_t i = 0;
+
+	if (count_fd(l, type, fd) != 1)
+		return NULL;
+	while ((r = ev_next(l, &i, type, getpid())))
+		if (type == FTAGENT_REC_OPEN
+			    ? EV_BODY(r, struct ftagent_rec_open)->fd == fd
+			    : EV_BODY(r, struct ftagent_rec_sock)->result == fd)
+			return r;
+	return NULL;
+}
+
+/* @fd's OPEN record matches fstat, its link and @flags; by thread @tid. */
+static void expect_open(struct __test_metadata *_metadata,
+			const struct ev_log *l, int fd, int flags, pid_t tid)
+{
+	const struct ftagent_rec *r = one_fd(l, FTAGENT_REC_OPEN, fd);
+	const struct ftagent_rec_open *o;
+	char path[64], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	ASSERT_NE(NULL, r)
+	TH_LOG("no single OPEN record for fd %d: %zu OPEN records, %zu gaps",
+	       fd, ev_count(l, FTAGENT_REC_OPEN, getpid()),
+	       ev_count(l, FTAGENT_REC_GAP, 0));
+	o = r->body;
+	ASSERT_EQ(0, fstat(fd, &st));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target));
+	ASSERT_LT(0, n);
+	if (tid)
+		EXPECT_EQ(tid, r->hdr->pid);
+	EXPECT_EQ(st.st_ino, o->ino);
+	EXPECT_EQ((uint32_t)st.st_dev, o->dev);
+	EXPECT_EQ(st.st_mode, o->mode);
+	EXPECT_EQ(flags & FLAG_MASK, o->flags & FLAG_MASK);
+	ASSERT_EQ(1, r->n_str);
+	ASSERT_EQ(n, r->str_len[0]);
+	EXPECT_EQ(0, memcmp(target, r->str[0], n));
+}
+
+static struct io_uring_sqe *prep_openat(struct ring *r, int dfd,
+					const char *name, int flags,
+					uint64_t user_data)
+{
+	struct io_uring_sqe *sqe =
+		ring_sqe(r, IORING_OP_OPENAT, dfd, user_data);
+
+	sqe->addr = (uintptr_t)name;
+	sqe->open_flags = flags;
+	sqe->len = 0600;
+	return sqe;
+}
+
+/* Run the queued requests; their results, by user_data (1..n), in @res. */
+static int run(struct ring *r, unsigned int n, int *res)
+{
+	struct io_uring_cqe cqe[8];
+	unsigned int i;
+
+	if (n > 8 || ring_submit(r, n) != (int)n || ring_wait(r, cqe, n))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (cqe[i].user_data < 1 || cqe[i].user_data > n)
+			return -1;
+		res[cqe[i].user_data - 1] = cqe[i].res;
+	}
+	return 0;
+}
+
+TEST_F(iour_ev, opens_give_one_record_each_like_the_call)
+{
+	struct open_how how = {.flags = O_RDONLY | O_NONBLOCK};
+	struct io_uring_sqe *sqe;
+	pid_t tid = syscall(SYS_gettid);
+	char a[128];
+	int dfd, res[4];
+	struct ring r;
+
+	snprintf(a, sizeof(a), "%s/a", self->dir);
+	dfd = open(self->dir, O_RDONLY | O_DIRECTORY);
+	ASSERT_LE(0, dfd);
+	/* There before the batch: its requests may run in any order. */
+	ASSERT_EQ(0, close(open(a, O_WRONLY | O_CREAT, 0600)));
+	ASSERT_EQ(0, ring_init(&r, 8, 0, 0));
+	ASSERT_LE(0, ev_drain(&self->log));
+	ev_forget(&self->log);
+
+	prep_openat(&r, AT_FDCWD, a, O_RDWR, 1);
+	/* Through an io-wq worker: the record is still the submitter's. */
+	sqe = prep_openat(&r, dfd, "a", O_WRONLY | O_APPEND, 2);
+	sqe->flags |= IOSQE_ASYNC;
+	sqe = ring_sqe(&r, IORING_OP_OPENAT2, dfd, 3);
+	sqe->addr = (uintptr_t) "a";
+	sqe->addr2 = (uintptr_t)&how;
+	sqe->len = sizeof(how);
+	/* A failure: no record. */
+	prep_openat(&r, dfd, "missing/b", O_RDONLY, 4);
+	ASSERT_EQ(0, run(&r, 4, res));
+	ASSERT_LE(0, ev_drain(&self->log));
+
+	ASSERT_LE(0, res[0]);
+	ASSERT_LE(0, res[1]);
+	ASSERT_LE(0, res[2]);
+	ASSERT_EQ(-ENOENT, res[3]);
+	EXPECT_EQ(3, ev_count(&self->log, FTAGENT_REC_OPEN, getpid()));
+	expect_open(_metadata, &self->log, res[0], O_RDWR, tid);
+	expect_open(_metadata, &self->log, res[1], O_WRONLY | O_APPEND, tid);
+	expect_open(_metadata, &self->log, res[2], O_RDONLY | O_NONBLOCK, tid);
+	ring_exit(&r);
+	close(res[0]);
+	close(res[1]);
+	close(res[2]);
+	close(dfd);
+}
+
+TEST_F(iour_ev, sqpoll_opens_are_the_process_s)
+{
+	char a[128];
+	int res[2];
+	struct ring r;
+
+	snprintf(a, sizeof(a), "%s/s", self->dir);
+	ASSERT_EQ(0, close(open(a, O_WRONLY | O_CREAT, 0600)));
+	ASSERT_EQ(0, ring_init(&r, 4, IORING_SETUP_SQPOLL, 0));
+	ASSERT_LE(0, ev_drain(&self->log));
+	ev_forget(&self->log);
+	prep_openat(&r, AT_FDCWD, a, O_WRONLY, 1);
+	prep_openat(&r, AT_FDCWD, a, O_RDONLY, 2);
+	ASSERT_EQ(0, run(&r, 2, res));
+	ASSERT_LE(0, res[0]);
+	ASSERT_LE(0, res[1]);
+	ASSERT_LE(0, ev_drain(&self->log));
+	/* The SQPOLL thread is a thread of this process: its tid. */
+	expect_open(_metadata, &self->log, res[0], O_WRONLY, 0);
+	expect_open(_metadata, &self->log, res[1], O_RDONLY, 0);
+	ring_exit(&r);
+	close(res[0]);
+	close(res[1]);
+}
+
+/*
+ * Opens into registered-file slots return a slot (or 0), not a
+ * descriptor: no record may name the descriptor of that number.
+ */
+TEST_F(iour_ev, an_open_into_a_registered_slot_names_no_descriptor)
+{
+	int slots[4] = {-1, -1, -1, -1}, res[2], probe, i;
+	bool was_open[4];
+	struct io_uring_sqe *sqe;
+	char a[128];
+	struct ring r;
+
+	snprintf(a, sizeof(a), "%s/f", self->dir);
+	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	ASSERT_EQ(0, syscall(__NR_io_uring_register, r.fd,
+			     IORING_REGISTER_FILES, slots, 4));
+	/*
+	 * The results are 0 and a slot below 4: descriptor 0 is a file
+	 * here, and so is the slot's (checked below), so a record that took
+	 * a slot for a descriptor would find one.
+	 */
+	probe = open("/dev/null", O_RDONLY);
+	ASSERT_LE(0, probe);
+	ASSERT_EQ(0, dup2(probe, 0));
+	for (i = 0; i < 4; i++)
+		was_open[i] = fcntl(i, F_GETFD) >= 0;
+	ASSERT_LE(0, ev_drain(&self->log));
+	ev_forget(&self->log);
+	sqe = prep_openat(&r, AT_FDCWD, a, O_RDWR | O_CREAT, 1);
+	sqe->file_index = 3; /* slot 2 */
+	sqe = prep_openat(&r, AT_FDCWD, a, O_RDONLY, 2);
+	sqe->file_index = IORING_FILE_INDEX_ALLOC;
+	ASSERT_EQ(0, run(&r, 2, res));
+	ASSERT_EQ(0, res[0]);
+	ASSERT_LE(0, res[1]);
+	ASSERT_GT(4, res[1]);
+	ASSERT_TRUE(was_open[res[1]]);
+	ASSERT_LE(0, ev_drain(&self->log));
+	EXPECT_EQ(0, ev_count(&self->log, FTAGENT_REC_OPEN, getpid()));
+	ring_exit(&r);
+	close(probe);
+}
+
+/* A listener on loopback; its address in @ss. */
+static int listener(struct sockaddr_storage *ss, socklen_t *len)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	*len = ev_loopback(AF_INET, ss);
+	if (fd < 0 || bind(fd, (struct sockaddr *)ss, *len) ||
+	    getsockname(fd, (struct sockaddr *)ss, len) || listen(fd, 8))
+		return -1;
+	return fd;
+}
+
+static uint64_t ino_of(int fd)
+{
+	uint64_t ino = 0;
+	uint32_t dev;
+
+	ft_fd_id(fd, &dev, &ino);
+	return ino;
+}
+
+/* The socket record of @type about @fd's socket says what the kernel does. */
+static void expect_sock(struct __test_metadata *_metadata,
+			const struct ev_log *l, int type, int fd, int result)
+{
+	struct sockaddr_in me = {0}, peer = {0};
+	socklen_t len = sizeof(me);
+	const struct ftagent_rec_sock *s = NULL;
+	const struct ftagent_rec *r;
+	uint64_t ino = ino_of(fd);
+	size_t i = 0, n = 0;
+
+	while ((r = ev_next(l, &i, type, getpid()))) {
+		if (EV_BODY(r, struct ftagent_rec_sock)->sock_ino != ino)
+			continue;
+		s = r->body;
+		n++;
+	}
+	ASSERT_EQ(1, n) TH_LOG("records of type %d for fd %d", type, fd);
+	EXPECT_EQ(result, s->result);
+	EXPECT_EQ(AF_INET, s->family);
+	EXPECT_EQ(IPPROTO_TCP, s->protocol);
+	ASSERT_EQ(0, getsockname(fd, (struct sockaddr *)&me, &len));
+	EXPECT_EQ(ntohs(me.sin_port), s->local_port);
+	len = sizeof(peer);
+	if (!getpeername(fd, (struct sockaddr *)&peer, &len))
+		EXPECT_EQ(ntohs(peer.sin_port), s->remote_port);
+}
+
+TEST_F(iour_ev, connects_and_accepts_give_records_like_the_calls)
+{
+	struct sockaddr_storage ss, closed;
+	struct io_uring_sqe *sqe;
+	socklen_t len, clen;
+	int lfd, cfd, bad, gone, res[2];
+	struct ring r;
+
+	lfd = listener(&ss, &len);
+	ASSERT_LE(0, lfd);
+	/* A port nobody listens on: bound and closed again. */
+	gone = listener(&closed, &clen);
+	ASSERT_LE(0, gone);
+	close(gone);
+	cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	bad = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, cfd);
+	ASSERT_LE(0, bad);
+	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	ASSERT_LE(0, ev_drain(&self->log));
+	ev_forget(&self->log);
+
+	sqe = ring_sqe(&r, IORING_OP_CONNECT, cfd, 1);
+	sqe->addr = (uintptr_t)&ss;
+	sqe->off = len;
+	sqe = ring_sqe(&r, IORING_OP_CONNECT, bad, 2);
+	sqe->addr = (uintptr_t)&closed;
+	sqe->off = clen;
+	ASSERT_EQ(0, run(&r, 2, res));
+	ASSERT_EQ(0, res[0]);
+	ASSERT_EQ(-ECONNREFUSED, res[1]);
+	sqe = ring_sqe(&r, IORING_OP_ACCEPT, lfd, 1);
+	sqe->accept_flags = SOCK_CLOEXEC;
+	ASSERT_EQ(0, run(&r, 1, res));
+	ASSERT_LE(0, res[0]);
+	ASSERT_LE(0, ev_drain(&self->log));
+
+	expect_sock(_metadata, &self->log, FTAGENT_REC_CONNECT, cfd, 0);
+	expect_sock(_metadata, &self->log, FTAGENT_REC_CONNECT, bad,
+		    -ECONNREFUSED);
+	expect_sock(_metadata, &self->log, FTAGENT_REC_ACCEPT, res[0], res[0]);
+	EXPECT_EQ(2, ev_count(&self->log, FTAGENT_REC_CONNECT, getpid()));
+	EXPECT_EQ(1, ev_count(&self->log, FTAGENT_REC_ACCEPT, getpid()));
+	ring_exit(&r);
+	close(res[0]);
+	close(cfd);
+	close(bad);
+	close(lfd);
+}
+
+/* One multishot ACCEPT, three connections: three records, one each. */
+TEST_F(iour_ev, a_multishot_accept_gives_a_record_per_connection)
+{
+	struct io_uring_cqe cqe[3];
+	struct sockaddr_storage ss;
+	struct io_uring_sqe *sqe;
+	int lfd, c[3], i;
+	socklen_t len;
+	struct ring r;
+
+	lfd = listener(&ss, &len);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	sqe = ring_sqe(&r, IORING_OP_ACCEPT, lfd, 7);
+	sqe->ioprio = IORING_ACCEPT_MULTISHOT;
+	sqe->accept_flags = SOCK_CLOEXEC;
+	ASSERT_EQ(1, ring_submit(&r, 0));
+	ASSERT_LE(0, ev_drain(&self->log));
+	ev_forget(&self->log);
+	for (i = 0; i < 3; i++) {
+		c[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ASSERT_LE(0, c[i]);
+		ASSERT_EQ(0, connect(c[i], (struct sockaddr *)&ss, len));
+	}
+	ASSERT_EQ(0, ring_wait(&r, cqe, 3));
+	ASSERT_LE(0, ev_drain(&self->log));
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(7, cqe[i].user_data);
+		ASSERT_LE(0, cqe[i].res);
+		EXPECT_TRUE(cqe[i].flags & IORING_CQE_F_MORE);
+		expect_sock(_metadata, &self->log, FTAGENT_REC_ACCEPT,
+			    cqe[i].res, cqe[i].res);
+	}
+	EXPECT_EQ(3, ev_count(&self->log, FTAGENT_REC_ACCEPT, getpid()));
+	ring_exit(&r);
+	for (i = 0; i < 3; i++) {
+		close(cqe[i].res);
+		close(c[i]);
+	}
+	close(lfd);
+}
+
+/* An accept into a registered slot: no record names a descriptor. */
+TEST_F(iour_ev, an_accept_into_a_registered_slot_names_no_descriptor)
+{
+	int slots[4] = {-1, -1, -1, -1}, lfd, cfd, res[1];
+	struct sockaddr_storage ss;
+	struct io_uring_sqe *sqe;
+	socklen_t len;
+	struct ring r;
+
+	lfd = listener(&ss, &len);
+	ASSERT_LE(0, lfd);
+	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	ASSERT_EQ(0, syscall(__NR_io_uring_register, r.fd,
+			     IORING_REGISTER_FILES, slots, 4));
+	cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ASSERT_LE(0, cfd);
+	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&ss, len));
+	/* Descriptor 0 a socket: a record taking slot 0 for it would name it. */
+	ASSERT_EQ(0, dup2(cfd, 0));
+	ASSERT_LE(0, ev_drain(&self->log));
+	ev_forget(&self->log);
+	sqe = ring_sqe(&r, IORING_OP_ACCEPT, lfd, 1);
+	sqe->file_index = IORING_FILE_INDEX_ALLOC;
+	ASSERT_EQ(0, run(&r, 1, res));
+	ASSERT_EQ(0, res[0]);
+	ASSERT_LE(0, ev_drain(&self->log));
+	EXPECT_EQ(0, ev_count(&self->log, FTAGENT_REC_ACCEPT, getpid()));
+	ring_exit(&r);
+	close(cfd);
+	close(lfd);
+}
+
+TEST_HARNESS_MAIN
