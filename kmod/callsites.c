@@ -61,6 +61,15 @@ unsigned long ftagent_function_start(const char *name)
 	return ftagent_function(name, &size);
 }
 
+unsigned long ftagent_function_range(const char *name, unsigned long *size)
+{
+	unsigned long start = ftagent_function(name, size);
+
+	if (!start)
+		*size = 0;
+	return start;
+}
+
 /* Whether @target is the start of function @callee. */
 static bool ftagent_starts(unsigned long target, const char *callee)
 {

@@ -40,5 +40,7 @@ int ftagent_calls_rejoin(const char *caller, const char *callee,
  * context.
  */
 unsigned long ftagent_function_start(const char *name);
+/* The same, and its length in @size (0 with no such function). */
+unsigned long ftagent_function_range(const char *name, unsigned long *size);
 
 #endif /* _FTAGENT_CALLSITES_H */

@@ -92,7 +92,6 @@ enum ftagent_iouring_class {
 	FTAGENT_IOUR_SPLICE,	/* bytes out on req->file; the input unseen */
 	FTAGENT_IOUR_CONNECT,	/* a call out on the socket, no bytes */
 	FTAGENT_IOUR_ACCEPT,	/* a call in on the listening socket */
-	FTAGENT_IOUR_OPEN,	/* no bytes: the new descriptor's record */
 };
 
 static const u8 ftagent_iouring_class[IORING_OP_LAST] = {
@@ -112,40 +111,10 @@ static const u8 ftagent_iouring_class[IORING_OP_LAST] = {
 	[IORING_OP_SPLICE] = FTAGENT_IOUR_SPLICE,
 	[IORING_OP_CONNECT] = FTAGENT_IOUR_CONNECT,
 	[IORING_OP_ACCEPT] = FTAGENT_IOUR_ACCEPT,
-	[IORING_OP_OPENAT] = FTAGENT_IOUR_OPEN,
-	[IORING_OP_OPENAT2] = FTAGENT_IOUR_OPEN,
 #ifdef FTAGENT_HAVE_IO_URING_READ_MULTISHOT
 	[IORING_OP_READ_MULTISHOT] = FTAGENT_IOUR_IN,
 #endif
 };
-
-/*
- * Fields of io_uring's own command structs, which io_uring/openclose.c
- * and io_uring/net.c keep private, at the start of the request
- * (req->cmd): file_slot, nonzero when an open or an accept puts its new
- * file in a registered-file slot instead of the caller's descriptor
- * table (its result is then the slot, or 0, and names no descriptor),
- * and the flags of an open's struct open_how, the kernel's copy of them.
- * struct io_open has kept this layout since file_slot came (5.15);
- * struct io_accept gained iou_flags before file_slot in 6.10, with
- * IORING_ACCEPT_DONTWAIT.
- */
-#define FTAGENT_IO_OPEN_FILE_SLOT	12
-#define FTAGENT_IO_OPEN_HOW_FLAGS	24
-#ifdef IORING_ACCEPT_DONTWAIT
-#define FTAGENT_IO_ACCEPT_FILE_SLOT	32
-#else
-#define FTAGENT_IO_ACCEPT_FILE_SLOT	28
-#endif
-
-static u32 ftagent_iouring_cmd_u32(const struct io_kiocb *req, size_t off)
-{
-	BUILD_BUG_ON(FTAGENT_IO_ACCEPT_FILE_SLOT + sizeof(u32) >
-		     sizeof(struct io_cmd_data));
-	BUILD_BUG_ON(FTAGENT_IO_OPEN_HOW_FLAGS + sizeof(u64) >
-		     sizeof(struct io_cmd_data));
-	return READ_ONCE(*(const u32 *)((const u8 *)&req->cmd + off));
-}
 
 /* Set at load, before any hook: which completion hooks are in use. */
 static bool ftagent_iouring_funnel_mode;
@@ -300,37 +269,6 @@ static long notrace ftagent_landed_take(struct io_kiocb *req,
 }
 
 /*
- * Whether a descriptor @task's request returned is one in the caller's
- * table. An open or an accept completes in the thread that issued it
- * (the submitter, an io-wq worker, the SQPOLL thread: threads of @task's
- * process, sharing its table), where io_uring installed it; a kernel
- * worker cancelling requests at ring teardown returns none.
- */
-static bool ftagent_iouring_fd_is_callers(const struct task_struct *task)
-{
-	return current->tgid == task->tgid && !(current->flags & PF_KTHREAD);
-}
-
-/*
- * A completed OPENAT or OPENAT2: its OPEN record, as the system call
- * writes at return (standard mode), with the flags of the kernel's copy
- * of the request.
- */
-static void notrace ftagent_iouring_open_record(struct io_kiocb *req,
-						struct task_struct *task)
-{
-	int res = READ_ONCE(req->cqe.res);
-
-	if (res < 0 || !ftagent_account_opens_recorded() ||
-	    ftagent_iouring_cmd_u32(req, FTAGENT_IO_OPEN_FILE_SLOT) ||
-	    !ftagent_iouring_fd_is_callers(task))
-		return;
-	ftagent_event_open_fd_as(task, res,
-				 ftagent_iouring_cmd_u32(req,
-							 FTAGENT_IO_OPEN_HOW_FLAGS));
-}
-
-/*
  * Charge one completed request. Preemption is off; the request, its file,
  * its credentials and its task stay valid until the completion path
  * frees them, after the hook has run.
@@ -346,11 +284,6 @@ static void notrace ftagent_iouring_charge(struct io_kiocb *req)
 	if (class == FTAGENT_IOUR_NONE)
 		return;
 	task = READ_ONCE(req->task);
-	if (class == FTAGENT_IOUR_OPEN) {
-		if (task)
-			ftagent_iouring_open_record(req, task);
-		return;
-	}
 	file = READ_ONCE(req->file);
 	if (!task || !file)
 		return;		/* failed before it had a file: nothing ran */
@@ -372,12 +305,9 @@ static void notrace ftagent_iouring_charge(struct io_kiocb *req)
 			     class == FTAGENT_IOUR_SPLICE);
 	if (class == FTAGENT_IOUR_SPLICE && res > 0)
 		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+	/* Its record, as connect() writes at return: the request holds it. */
 	if (class == FTAGENT_IOUR_CONNECT)
 		ftagent_event_sock_file_as(task, FTAGENT_REC_CONNECT, file, res);
-	else if (class == FTAGENT_IOUR_ACCEPT && res >= 0 &&
-		 !ftagent_iouring_cmd_u32(req, FTAGENT_IO_ACCEPT_FILE_SLOT) &&
-		 ftagent_iouring_fd_is_callers(task))
-		ftagent_event_sock_fd_as(task, FTAGENT_REC_ACCEPT, res, res, 0);
 }
 
 /*
@@ -396,8 +326,6 @@ struct ftagent_iouring_snap {
 	 * next CQE without a request from this task and ring either way.
 	 */
 	bool once;
-	/* An accept into a registered-file slot: its CQEs name no fd. */
-	bool fixed;
 	int res;
 	u32 cflags;
 	struct ftagent_key key;
@@ -422,8 +350,6 @@ static void notrace ftagent_iouring_snapshot(struct io_kiocb *req, bool once,
 	snap->user_data = READ_ONCE(req->cqe.user_data);
 	snap->class = class;
 	snap->once = once;
-	snap->fixed = class == FTAGENT_IOUR_ACCEPT &&
-		      ftagent_iouring_cmd_u32(req, FTAGENT_IO_ACCEPT_FILE_SLOT);
 	snap->res = res;
 	snap->cflags = cflags;
 	snap->task = current;
@@ -460,11 +386,6 @@ static void notrace ftagent_iouring_extra_cqe(void *ctx, u64 user_data,
 					   ftagent_iouring_ret(snap->class,
 							       res),
 					   false);
-		/* A multishot accept's connection, in this task's table. */
-		if (snap->class == FTAGENT_IOUR_ACCEPT && res >= 0 &&
-		    !snap->fixed)
-			ftagent_event_sock_fd_as(current, FTAGENT_REC_ACCEPT,
-						 res, res, 0);
 		return;
 	}
 unmatched:
@@ -731,6 +652,64 @@ static void notrace ftagent_iouring_submit_probe(void *data,
 		ftagent_count_loss(FTAGENT_LOSS_IOURING);
 }
 
+/*
+ * The io_uring handlers that install a new descriptor (fd_install()) and
+ * the record each installation writes, as the call's return does. Found
+ * at load; a handler the symbol table lacks (inlined into its caller,
+ * which is then in the list too) keeps size 0 and matches nothing.
+ */
+struct ftagent_iouring_installer {
+	const char *name;
+	unsigned int rec;	/* enum ftagent_rec_type */
+	unsigned long start, size;
+};
+
+static struct ftagent_iouring_installer ftagent_iouring_installers[] = {
+	{ .name = "io_openat2", .rec = FTAGENT_REC_OPEN },
+	{ .name = "io_openat", .rec = FTAGENT_REC_OPEN },
+	{ .name = "io_accept", .rec = FTAGENT_REC_ACCEPT },
+};
+
+/*
+ * Both modes: fd_install(fd, file), called from one of those handlers
+ * (its return address in it): an io_uring open or accept is giving the
+ * caller descriptor @fd. The record is written here, from the file
+ * itself, before the descriptor is in the table, so no other thread can
+ * have closed or replaced it yet; a file put in a registered-file slot
+ * instead (file_index) passes no fd_install() and names no descriptor.
+ * The thread is the one that ran the request: its submitter, an io-wq
+ * worker or the SQPOLL thread. Every fd_install() on the system pays an
+ * ftrace call and three compares.
+ */
+static void notrace ftagent_iouring_install_hook(unsigned long ip,
+						 unsigned long parent_ip,
+						 struct ftrace_ops *op,
+						 struct ftrace_regs *fregs)
+{
+	const struct ftagent_iouring_installer *in;
+	struct pt_regs *args;
+	struct file *file;
+	unsigned int fd, i;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_installers); i++) {
+		in = &ftagent_iouring_installers[i];
+		if (parent_ip - in->start < in->size)
+			break;
+	}
+	if (i == ARRAY_SIZE(ftagent_iouring_installers))
+		return;
+	args = ftagent_fregs_args(fregs);
+	fd = args->di;
+	file = (struct file *)args->si;
+	preempt_disable_notrace();
+	if (in->rec == FTAGENT_REC_ACCEPT)
+		ftagent_event_sock_file_as(current, FTAGENT_REC_ACCEPT, file,
+					   fd);
+	else if (ftagent_account_opens_recorded())
+		ftagent_event_open_file(fd, file, FTAGENT_OPEN_FLAGS_FILE);
+	preempt_enable_notrace();
+}
+
 struct ftagent_iouring_fn {
 	const char *symbol;
 	bool funnel;		/* FUNNELS mode, else TRACEPOINT mode */
@@ -769,6 +748,9 @@ static struct ftagent_iouring_fn ftagent_iouring_fns[] = {
 		   .flags = FTRACE_OPS_FL_RECURSION } },
 	{ .symbol = "io_req_post_cqe", .funnel = false,
 	  .ops = { .func = ftagent_iouring_post_cqe_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "fd_install", .both = true, .optional = true,
+	  .ops = { .func = ftagent_iouring_install_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
 };
 
@@ -894,7 +876,7 @@ static int ftagent_iouring_off(const char *what, const char *name, int err,
 int ftagent_iouring_init(bool strict)
 {
 	bool funnels = ftagent_iouring_funnels();
-	unsigned int i;
+	unsigned int i, installers = 0;
 	int err;
 
 	WRITE_ONCE(ftagent_iouring_funnel_mode, funnels);
@@ -915,6 +897,16 @@ int ftagent_iouring_init(bool strict)
 		pr_warn("io_uring: io_complete_rw not found: io_uring reads of a socket whose copy faults are not charged what landed\n");
 		ftagent_symbol_unusable("io_complete_rw");
 	}
+	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_installers); i++) {
+		struct ftagent_iouring_installer *in =
+			&ftagent_iouring_installers[i];
+
+		in->start = ftagent_function_range(in->name, &in->size);
+		installers += in->size != 0;
+	}
+	/* Said, not degraded: the counts and budgets do not depend on it. */
+	if (!installers)
+		pr_warn("io_uring: io_openat, io_openat2 and io_accept not found: io_uring opens and accepts write no records\n");
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
 		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
 
@@ -922,6 +914,8 @@ int ftagent_iouring_init(bool strict)
 			continue;
 		if (f->ops.func == ftagent_iouring_sock_read_hook &&
 		    !ftagent_io_complete_rw)
+			continue;
+		if (f->ops.func == ftagent_iouring_install_hook && !installers)
 			continue;
 		err = ftagent_symbol_filter(&f->ops, f->symbol);
 		f->filtered = true;

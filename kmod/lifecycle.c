@@ -418,8 +418,8 @@ static void ftagent_event_sock(unsigned int type, struct socket *sock,
 	ftagent_event_sock_as(current, type, sock, result, backlog);
 }
 
-void ftagent_event_sock_fd_as(const struct task_struct *who, unsigned int type,
-			      unsigned int fd, long result, u32 backlog)
+void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
+			   u32 backlog)
 {
 	struct socket *sock;
 	struct file *file;
@@ -431,14 +431,8 @@ void ftagent_event_sock_fd_as(const struct task_struct *who, unsigned int type,
 		return;
 	sock = sock_from_file(file);
 	if (sock)
-		ftagent_event_sock_as(who, type, sock, result, backlog);
+		ftagent_event_sock(type, sock, result, backlog);
 	fput(file);
-}
-
-void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
-			   u32 backlog)
-{
-	ftagent_event_sock_fd_as(current, type, fd, result, backlog);
 }
 
 void ftagent_event_sock_file_as(const struct task_struct *who,
@@ -466,26 +460,19 @@ static void notrace ftagent_sock_close_hook(unsigned long ip,
 	preempt_enable_notrace();
 }
 
-void ftagent_event_open_fd_as(const struct task_struct *who, unsigned int fd,
-			      u32 flags)
+void ftagent_event_open_file(unsigned int fd, struct file *file, u32 flags)
 {
 	struct ftagent_rec_hdr *hdr;
 	struct ftagent_rec_open *r;
 	struct inode *inode;
-	struct file *file;
 	const char *path;
 	size_t size;
 
-	if (fd > INT_MAX || ftagent_tgid_excluded(who->tgid))
-		return;
-	file = fget(fd);
-	if (!file)
+	if (fd > INT_MAX || ftagent_tgid_excluded(current->tgid))
 		return;
 	hdr = ftagent_event_begin(FTAGENT_REC_OPEN);
 	if (!hdr)
-		goto out;
-	hdr->tgid = who->tgid;
-	hdr->pid = who->pid;
+		return;
 	r = (struct ftagent_rec_open *)(hdr + 1);
 	memset(r, 0, sizeof(*r));
 	size = ftagent_body_end(hdr, sizeof(*r));
@@ -495,7 +482,7 @@ void ftagent_event_open_fd_as(const struct task_struct *who, unsigned int fd,
 	path = (const char *)(hdr + 1) + hdr->body_size;
 	if (ftagent_path_excluded(path, r->path_len)) {
 		ftagent_event_cancel(hdr);
-		goto out;
+		return;
 	}
 	inode = file_inode(file);
 	r->ino = inode->i_ino;
@@ -507,13 +494,19 @@ void ftagent_event_open_fd_as(const struct task_struct *who, unsigned int fd,
 			(file->f_mode & FMODE_CREATED ? O_CREAT : 0);
 	r->flags = flags;
 	ftagent_event_commit(hdr, size);
-out:
-	fput(file);
 }
 
 void ftagent_event_open_fd(unsigned int fd, u32 flags)
 {
-	ftagent_event_open_fd_as(current, fd, flags);
+	struct file *file;
+
+	if (fd > INT_MAX || ftagent_tgid_excluded(current->tgid))
+		return;
+	file = fget(fd);
+	if (!file)
+		return;
+	ftagent_event_open_file(fd, file, flags);
+	fput(file);
 }
 
 /*

@@ -32,18 +32,14 @@ void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
 void ftagent_event_open_fd(unsigned int fd, u32 flags);
 
 /*
- * The same, for io_uring requests (iouring.c): the record is written in
- * the name of @who, the thread that submitted the request, and
- * excluded by its process. @fd is looked up in the caller's descriptor
- * table, which must be the one the request installed it in; @file is one
- * the caller holds.
+ * For io_uring (iouring.c): an open record for @file, which the caller
+ * holds and is installing as descriptor @fd; and a socket record about
+ * @file in the name of @who, the thread that submitted the request (a
+ * thread of the caller's process, or the caller a kernel worker is).
  */
-void ftagent_event_sock_fd_as(const struct task_struct *who, unsigned int type,
-			      unsigned int fd, long result, u32 backlog);
+void ftagent_event_open_file(unsigned int fd, struct file *file, u32 flags);
 void ftagent_event_sock_file_as(const struct task_struct *who,
 				unsigned int type, struct file *file,
 				long result);
-void ftagent_event_open_fd_as(const struct task_struct *who, unsigned int fd,
-			      u32 flags);
 
 #endif /* _FTAGENT_LIFECYCLE_H */

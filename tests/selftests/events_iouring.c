@@ -6,13 +6,16 @@
  * reports, inline, through io-wq and through an SQPOLL thread; a CONNECT
  * gives a CONNECT record with its result, failed too; an ACCEPT, single
  * or multishot, an ACCEPT record per connection with the new descriptor.
- * Records carry the process that submitted the request. A new file put
- * in a registered-file slot names no descriptor: no record claims one.
+ * Records carry the process that ran the request (for an open or accept,
+ * the thread: the submitter, its io-wq worker or the SQPOLL thread). A
+ * new file put in a registered-file slot names no descriptor: no record
+ * claims one; and no other CQE can pass for an accepted connection.
  *
  * Raw io_uring system calls, no liburing.
  */
 #include <linux/openat2.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
 
 #include "kselftest_harness.h"
@@ -85,9 +88,22 @@ static const struct ftagent_rec *one_fd(const struct ev_log *l, int type,
 	return NULL;
 }
 
-/* @fd's OPEN record matches fstat, its link and @flags; by thread @tid. */
+/* Whether @tid is a thread of this process (an io thread is one too). */
+static bool our_thread(pid_t tid)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d", tid);
+	return !access(path, F_OK);
+}
+
+/*
+ * @fd's OPEN record matches fstat, its link and @flags, and names a
+ * thread of this process: the one that ran the request, the submitter
+ * or, where the kernel chose to hand it over, an io-wq or SQPOLL thread.
+ */
 static void expect_open(struct __test_metadata *_metadata,
-			const struct ev_log *l, int fd, int flags, pid_t tid)
+			const struct ev_log *l, int fd, int flags)
 {
 	const struct ftagent_rec *r = one_fd(l, FTAGENT_REC_OPEN, fd);
 	const struct ftagent_rec_open *o;
@@ -104,8 +120,7 @@ static void expect_open(struct __test_metadata *_metadata,
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	n = readlink(path, target, sizeof(target));
 	ASSERT_LT(0, n);
-	if (tid)
-		EXPECT_EQ(tid, r->hdr->pid);
+	EXPECT_TRUE(our_thread(r->hdr->pid)) TH_LOG("pid %u", r->hdr->pid);
 	EXPECT_EQ(st.st_ino, o->ino);
 	EXPECT_EQ((uint32_t)st.st_dev, o->dev);
 	EXPECT_EQ(st.st_mode, o->mode);
@@ -148,7 +163,6 @@ TEST_F(iour_ev, opens_give_one_record_each_like_the_call)
 {
 	struct open_how how = {.flags = O_RDONLY | O_NONBLOCK};
 	struct io_uring_sqe *sqe;
-	pid_t tid = syscall(SYS_gettid);
 	char a[128];
 	int dfd, res[4];
 	struct ring r;
@@ -163,7 +177,7 @@ TEST_F(iour_ev, opens_give_one_record_each_like_the_call)
 	ev_forget(&self->log);
 
 	prep_openat(&r, AT_FDCWD, a, O_RDWR, 1);
-	/* Through an io-wq worker: the record is still the submitter's. */
+	/* Through an io-wq worker: the worker's thread, this process. */
 	sqe = prep_openat(&r, dfd, "a", O_WRONLY | O_APPEND, 2);
 	sqe->flags |= IOSQE_ASYNC;
 	sqe = ring_sqe(&r, IORING_OP_OPENAT2, dfd, 3);
@@ -180,14 +194,56 @@ TEST_F(iour_ev, opens_give_one_record_each_like_the_call)
 	ASSERT_LE(0, res[2]);
 	ASSERT_EQ(-ENOENT, res[3]);
 	EXPECT_EQ(3, ev_count(&self->log, FTAGENT_REC_OPEN, getpid()));
-	expect_open(_metadata, &self->log, res[0], O_RDWR, tid);
-	expect_open(_metadata, &self->log, res[1], O_WRONLY | O_APPEND, tid);
-	expect_open(_metadata, &self->log, res[2], O_RDONLY | O_NONBLOCK, tid);
+	expect_open(_metadata, &self->log, res[0], O_RDWR);
+	expect_open(_metadata, &self->log, res[1], O_WRONLY | O_APPEND);
+	expect_open(_metadata, &self->log, res[2], O_RDONLY | O_NONBLOCK);
 	ring_exit(&r);
 	close(res[0]);
 	close(res[1]);
 	close(res[2]);
 	close(dfd);
+}
+
+/* An open whose CQE is skipped on success still writes its record. */
+TEST_F(iour_ev, a_skipped_completion_still_gives_the_record)
+{
+	struct io_uring_cqe cqe[1];
+	struct io_uring_sqe *sqe;
+	char a[128], path[64], target[PATH_MAX];
+	int fd, found = -1;
+	ssize_t n;
+	struct ring r;
+
+	snprintf(a, sizeof(a), "%s/k", self->dir);
+	ASSERT_EQ(0, close(open(a, O_WRONLY | O_CREAT, 0600)));
+	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	ASSERT_LE(0, ev_drain(&self->log));
+	ev_forget(&self->log);
+	sqe = prep_openat(&r, AT_FDCWD, a, O_RDONLY, 1);
+	sqe->flags |= IOSQE_CQE_SKIP_SUCCESS | IOSQE_IO_LINK;
+	ring_sqe(&r, IORING_OP_NOP, -1, 2);
+	ASSERT_EQ(2, ring_submit(&r, 1));
+	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
+	ASSERT_EQ(2, cqe[0].user_data);
+	ASSERT_EQ(0, cqe[0].res);
+	/* The descriptor it returned, found by its path. */
+	for (fd = 3; fd < 64; fd++) {
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		if (!strcmp(target, a)) {
+			ASSERT_EQ(-1, found);
+			found = fd;
+		}
+	}
+	ASSERT_LE(0, found);
+	ASSERT_LE(0, ev_drain(&self->log));
+	EXPECT_EQ(1, ev_count(&self->log, FTAGENT_REC_OPEN, getpid()));
+	expect_open(_metadata, &self->log, found, O_RDONLY);
+	ring_exit(&r);
+	close(found);
 }
 
 TEST_F(iour_ev, sqpoll_opens_are_the_process_s)
@@ -207,9 +263,9 @@ TEST_F(iour_ev, sqpoll_opens_are_the_process_s)
 	ASSERT_LE(0, res[0]);
 	ASSERT_LE(0, res[1]);
 	ASSERT_LE(0, ev_drain(&self->log));
-	/* The SQPOLL thread is a thread of this process: its tid. */
-	expect_open(_metadata, &self->log, res[0], O_WRONLY, 0);
-	expect_open(_metadata, &self->log, res[1], O_RDONLY, 0);
+	/* The SQPOLL thread is a thread of this process. */
+	expect_open(_metadata, &self->log, res[0], O_WRONLY);
+	expect_open(_metadata, &self->log, res[1], O_RDONLY);
 	ring_exit(&r);
 	close(res[0]);
 	close(res[1]);
@@ -360,20 +416,29 @@ TEST_F(iour_ev, connects_and_accepts_give_records_like_the_calls)
 /* One multishot ACCEPT, three connections: three records, one each. */
 TEST_F(iour_ev, a_multishot_accept_gives_a_record_per_connection)
 {
-	struct io_uring_cqe cqe[3];
+	struct io_uring_cqe cqe[6];
 	struct sockaddr_storage ss;
 	struct io_uring_sqe *sqe;
-	int lfd, c[3], i;
+	int lfd, c[3], p[2], i;
+	char x;
 	socklen_t len;
 	struct ring r;
 
 	lfd = listener(&ss, &len);
 	ASSERT_LE(0, lfd);
-	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, ring_init(&r, 8, 0, 0));
 	sqe = ring_sqe(&r, IORING_OP_ACCEPT, lfd, 7);
 	sqe->ioprio = IORING_ACCEPT_MULTISHOT;
 	sqe->accept_flags = SOCK_CLOEXEC;
-	ASSERT_EQ(1, ring_submit(&r, 0));
+	/*
+	 * A multishot poll with the same tag: its events (CQEs with "more"
+	 * and the poll mask as result) must not pass for connections.
+	 */
+	sqe = ring_sqe(&r, IORING_OP_POLL_ADD, p[0], 7);
+	sqe->poll32_events = POLLIN;
+	sqe->len = IORING_POLL_ADD_MULTI;
+	ASSERT_EQ(2, ring_submit(&r, 0));
 	ASSERT_LE(0, ev_drain(&self->log));
 	ev_forget(&self->log);
 	for (i = 0; i < 3; i++) {
@@ -382,6 +447,14 @@ TEST_F(iour_ev, a_multishot_accept_gives_a_record_per_connection)
 		ASSERT_EQ(0, connect(c[i], (struct sockaddr *)&ss, len));
 	}
 	ASSERT_EQ(0, ring_wait(&r, cqe, 3));
+	/* Poll events between and after the connections. */
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(1, write(p[1], "x", 1));
+		ASSERT_EQ(0, ring_wait(&r, &cqe[3 + i], 1));
+		ASSERT_EQ(1, read(p[0], &x, 1));
+		ASSERT_EQ(POLLIN, cqe[3 + i].res & POLLIN);
+		ASSERT_TRUE(cqe[3 + i].flags & IORING_CQE_F_MORE);
+	}
 	ASSERT_LE(0, ev_drain(&self->log));
 	for (i = 0; i < 3; i++) {
 		ASSERT_EQ(7, cqe[i].user_data);
@@ -396,6 +469,8 @@ TEST_F(iour_ev, a_multishot_accept_gives_a_record_per_connection)
 		close(cqe[i].res);
 		close(c[i]);
 	}
+	close(p[0]);
+	close(p[1]);
 	close(lfd);
 }
 
