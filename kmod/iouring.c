@@ -307,7 +307,8 @@ static void notrace ftagent_iouring_charge(struct io_kiocb *req)
 		ftagent_count_loss(FTAGENT_LOSS_IOURING);
 	/* Its record, as connect() writes at return: the request holds it. */
 	if (class == FTAGENT_IOUR_CONNECT)
-		ftagent_event_sock_file_as(task, FTAGENT_REC_CONNECT, file, res);
+		ftagent_event_sock_file_as(task, FTAGENT_REC_CONNECT, file, res,
+					   0);
 }
 
 /*
@@ -704,7 +705,7 @@ static void notrace ftagent_iouring_install_hook(unsigned long ip,
 	preempt_disable_notrace();
 	if (in->rec == FTAGENT_REC_ACCEPT)
 		ftagent_event_sock_file_as(current, FTAGENT_REC_ACCEPT, file,
-					   fd);
+					   fd, 0);
 	else if (ftagent_account_opens_recorded())
 		ftagent_event_open_file(fd, file, FTAGENT_OPEN_FLAGS_FILE);
 	preempt_enable_notrace();

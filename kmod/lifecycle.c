@@ -412,16 +412,19 @@ static void ftagent_event_sock_as(const struct task_struct *who,
 	ftagent_event_commit(hdr, size);
 }
 
-static void ftagent_event_sock(unsigned int type, struct socket *sock,
-			       long result, u32 backlog)
+void ftagent_event_sock_file_as(const struct task_struct *who,
+				unsigned int type, struct file *file,
+				long result, u32 backlog)
 {
-	ftagent_event_sock_as(current, type, sock, result, backlog);
+	struct socket *sock = sock_from_file(file);
+
+	if (sock)
+		ftagent_event_sock_as(who, type, sock, result, backlog);
 }
 
 void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
 			   u32 backlog)
 {
-	struct socket *sock;
 	struct file *file;
 
 	if (fd > INT_MAX)
@@ -429,20 +432,8 @@ void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
 	file = fget(fd);
 	if (!file)
 		return;
-	sock = sock_from_file(file);
-	if (sock)
-		ftagent_event_sock(type, sock, result, backlog);
+	ftagent_event_sock_file_as(current, type, file, result, backlog);
 	fput(file);
-}
-
-void ftagent_event_sock_file_as(const struct task_struct *who,
-				unsigned int type, struct file *file,
-				long result)
-{
-	struct socket *sock = sock_from_file(file);
-
-	if (sock)
-		ftagent_event_sock_as(who, type, sock, result, 0);
 }
 
 /* sock_close(inode, file): the last reference to a socket is dropped. */
@@ -456,7 +447,8 @@ static void notrace ftagent_sock_close_hook(unsigned long ip,
 	if (current->flags & PF_KTHREAD)
 		return;	/* a delayed fput: no process to charge */
 	preempt_disable_notrace();
-	ftagent_event_sock(FTAGENT_REC_CLOSE, SOCKET_I(inode), 0, 0);
+	ftagent_event_sock_as(current, FTAGENT_REC_CLOSE, SOCKET_I(inode), 0,
+			      0);
 	preempt_enable_notrace();
 }
 

@@ -32,14 +32,14 @@ void ftagent_event_sock_fd(unsigned int type, unsigned int fd, long result,
 void ftagent_event_open_fd(unsigned int fd, u32 flags);
 
 /*
- * For io_uring (iouring.c): an open record for @file, which the caller
- * holds and is installing as descriptor @fd; and a socket record about
- * @file in the name of @who, the thread that submitted the request (a
- * thread of the caller's process, or the caller a kernel worker is).
+ * For io_uring (iouring.c), from a file the caller holds: an open record
+ * for @file, which it is installing as descriptor @fd; and a socket
+ * record about @file in the name of @who (the submitting thread of a
+ * request whose completion the caller runs, or current).
  */
 void ftagent_event_open_file(unsigned int fd, struct file *file, u32 flags);
 void ftagent_event_sock_file_as(const struct task_struct *who,
 				unsigned int type, struct file *file,
-				long result);
+				long result, u32 backlog);
 
 #endif /* _FTAGENT_LIFECYCLE_H */

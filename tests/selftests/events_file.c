@@ -12,38 +12,19 @@
 #include "kselftest_harness.h"
 #include "events_test.h"
 
-/* Flags both the call and the open file agree on (see /proc fdinfo). */
-#define FLAG_MASK (O_ACCMODE | O_APPEND | O_NONBLOCK)
-
 FIXTURE(file)
 {
-	struct ev_log log;
-	char dir[64];
-	uint32_t mode;
+	struct ev_open_fixture f;
 };
 
 FIXTURE_SETUP(file)
 {
-	strcpy(self->dir, "/tmp/ftef.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	ASSERT_EQ(0, ev_reset_filters());
-	ASSERT_EQ(0, ev_open(&self->log));
-	self->mode = ev_mode();
-	ASSERT_NE(0, self->mode);
-	if (self->mode != FTAGENT_MODE_STANDARD)
-		ASSERT_EQ(0, ev_set_mode(&self->log, FTAGENT_MODE_STANDARD));
+	ASSERT_EQ(0, ev_open_fixture_setup(&self->f, "/tmp/ftef.XXXXXX"));
 }
 
 FIXTURE_TEARDOWN(file)
 {
-	char cmd[128];
-
-	EXPECT_EQ(0, ev_reset_filters());
-	if (ev_mode() != self->mode)
-		EXPECT_EQ(0, ev_set_mode(NULL, self->mode));
-	ev_close(&self->log);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	EXPECT_EQ(0, system(cmd));
+	EXPECT_EQ(0, ev_open_fixture_teardown(&self->f));
 }
 
 /* The only OPEN record of descriptor @fd by this thread, or NULL. */
@@ -80,30 +61,17 @@ static void expect_open(struct __test_metadata *_metadata,
 			const struct ev_log *l, int fd, int flags)
 {
 	const struct ftagent_rec *r = open_rec(l, fd);
-	const struct ftagent_rec_open *o;
-	char path[64], target[PATH_MAX];
-	struct stat st;
-	ssize_t n;
 
 	ASSERT_NE(NULL, r)
 	TH_LOG("no single OPEN record for fd %d: %zu OPEN records, %zu gaps",
 	       fd, ev_count(l, FTAGENT_REC_OPEN, getpid()),
 	       ev_count(l, FTAGENT_REC_GAP, 0));
-	o = r->body;
-	ASSERT_EQ(0, fstat(fd, &st));
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target));
-	ASSERT_LT(0, n);
 	EXPECT_EQ(syscall(SYS_gettid), r->hdr->pid);
-	EXPECT_EQ(st.st_ino, o->ino);
-	EXPECT_EQ((uint32_t)st.st_dev, o->dev);
-	EXPECT_EQ(st.st_mode, o->mode);
-	EXPECT_EQ(flags & FLAG_MASK, o->flags & FLAG_MASK);
-	EXPECT_EQ(fdinfo_flags(fd) & FLAG_MASK, o->flags & FLAG_MASK);
+	EXPECT_EQ(fdinfo_flags(fd) & EV_OPEN_FLAG_MASK,
+		  EV_BODY(r, struct ftagent_rec_open)->flags &
+			  EV_OPEN_FLAG_MASK);
 	EXPECT_EQ(0, r->hdr->flags);
-	ASSERT_EQ(1, r->n_str);
-	ASSERT_EQ(n, r->str_len[0]);
-	EXPECT_EQ(0, memcmp(target, r->str[0], n));
+	ev_expect_open_rec(_metadata, r, fd, flags);
 }
 
 TEST_F(file, every_open_call_gives_one_record_like_fstat)
@@ -113,31 +81,31 @@ TEST_F(file, every_open_call_gives_one_record_like_fstat)
 	char a[128], b[128];
 	int dfd, fd[5], i;
 
-	snprintf(a, sizeof(a), "%s/a", self->dir);
-	snprintf(b, sizeof(b), "%s/missing/b", self->dir);
-	dfd = open(self->dir, O_RDONLY | O_DIRECTORY);
+	snprintf(a, sizeof(a), "%s/a", self->f.dir);
+	snprintf(b, sizeof(b), "%s/missing/b", self->f.dir);
+	dfd = open(self->f.dir, O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, dfd);
-	ASSERT_LE(0, ev_drain(&self->log));
-	ev_forget(&self->log);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	ev_forget(&self->f.log);
 
 	fd[0] = syscall(SYS_open, a, O_RDWR | O_CREAT, 0640);
 	fd[1] = syscall(SYS_creat, a, 0600);
 	fd[2] = openat(dfd, "a", O_WRONLY | O_APPEND);
 	fd[3] = syscall(SYS_openat2, dfd, "a", &how, sizeof(how));
-	fd[4] = open(self->dir, O_RDONLY | O_DIRECTORY);
+	fd[4] = open(self->f.dir, O_RDONLY | O_DIRECTORY);
 	/* Failures: no record. */
 	ASSERT_EQ(-1, open(b, O_RDONLY));
 	ASSERT_EQ(-1, openat(dfd, "a", O_RDONLY | O_CREAT | O_EXCL, 0600));
-	ASSERT_LE(0, ev_drain(&self->log));
+	ASSERT_LE(0, ev_drain(&self->f.log));
 
 	for (i = 0; i < 5; i++)
 		ASSERT_LE(0, fd[i]) TH_LOG("open #%d", i);
-	EXPECT_EQ(5, ev_count(&self->log, FTAGENT_REC_OPEN, getpid()));
-	expect_open(_metadata, &self->log, fd[0], O_RDWR);
-	expect_open(_metadata, &self->log, fd[1], O_WRONLY);
-	expect_open(_metadata, &self->log, fd[2], O_WRONLY | O_APPEND);
-	expect_open(_metadata, &self->log, fd[3], O_RDONLY | O_NONBLOCK);
-	expect_open(_metadata, &self->log, fd[4], O_RDONLY);
+	EXPECT_EQ(5, ev_count(&self->f.log, FTAGENT_REC_OPEN, getpid()));
+	expect_open(_metadata, &self->f.log, fd[0], O_RDWR);
+	expect_open(_metadata, &self->f.log, fd[1], O_WRONLY);
+	expect_open(_metadata, &self->f.log, fd[2], O_WRONLY | O_APPEND);
+	expect_open(_metadata, &self->f.log, fd[3], O_RDONLY | O_NONBLOCK);
+	expect_open(_metadata, &self->f.log, fd[4], O_RDONLY);
 	for (i = 0; i < 5; i++)
 		close(fd[i]);
 	close(dfd);
@@ -190,23 +158,23 @@ TEST_F(file, openat2_records_the_flags_the_file_has)
 	pthread_t t;
 	int fd;
 
-	snprintf(w.fifo, sizeof(w.fifo), "%s/fifo", self->dir);
+	snprintf(w.fifo, sizeof(w.fifo), "%s/fifo", self->f.dir);
 	ASSERT_EQ(0, mkfifo(w.fifo, 0600));
 	snprintf(path, sizeof(path), "/proc/self/task/%ld/syscall",
 		 (long)syscall(SYS_gettid));
 	w.syscall_fd = open(path, O_RDONLY);
 	ASSERT_LE(0, w.syscall_fd);
-	ASSERT_LE(0, ev_drain(&self->log));
-	ev_forget(&self->log);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	ev_forget(&self->f.log);
 	ASSERT_EQ(0, pthread_create(&t, NULL, rewrite_flags, &w));
 	fd = syscall(SYS_openat2, AT_FDCWD, w.fifo, &w.how, sizeof(w.how));
 	pthread_join(t, NULL);
 	ASSERT_LE(0, w.writer);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(O_WRONLY | O_APPEND, w.how.flags);
-	ASSERT_LE(0, ev_drain(&self->log));
-	EXPECT_EQ(O_RDONLY, fdinfo_flags(fd) & FLAG_MASK);
-	expect_open(_metadata, &self->log, fd, O_RDONLY);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	EXPECT_EQ(O_RDONLY, fdinfo_flags(fd) & EV_OPEN_FLAG_MASK);
+	expect_open(_metadata, &self->f.log, fd, O_RDONLY);
 	close(fd);
 	close(w.writer);
 	close(w.syscall_fd);
@@ -235,18 +203,18 @@ TEST_F(file, minimal_mode_gives_no_open_records)
 	char a[128];
 	int s;
 
-	snprintf(a, sizeof(a), "%s/a", self->dir);
-	ASSERT_EQ(1, opens_of(&self->log, a, 1));
-	ASSERT_EQ(0, ev_set_mode(&self->log, FTAGENT_MODE_MINIMAL));
-	EXPECT_EQ(0, opens_of(&self->log, a, 0));
+	snprintf(a, sizeof(a), "%s/a", self->f.dir);
+	ASSERT_EQ(1, opens_of(&self->f.log, a, 1));
+	ASSERT_EQ(0, ev_set_mode(&self->f.log, FTAGENT_MODE_MINIMAL));
+	EXPECT_EQ(0, opens_of(&self->f.log, a, 0));
 	/* Events still flow in minimal mode: sockets have records. */
 	s = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_LE(0, s);
 	close(s);
-	ASSERT_LE(0, ev_drain(&self->log));
-	EXPECT_EQ(1, ev_count(&self->log, FTAGENT_REC_CLOSE, getpid()));
-	ASSERT_EQ(0, ev_set_mode(&self->log, FTAGENT_MODE_STANDARD));
-	EXPECT_EQ(1, opens_of(&self->log, a, 0));
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	EXPECT_EQ(1, ev_count(&self->f.log, FTAGENT_REC_CLOSE, getpid()));
+	ASSERT_EQ(0, ev_set_mode(&self->f.log, FTAGENT_MODE_STANDARD));
+	EXPECT_EQ(1, opens_of(&self->f.log, a, 0));
 }
 
 TEST_F(file, excluded_prefix_gives_nothing_a_sibling_does)
@@ -255,35 +223,35 @@ TEST_F(file, excluded_prefix_gives_nothing_a_sibling_does)
 	size_t n;
 	int fd;
 
-	snprintf(ex, sizeof(ex), "%s/ex", self->dir);
+	snprintf(ex, sizeof(ex), "%s/ex", self->f.dir);
 	ASSERT_EQ(0, mkdir(ex, 0700));
 	ASSERT_EQ(0, ev_exclude(1, ex));
 
-	snprintf(p, sizeof(p), "%s/ex/a", self->dir);
-	EXPECT_EQ(0, opens_of(&self->log, p, 1));
+	snprintf(p, sizeof(p), "%s/ex/a", self->f.dir);
+	EXPECT_EQ(0, opens_of(&self->f.log, p, 1));
 	/* A plain string prefix: "ex" covers "exact" too. */
-	snprintf(p, sizeof(p), "%s/exact", self->dir);
-	EXPECT_EQ(0, opens_of(&self->log, p, 1));
+	snprintf(p, sizeof(p), "%s/exact", self->f.dir);
+	EXPECT_EQ(0, opens_of(&self->f.log, p, 1));
 	/* The path the open resolves to counts, not the one asked for. */
 	ASSERT_EQ(0, chdir(ex));
-	ev_forget(&self->log);
+	ev_forget(&self->f.log);
 	fd = open("rel", O_WRONLY | O_CREAT, 0600);
 	ASSERT_LE(0, fd);
-	ASSERT_LE(0, ev_drain(&self->log));
+	ASSERT_LE(0, ev_drain(&self->f.log));
 	snprintf(rel, sizeof(rel), "%s/rel", ex);
-	EXPECT_EQ(NULL, open_rec(&self->log, fd)) TH_LOG("%s", rel);
+	EXPECT_EQ(NULL, open_rec(&self->f.log, fd)) TH_LOG("%s", rel);
 	close(fd);
 	ASSERT_EQ(0, chdir("/"));
 	/* Siblings: a different name, and one shorter than the prefix. */
-	snprintf(p, sizeof(p), "%s/other", self->dir);
-	EXPECT_EQ(1, opens_of(&self->log, p, 1));
-	snprintf(p, sizeof(p), "%s/e", self->dir);
-	EXPECT_EQ(1, opens_of(&self->log, p, 1));
+	snprintf(p, sizeof(p), "%s/other", self->f.dir);
+	EXPECT_EQ(1, opens_of(&self->f.log, p, 1));
+	snprintf(p, sizeof(p), "%s/e", self->f.dir);
+	EXPECT_EQ(1, opens_of(&self->f.log, p, 1));
 
 	/* An empty list clears it: the same file gives its record again. */
 	ASSERT_EQ(0, ev_exclude(1, NULL));
-	snprintf(p, sizeof(p), "%s/ex/a", self->dir);
-	n = opens_of(&self->log, p, 0);
+	snprintf(p, sizeof(p), "%s/ex/a", self->f.dir);
+	n = opens_of(&self->f.log, p, 0);
 	EXPECT_EQ(1, n);
 }
 

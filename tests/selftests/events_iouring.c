@@ -22,37 +22,19 @@
 #include "events_test.h"
 #include "../../tools/lib/iouring_raw.h"
 
-#define FLAG_MASK (O_ACCMODE | O_APPEND | O_NONBLOCK)
-
 FIXTURE(iour_ev)
 {
-	struct ev_log log;
-	char dir[64];
-	uint32_t mode;
+	struct ev_open_fixture f;
 };
 
 FIXTURE_SETUP(iour_ev)
 {
-	strcpy(self->dir, "/tmp/ftier.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->dir));
-	ASSERT_EQ(0, ev_reset_filters());
-	ASSERT_EQ(0, ev_open(&self->log));
-	self->mode = ev_mode();
-	ASSERT_NE(0, self->mode);
-	if (self->mode != FTAGENT_MODE_STANDARD)
-		ASSERT_EQ(0, ev_set_mode(&self->log, FTAGENT_MODE_STANDARD));
+	ASSERT_EQ(0, ev_open_fixture_setup(&self->f, "/tmp/ftier.XXXXXX"));
 }
 
 FIXTURE_TEARDOWN(iour_ev)
 {
-	char cmd[128];
-
-	EXPECT_EQ(0, ev_reset_filters());
-	if (ev_mode() != self->mode)
-		EXPECT_EQ(0, ev_set_mode(NULL, self->mode));
-	ev_close(&self->log);
-	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
-	EXPECT_EQ(0, system(cmd));
+	EXPECT_EQ(0, ev_open_fixture_teardown(&self->f));
 }
 
 /* Records of @type by this process that name descriptor @fd. */
@@ -106,28 +88,13 @@ static void expect_open(struct __test_metadata *_metadata,
 			const struct ev_log *l, int fd, int flags)
 {
 	const struct ftagent_rec *r = one_fd(l, FTAGENT_REC_OPEN, fd);
-	const struct ftagent_rec_open *o;
-	char path[64], target[PATH_MAX];
-	struct stat st;
-	ssize_t n;
 
 	ASSERT_NE(NULL, r)
 	TH_LOG("no single OPEN record for fd %d: %zu OPEN records, %zu gaps",
 	       fd, ev_count(l, FTAGENT_REC_OPEN, getpid()),
 	       ev_count(l, FTAGENT_REC_GAP, 0));
-	o = r->body;
-	ASSERT_EQ(0, fstat(fd, &st));
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, target, sizeof(target));
-	ASSERT_LT(0, n);
 	EXPECT_TRUE(our_thread(r->hdr->pid)) TH_LOG("pid %u", r->hdr->pid);
-	EXPECT_EQ(st.st_ino, o->ino);
-	EXPECT_EQ((uint32_t)st.st_dev, o->dev);
-	EXPECT_EQ(st.st_mode, o->mode);
-	EXPECT_EQ(flags & FLAG_MASK, o->flags & FLAG_MASK);
-	ASSERT_EQ(1, r->n_str);
-	ASSERT_EQ(n, r->str_len[0]);
-	EXPECT_EQ(0, memcmp(target, r->str[0], n));
+	ev_expect_open_rec(_metadata, r, fd, flags);
 }
 
 static struct io_uring_sqe *prep_openat(struct ring *r, int dfd,
@@ -167,14 +134,14 @@ TEST_F(iour_ev, opens_give_one_record_each_like_the_call)
 	int dfd, res[4];
 	struct ring r;
 
-	snprintf(a, sizeof(a), "%s/a", self->dir);
-	dfd = open(self->dir, O_RDONLY | O_DIRECTORY);
+	snprintf(a, sizeof(a), "%s/a", self->f.dir);
+	dfd = open(self->f.dir, O_RDONLY | O_DIRECTORY);
 	ASSERT_LE(0, dfd);
 	/* There before the batch: its requests may run in any order. */
 	ASSERT_EQ(0, close(open(a, O_WRONLY | O_CREAT, 0600)));
 	ASSERT_EQ(0, ring_init(&r, 8, 0, 0));
-	ASSERT_LE(0, ev_drain(&self->log));
-	ev_forget(&self->log);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	ev_forget(&self->f.log);
 
 	prep_openat(&r, AT_FDCWD, a, O_RDWR, 1);
 	/* Through an io-wq worker: the worker's thread, this process. */
@@ -187,16 +154,16 @@ TEST_F(iour_ev, opens_give_one_record_each_like_the_call)
 	/* A failure: no record. */
 	prep_openat(&r, dfd, "missing/b", O_RDONLY, 4);
 	ASSERT_EQ(0, run(&r, 4, res));
-	ASSERT_LE(0, ev_drain(&self->log));
+	ASSERT_LE(0, ev_drain(&self->f.log));
 
 	ASSERT_LE(0, res[0]);
 	ASSERT_LE(0, res[1]);
 	ASSERT_LE(0, res[2]);
 	ASSERT_EQ(-ENOENT, res[3]);
-	EXPECT_EQ(3, ev_count(&self->log, FTAGENT_REC_OPEN, getpid()));
-	expect_open(_metadata, &self->log, res[0], O_RDWR);
-	expect_open(_metadata, &self->log, res[1], O_WRONLY | O_APPEND);
-	expect_open(_metadata, &self->log, res[2], O_RDONLY | O_NONBLOCK);
+	EXPECT_EQ(3, ev_count(&self->f.log, FTAGENT_REC_OPEN, getpid()));
+	expect_open(_metadata, &self->f.log, res[0], O_RDWR);
+	expect_open(_metadata, &self->f.log, res[1], O_WRONLY | O_APPEND);
+	expect_open(_metadata, &self->f.log, res[2], O_RDONLY | O_NONBLOCK);
 	ring_exit(&r);
 	close(res[0]);
 	close(res[1]);
@@ -214,11 +181,11 @@ TEST_F(iour_ev, a_skipped_completion_still_gives_the_record)
 	ssize_t n;
 	struct ring r;
 
-	snprintf(a, sizeof(a), "%s/k", self->dir);
+	snprintf(a, sizeof(a), "%s/k", self->f.dir);
 	ASSERT_EQ(0, close(open(a, O_WRONLY | O_CREAT, 0600)));
 	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
-	ASSERT_LE(0, ev_drain(&self->log));
-	ev_forget(&self->log);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	ev_forget(&self->f.log);
 	sqe = prep_openat(&r, AT_FDCWD, a, O_RDONLY, 1);
 	sqe->flags |= IOSQE_CQE_SKIP_SUCCESS | IOSQE_IO_LINK;
 	ring_sqe(&r, IORING_OP_NOP, -1, 2);
@@ -239,9 +206,9 @@ TEST_F(iour_ev, a_skipped_completion_still_gives_the_record)
 		}
 	}
 	ASSERT_LE(0, found);
-	ASSERT_LE(0, ev_drain(&self->log));
-	EXPECT_EQ(1, ev_count(&self->log, FTAGENT_REC_OPEN, getpid()));
-	expect_open(_metadata, &self->log, found, O_RDONLY);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	EXPECT_EQ(1, ev_count(&self->f.log, FTAGENT_REC_OPEN, getpid()));
+	expect_open(_metadata, &self->f.log, found, O_RDONLY);
 	ring_exit(&r);
 	close(found);
 }
@@ -252,20 +219,20 @@ TEST_F(iour_ev, sqpoll_opens_are_the_process_s)
 	int res[2];
 	struct ring r;
 
-	snprintf(a, sizeof(a), "%s/s", self->dir);
+	snprintf(a, sizeof(a), "%s/s", self->f.dir);
 	ASSERT_EQ(0, close(open(a, O_WRONLY | O_CREAT, 0600)));
 	ASSERT_EQ(0, ring_init(&r, 4, IORING_SETUP_SQPOLL, 0));
-	ASSERT_LE(0, ev_drain(&self->log));
-	ev_forget(&self->log);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	ev_forget(&self->f.log);
 	prep_openat(&r, AT_FDCWD, a, O_WRONLY, 1);
 	prep_openat(&r, AT_FDCWD, a, O_RDONLY, 2);
 	ASSERT_EQ(0, run(&r, 2, res));
 	ASSERT_LE(0, res[0]);
 	ASSERT_LE(0, res[1]);
-	ASSERT_LE(0, ev_drain(&self->log));
+	ASSERT_LE(0, ev_drain(&self->f.log));
 	/* The SQPOLL thread is a thread of this process. */
-	expect_open(_metadata, &self->log, res[0], O_WRONLY);
-	expect_open(_metadata, &self->log, res[1], O_RDONLY);
+	expect_open(_metadata, &self->f.log, res[0], O_WRONLY);
+	expect_open(_metadata, &self->f.log, res[1], O_RDONLY);
 	ring_exit(&r);
 	close(res[0]);
 	close(res[1]);
@@ -283,7 +250,7 @@ TEST_F(iour_ev, an_open_into_a_registered_slot_names_no_descriptor)
 	char a[128];
 	struct ring r;
 
-	snprintf(a, sizeof(a), "%s/f", self->dir);
+	snprintf(a, sizeof(a), "%s/f", self->f.dir);
 	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
 	ASSERT_EQ(0, syscall(__NR_io_uring_register, r.fd,
 			     IORING_REGISTER_FILES, slots, 4));
@@ -297,8 +264,8 @@ TEST_F(iour_ev, an_open_into_a_registered_slot_names_no_descriptor)
 	ASSERT_EQ(0, dup2(probe, 0));
 	for (i = 0; i < 4; i++)
 		was_open[i] = fcntl(i, F_GETFD) >= 0;
-	ASSERT_LE(0, ev_drain(&self->log));
-	ev_forget(&self->log);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	ev_forget(&self->f.log);
 	sqe = prep_openat(&r, AT_FDCWD, a, O_RDWR | O_CREAT, 1);
 	sqe->file_index = 3; /* slot 2 */
 	sqe = prep_openat(&r, AT_FDCWD, a, O_RDONLY, 2);
@@ -308,8 +275,8 @@ TEST_F(iour_ev, an_open_into_a_registered_slot_names_no_descriptor)
 	ASSERT_LE(0, res[1]);
 	ASSERT_GT(4, res[1]);
 	ASSERT_TRUE(was_open[res[1]]);
-	ASSERT_LE(0, ev_drain(&self->log));
-	EXPECT_EQ(0, ev_count(&self->log, FTAGENT_REC_OPEN, getpid()));
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	EXPECT_EQ(0, ev_count(&self->f.log, FTAGENT_REC_OPEN, getpid()));
 	ring_exit(&r);
 	close(probe);
 }
@@ -382,8 +349,8 @@ TEST_F(iour_ev, connects_and_accepts_give_records_like_the_calls)
 	ASSERT_LE(0, cfd);
 	ASSERT_LE(0, bad);
 	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
-	ASSERT_LE(0, ev_drain(&self->log));
-	ev_forget(&self->log);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	ev_forget(&self->f.log);
 
 	sqe = ring_sqe(&r, IORING_OP_CONNECT, cfd, 1);
 	sqe->addr = (uintptr_t)&ss;
@@ -398,14 +365,15 @@ TEST_F(iour_ev, connects_and_accepts_give_records_like_the_calls)
 	sqe->accept_flags = SOCK_CLOEXEC;
 	ASSERT_EQ(0, run(&r, 1, res));
 	ASSERT_LE(0, res[0]);
-	ASSERT_LE(0, ev_drain(&self->log));
+	ASSERT_LE(0, ev_drain(&self->f.log));
 
-	expect_sock(_metadata, &self->log, FTAGENT_REC_CONNECT, cfd, 0);
-	expect_sock(_metadata, &self->log, FTAGENT_REC_CONNECT, bad,
+	expect_sock(_metadata, &self->f.log, FTAGENT_REC_CONNECT, cfd, 0);
+	expect_sock(_metadata, &self->f.log, FTAGENT_REC_CONNECT, bad,
 		    -ECONNREFUSED);
-	expect_sock(_metadata, &self->log, FTAGENT_REC_ACCEPT, res[0], res[0]);
-	EXPECT_EQ(2, ev_count(&self->log, FTAGENT_REC_CONNECT, getpid()));
-	EXPECT_EQ(1, ev_count(&self->log, FTAGENT_REC_ACCEPT, getpid()));
+	expect_sock(_metadata, &self->f.log, FTAGENT_REC_ACCEPT, res[0],
+		    res[0]);
+	EXPECT_EQ(2, ev_count(&self->f.log, FTAGENT_REC_CONNECT, getpid()));
+	EXPECT_EQ(1, ev_count(&self->f.log, FTAGENT_REC_ACCEPT, getpid()));
 	ring_exit(&r);
 	close(res[0]);
 	close(cfd);
@@ -439,8 +407,8 @@ TEST_F(iour_ev, a_multishot_accept_gives_a_record_per_connection)
 	sqe->poll32_events = POLLIN;
 	sqe->len = IORING_POLL_ADD_MULTI;
 	ASSERT_EQ(2, ring_submit(&r, 0));
-	ASSERT_LE(0, ev_drain(&self->log));
-	ev_forget(&self->log);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	ev_forget(&self->f.log);
 	for (i = 0; i < 3; i++) {
 		c[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 		ASSERT_LE(0, c[i]);
@@ -455,15 +423,15 @@ TEST_F(iour_ev, a_multishot_accept_gives_a_record_per_connection)
 		ASSERT_EQ(POLLIN, cqe[3 + i].res & POLLIN);
 		ASSERT_TRUE(cqe[3 + i].flags & IORING_CQE_F_MORE);
 	}
-	ASSERT_LE(0, ev_drain(&self->log));
+	ASSERT_LE(0, ev_drain(&self->f.log));
 	for (i = 0; i < 3; i++) {
 		ASSERT_EQ(7, cqe[i].user_data);
 		ASSERT_LE(0, cqe[i].res);
 		EXPECT_TRUE(cqe[i].flags & IORING_CQE_F_MORE);
-		expect_sock(_metadata, &self->log, FTAGENT_REC_ACCEPT,
+		expect_sock(_metadata, &self->f.log, FTAGENT_REC_ACCEPT,
 			    cqe[i].res, cqe[i].res);
 	}
-	EXPECT_EQ(3, ev_count(&self->log, FTAGENT_REC_ACCEPT, getpid()));
+	EXPECT_EQ(3, ev_count(&self->f.log, FTAGENT_REC_ACCEPT, getpid()));
 	ring_exit(&r);
 	for (i = 0; i < 3; i++) {
 		close(cqe[i].res);
@@ -493,14 +461,14 @@ TEST_F(iour_ev, an_accept_into_a_registered_slot_names_no_descriptor)
 	ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&ss, len));
 	/* Descriptor 0 a socket: a record taking slot 0 for it would name it. */
 	ASSERT_EQ(0, dup2(cfd, 0));
-	ASSERT_LE(0, ev_drain(&self->log));
-	ev_forget(&self->log);
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	ev_forget(&self->f.log);
 	sqe = ring_sqe(&r, IORING_OP_ACCEPT, lfd, 1);
 	sqe->file_index = IORING_FILE_INDEX_ALLOC;
 	ASSERT_EQ(0, run(&r, 1, res));
 	ASSERT_EQ(0, res[0]);
-	ASSERT_LE(0, ev_drain(&self->log));
-	EXPECT_EQ(0, ev_count(&self->log, FTAGENT_REC_ACCEPT, getpid()));
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	EXPECT_EQ(0, ev_count(&self->f.log, FTAGENT_REC_ACCEPT, getpid()));
 	ring_exit(&r);
 	close(cfd);
 	close(lfd);

@@ -359,6 +359,78 @@ static inline int ev_set_mode(struct ev_log *l, uint32_t mode)
 	return rc;
 }
 
+/*
+ * What the tests of OPEN records share (events_file.c, events_iouring.c):
+ * a fixture holding the log, a scratch directory and the mode the runner
+ * loaded, with standard mode on while it runs (OPEN records need it).
+ */
+struct ev_open_fixture {
+	struct ev_log log;
+	char dir[64];
+	uint32_t mode;
+};
+
+/* A scratch directory from @tmpl, filters reset, the log open. 0/-1. */
+static inline int ev_open_fixture_setup(struct ev_open_fixture *f,
+					const char *tmpl)
+{
+	snprintf(f->dir, sizeof(f->dir), "%s", tmpl);
+	if (!mkdtemp(f->dir) || ev_reset_filters() || ev_open(&f->log))
+		return -1;
+	f->mode = ev_mode();
+	if (!f->mode)
+		return -1;
+	if (f->mode != FTAGENT_MODE_STANDARD &&
+	    ev_set_mode(&f->log, FTAGENT_MODE_STANDARD))
+		return -1;
+	return 0;
+}
+
+/* Undo it all, every step tried: how many failed. */
+static inline int ev_open_fixture_teardown(struct ev_open_fixture *f)
+{
+	char cmd[128];
+	int failed = 0;
+
+	failed += ev_reset_filters() != 0;
+	if (ev_mode() != f->mode)
+		failed += ev_set_mode(NULL, f->mode) != 0;
+	ev_close(&f->log);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", f->dir);
+	failed += system(cmd) != 0;
+	return failed;
+}
+
+/* Flags both the call and the open file agree on (see /proc fdinfo). */
+#define EV_OPEN_FLAG_MASK (O_ACCMODE | O_APPEND | O_NONBLOCK)
+
+/*
+ * OPEN record @r says of descriptor @fd what the kernel does: fstat's
+ * inode, device and mode, the path /proc/self/fd shows, and @flags
+ * (those under EV_OPEN_FLAG_MASK).
+ */
+static inline void ev_expect_open_rec(struct __test_metadata *_metadata,
+				      const struct ftagent_rec *r, int fd,
+				      int flags)
+{
+	const struct ftagent_rec_open *o = r->body;
+	char path[64], target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	ASSERT_EQ(0, fstat(fd, &st));
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, target, sizeof(target));
+	ASSERT_LT(0, n);
+	EXPECT_EQ(st.st_ino, o->ino);
+	EXPECT_EQ((uint32_t)st.st_dev, o->dev);
+	EXPECT_EQ(st.st_mode, o->mode);
+	EXPECT_EQ(flags & EV_OPEN_FLAG_MASK, o->flags & EV_OPEN_FLAG_MASK);
+	ASSERT_EQ(1, r->n_str);
+	ASSERT_EQ(n, r->str_len[0]);
+	EXPECT_EQ(0, memcmp(target, r->str[0], n));
+}
+
 static inline int ev_set_ring(struct ev_log *l, uint32_t bytes,
 			      struct ftnl_error *err)
 {
