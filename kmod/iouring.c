@@ -67,6 +67,7 @@
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/tracepoint.h>
 
 #include "account.h"
@@ -305,8 +306,14 @@ static void notrace ftagent_iouring_charge(struct io_kiocb *req)
 			     class == FTAGENT_IOUR_SPLICE);
 	if (class == FTAGENT_IOUR_SPLICE && res > 0)
 		ftagent_count_loss(FTAGENT_LOSS_IOURING);
-	/* Its record, as connect() writes at return: the request holds it. */
-	if (class == FTAGENT_IOUR_CONNECT)
+	/*
+	 * Its record, as connect() writes at return: the request holds it.
+	 * Only while its process runs it: a connect still pending when its
+	 * task exited completes later in a kernel worker, and that tgid and
+	 * pid may name another process by then (nor is its exclusion kept).
+	 */
+	if (class == FTAGENT_IOUR_CONNECT && same_thread_group(current, task) &&
+	    !(READ_ONCE(task->flags) & PF_EXITING))
 		ftagent_event_sock_file_as(task, FTAGENT_REC_CONNECT, file, res,
 					   0);
 }
@@ -933,6 +940,12 @@ int ftagent_iouring_init(bool strict)
 		}
 		if (!err)
 			err = register_ftrace_function(&f->ops);
+		/* Records only: counting and budgets go on without it. */
+		if (err && f->ops.func == ftagent_iouring_install_hook) {
+			pr_warn("io_uring: cannot attach fd_install (%d): io_uring opens and accepts write no records\n",
+				err);
+			continue;
+		}
 		if (err)
 			return ftagent_iouring_off("function", f->symbol, err,
 						   strict);
