@@ -42,7 +42,8 @@
  *
  * A receive can also put bytes into the caller's buffer that its result
  * does not count (a copy that faulted, a datagram discarded for a bad
- * checksum): the request's receive entry notes it in the task's mmsg
+ * checksum, a RECVMSG message whose name or flags could not be written
+ * back): the request's receive entry notes it in the task's mmsg
  * slot (ftagent_mmsg_iour_begin()), mmsg.c files those bytes under it
  * as each sock_recvmsg() returns, and its completion charges them (the
  * landed table below).

@@ -102,7 +102,10 @@
  * 6.1 probes on the returns in io_recv, io_recvmsg, sock_read_iter and
  * ____sys_recvmsg) files what landed under the request for its
  * completion to charge (iouring.c). No byte counts are kept for them:
- * their completion has the result.
+ * their completion has the result, except for the one thing it leaves
+ * out: the last message of a single-shot RECVMSG that failed after
+ * receiving it (a probe on io_recvmsg's return from
+ * __sys_recvmsg_sock() files it).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -146,6 +149,11 @@ struct ftagent_mmsg_caller {
 	 * (a site not found loses that path's faults, said as missing).
 	 */
 	bool iour;
+	/*
+	 * io_uring RECVMSG's own call, probed at its return on every
+	 * kernel: what the request's result leaves out (iour_recvd).
+	 */
+	bool iour_result;
 	/* Its name in symbols.c's table when its site is missing, or none */
 	const char *report;
 	/*
@@ -184,6 +192,13 @@ struct ftagent_mmsg_slot {
 	 * followed: the request may be gone.
 	 */
 	unsigned long iour_req;
+	/*
+	 * What the request's last sock_recvmsg() returned, if bytes: a
+	 * RECVMSG that then cannot write the message's name, flags or
+	 * control length back fails with EFAULT, and its result leaves
+	 * them out although they are in the caller's buffer.
+	 */
+	u32 iour_recvd;
 };
 
 #define FTAGENT_MMSG_BITS	16	/* 64K slots of 40 bytes, 2.5 MB */
@@ -469,6 +484,7 @@ void notrace ftagent_mmsg_iour_begin(unsigned long req)
 		ftagent_mmsg_set_fault(s, 0, 0, 0);
 	}
 	WRITE_ONCE(s->iour_req, req);
+	WRITE_ONCE(s->iour_recvd, 0);
 }
 
 /*
@@ -485,12 +501,38 @@ static void ftagent_mmsg_iour_returned(int ret)
 	struct ftagent_mmsg_slot *s = ftagent_mmsg_iour_slot();
 	u32 landed;
 
-	if (!s || likely(!ftagent_mmsg_has_fault(s)))
+	if (!s)
+		return;
+	WRITE_ONCE(s->iour_recvd, ret > 0 ? ret : 0);
+	if (likely(!ftagent_mmsg_has_fault(s)))
 		return;
 	landed = s->dropped + (ret == -EFAULT ? s->faulted : 0);
 	ftagent_mmsg_set_fault(s, 0, 0, 0);
 	if (landed)
 		ftagent_iouring_landed(READ_ONCE(s->iour_req), landed);
+}
+
+/*
+ * io_recvmsg()'s call of __sys_recvmsg_sock() returned (its result in
+ * ax). Failed after sock_recvmsg() gave bytes (____sys_recvmsg() could
+ * not write the name, the flags or the control length back: EFAULT), it
+ * still put them in the caller's buffer, and the request's result leaves
+ * them out: they are filed under the request, beyond its result, as a
+ * recvmsg() system call's are charged whatever it returns.
+ */
+static int ftagent_mmsg_iour_recvmsg_done(struct kprobe *p,
+					  struct pt_regs *regs)
+{
+	struct ftagent_mmsg_slot *s = ftagent_mmsg_iour_slot();
+	u32 recvd;
+
+	if (!s)
+		return 0;
+	recvd = READ_ONCE(s->iour_recvd);
+	WRITE_ONCE(s->iour_recvd, 0);
+	if (recvd && (long)regs->ax < 0)
+		ftagent_iouring_landed(READ_ONCE(s->iour_req), recvd);
+	return 0;
 }
 
 /*
@@ -747,6 +789,9 @@ static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 	  .handler = ftagent_mmsg_received },
 	{ .caller = "sock_read_iter", .callee = "sock_recvmsg", .iour = true,
 	  .report = "sock_read_iter", .handler = ftagent_mmsg_received },
+	/* A single-shot RECVMSG's result (a multishot one's is inlined). */
+	{ .caller = "io_recvmsg", .callee = "__sys_recvmsg_sock",
+	  .iour_result = true, .handler = ftagent_mmsg_iour_recvmsg_done },
 };
 
 /* sock_recv_length, when the kernel has it and its probe is on. */
@@ -941,25 +986,34 @@ ftagent_mmsg_unprobe(bool (*which)(const struct ftagent_mmsg_caller *c))
 
 static bool ftagent_mmsg_watches_faults(const struct ftagent_mmsg_caller *c)
 {
-	return c->at_call || c->iour;
+	return c->at_call || c->iour || c->iour_result;
 }
 
 /*
- * 6.1: the returns io_uring receives take from sock_recvmsg(). One not
- * found leaves that path's faulting copies to be counted as lost when
- * the task's next io_uring receive begins (said as missing).
+ * The io_uring receives' own probes. 6.1: the returns they take from
+ * sock_recvmsg() (6.12's tracepoint sees those); one not found leaves
+ * that path's faulting copies to be counted as lost when the task's next
+ * io_uring receive begins (said as missing). Every kernel: RECVMSG's
+ * result; not found, a RECVMSG that fails after receiving is charged
+ * nothing for what it received (said in the log).
  */
 static void ftagent_mmsg_probe_iour(void)
 {
 	unsigned int i;
 	int err;
 
-	if (ftagent_mmsg_recv_tp)
-		return;		/* the tracepoint sees every return */
 	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
 		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
 
-		if (!c->iour)
+		if (c->iour_result) {
+			err = ftagent_mmsg_probe(c);
+			if (err)
+				pr_warn("cannot probe the calls %s makes to %s (%d): io_uring RECVMSG requests that fail after receiving are charged nothing for it\n",
+					c->caller, c->callee, err);
+			continue;
+		}
+		/* The tracepoint, where there is one, sees every return. */
+		if (!c->iour || ftagent_mmsg_recv_tp)
 			continue;
 		err = ftagent_mmsg_probe(c);
 		if (!err)
@@ -1061,7 +1115,8 @@ int ftagent_mmsg_init(bool strict)
 	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
 		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
 
-		if ((c->recv && ftagent_mmsg_recv_tp) || c->at_call || c->iour)
+		if ((c->recv && ftagent_mmsg_recv_tp) ||
+		    ftagent_mmsg_watches_faults(c))
 			continue;
 		err = ftagent_mmsg_probe(c);
 		if (!err)

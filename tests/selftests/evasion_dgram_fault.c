@@ -337,6 +337,109 @@ TEST_F(dgram_fault, an_sqpoll_recv_that_faults_in_the_copy_is_counted)
 }
 
 /*
+ * A recvmsg whose message header is on a page the kernel can read but
+ * not write: the datagram is copied whole into a writable buffer and
+ * taken off the queue, then writing the message's flags back to the
+ * header faults and the call fails with EFAULT. Its result says nothing
+ * of the datagram, which the caller has all the same: the system call
+ * and io_uring's RECVMSG (inline, io-wq, SQPOLL) are charged it whole.
+ */
+/* A read-only page holding a msghdr whose one iovec is @lands, @len. */
+static struct msghdr *readonly_header(long page, char *lands, size_t len)
+{
+	char *hdr = mmap(NULL, page, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct msghdr *mh = (struct msghdr *)hdr;
+	struct iovec *iov = (struct iovec *)(hdr + 256);
+
+	if (hdr == MAP_FAILED)
+		return NULL;
+	iov->iov_base = lands;
+	iov->iov_len = len;
+	memset(mh, 0, sizeof(*mh));
+	mh->msg_iov = iov;
+	mh->msg_iovlen = 1;
+	if (mprotect(hdr, page, PROT_READ)) {
+		munmap(hdr, page);
+		return NULL;
+	}
+	return mh;
+}
+
+/* A recvmsg by @how with the read-only @mh: -1 and errno, or bytes. */
+static ssize_t receive_into_readonly_header(int fd, struct msghdr *mh,
+					    enum receiver how)
+{
+	ssize_t res;
+
+	if (how == BY_RECVMSG)
+		return recvmsg(fd, mh, 0);
+	res = ring_receive(fd, IORING_OP_RECVMSG, mh, 1, how);
+	if (res >= 0)
+		return res;
+	errno = -res;
+	return -1;
+}
+
+static void readonly_header_receives(struct __test_metadata *_metadata,
+				     FIXTURE_DATA(dgram_fault) * self,
+				     enum receiver how)
+{
+	char *lands = self->area; /* writable, apart from the header */
+	struct ft_counters fc = {0};
+	struct msghdr *mh;
+	struct ft_totals t;
+	uint64_t want = 0;
+	char spare[64];
+	int i;
+
+	mh = readonly_header(self->page, lands, dgram_size(NDGRAM - 1));
+	ASSERT_NE(NULL, mh);
+	for (i = 0; i < NDGRAM; i++) {
+		ASSERT_EQ(0, send_dgram(self->fds[1], i, false));
+		memset(lands, 0, dgram_size(NDGRAM - 1));
+		errno = 0;
+		EXPECT_EQ(-1,
+			  receive_into_readonly_header(self->fds[0], mh, how));
+		EXPECT_EQ(EFAULT, errno);
+		EXPECT_TRUE(ft_all_bytes(lands, dgram_size(i), 'a' + i))
+		TH_LOG("datagram %d did not land whole", i);
+		want += dgram_size(i);
+	}
+	ASSERT_EQ(0, ft_collect(&fc));
+	/* Every datagram was taken off the queue. */
+	errno = 0;
+	EXPECT_EQ(-1, recv(self->fds[0], spare, sizeof(spare), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->fds[0]);
+	EXPECT_EQ(want, t.in_bytes);
+	EXPECT_EQ(NDGRAM, t.in_calls);
+	EXPECT_EQ(NDGRAM, t.in_errors);
+	ft_counters_free(&fc);
+	munmap(mh, self->page);
+}
+
+TEST_F(dgram_fault, a_recvmsg_that_cannot_write_its_header_is_counted)
+{
+	readonly_header_receives(_metadata, self, BY_RECVMSG);
+}
+
+TEST_F(dgram_fault, an_io_uring_recvmsg_that_cannot_write_its_header_is_counted)
+{
+	readonly_header_receives(_metadata, self, BY_IOUR_RECVMSG);
+}
+
+TEST_F(dgram_fault, an_io_wq_recvmsg_that_cannot_write_its_header_is_counted)
+{
+	readonly_header_receives(_metadata, self, BY_IOUR_RECV_IOWQ);
+}
+
+TEST_F(dgram_fault, an_sqpoll_recvmsg_that_cannot_write_its_header_is_counted)
+{
+	readonly_header_receives(_metadata, self, BY_IOUR_RECV_SQPOLL);
+}
+
+/*
  * recvmmsg whose second message faults: it returns 1, the first
  * datagram whole and LANDS bytes of the second are the caller's, and
  * the socket keeps the EFAULT for the next call (which copies nothing).
@@ -417,6 +520,67 @@ static void budget_against_faults(struct __test_metadata *_metadata,
 	EXPECT_EQ(network ? used : 0, got.used);
 	EXPECT_EQ(network ? 1 : 0, got.denied);
 	ftagent_budget_set_free(&s);
+}
+
+/*
+ * A bytes_received budget of 1,000 against io_uring RECVMSGs that fail
+ * to write their header back: each is charged its whole datagram (500,
+ * then 537), and the third is refused before it takes one. A Unix
+ * socket's receives use none of it.
+ */
+static void budget_against_readonly_headers(struct __test_metadata *_metadata,
+					    FIXTURE_DATA(dgram_fault) * self,
+					    const FIXTURE_VARIANT(dgram_fault) *
+						    variant,
+					    enum receiver how)
+{
+	bool network = variant->family != AF_UNIX;
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	struct msghdr *mh;
+	int i;
+
+	mh = readonly_header(self->page, self->area, dgram_size(4));
+	ASSERT_NE(NULL, mh);
+	budget(&s, "dgram-header-1000", FTAGENT_METRIC_BYTES_RECEIVED, 1000,
+	       60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	for (i = 0; i < 3; i++)
+		ASSERT_EQ(0, send_dgram(self->fds[1], i, false));
+	for (i = 0; i < 2; i++) {
+		errno = 0;
+		EXPECT_EQ(-1,
+			  receive_into_readonly_header(self->fds[0], mh, how));
+		EXPECT_EQ(EFAULT, errno);
+	}
+	errno = 0;
+	EXPECT_EQ(-1, receive_into_readonly_header(self->fds[0], mh, how));
+	EXPECT_EQ(network ? EDQUOT : EFAULT, errno);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(network ? dgram_size(0) + dgram_size(1) : 0, got.used);
+	EXPECT_EQ(network ? 1 : 0, got.denied);
+	ftagent_budget_set_free(&s);
+	munmap(mh, self->page);
+}
+
+TEST_F(dgram_fault, a_budget_holds_against_recvmsgs_that_cannot_write_back)
+{
+	budget_against_readonly_headers(_metadata, self, variant, BY_RECVMSG);
+}
+
+TEST_F(dgram_fault,
+       a_budget_holds_against_io_uring_recvmsgs_that_cannot_write_back)
+{
+	budget_against_readonly_headers(_metadata, self, variant,
+					BY_IOUR_RECVMSG);
+}
+
+TEST_F(dgram_fault,
+       a_budget_holds_against_io_wq_recvmsgs_that_cannot_write_back)
+{
+	budget_against_readonly_headers(_metadata, self, variant,
+					BY_IOUR_RECV_IOWQ);
 }
 
 TEST_F(dgram_fault, a_budget_holds_against_copies_that_fault)
