@@ -9,7 +9,9 @@
  * Records carry the process that ran the request (for an open or accept,
  * the thread: the submitter, its io-wq worker or the SQPOLL thread). A
  * new file put in a registered-file slot names no descriptor: no record
- * claims one; and no other CQE can pass for an accepted connection.
+ * claims one; and no other CQE can pass for an accepted connection. A
+ * CLOSE of a socket's last descriptor gives its CLOSE record, as close()
+ * does.
  *
  * Raw io_uring system calls, no liburing.
  */
@@ -379,6 +381,72 @@ TEST_F(iour_ev, connects_and_accepts_give_records_like_the_calls)
 	close(cfd);
 	close(bad);
 	close(lfd);
+}
+
+/* The CLOSE records of this process about @ino's socket. */
+static size_t closes_of(const struct ev_log *l, uint64_t ino)
+{
+	const struct ftagent_rec *r;
+	size_t i = 0, n = 0;
+
+	while ((r = ev_next(l, &i, FTAGENT_REC_CLOSE, getpid())))
+		n += EV_BODY(r, struct ftagent_rec_sock)->sock_ino == ino;
+	return n;
+}
+
+/*
+ * An io_uring CLOSE of a socket's last descriptor gives one CLOSE record,
+ * as close() does: inline, through io-wq and from the SQPOLL thread. The
+ * record comes with the socket's release, which the thread that dropped
+ * the last reference runs on its way (an io-wq worker's after its CQE).
+ */
+TEST_F(iour_ev, closes_give_one_record_each_like_the_call)
+{
+	struct io_uring_sqe *sqe;
+	struct ring r, sq;
+	uint64_t ino[3];
+	int fd[3], res[2], i;
+	size_t seen;
+
+	for (i = 0; i < 3; i++) {
+		fd[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ASSERT_LE(0, fd[i]);
+		ino[i] = ino_of(fd[i]);
+		ASSERT_NE(0, ino[i]);
+	}
+	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	ASSERT_EQ(0, ring_init(&sq, 4, IORING_SETUP_SQPOLL, 0));
+	ASSERT_LE(0, ev_drain(&self->f.log));
+	ev_forget(&self->f.log);
+
+	ring_sqe(&r, IORING_OP_CLOSE, fd[0], 1);
+	sqe = ring_sqe(&r, IORING_OP_CLOSE, fd[1], 2);
+	sqe->flags |= IOSQE_ASYNC;
+	ASSERT_EQ(0, run(&r, 2, res));
+	EXPECT_EQ(0, res[0]);
+	EXPECT_EQ(0, res[1]);
+	ring_sqe(&sq, IORING_OP_CLOSE, fd[2], 1);
+	ASSERT_EQ(0, run(&sq, 1, res));
+	EXPECT_EQ(0, res[0]);
+	/* The descriptors are gone: closed by the requests. */
+	for (i = 0; i < 3; i++)
+		EXPECT_EQ(-1, fcntl(fd[i], F_GETFD));
+	for (i = 0; i < 500; i++) {
+		ASSERT_LE(0, ev_drain(&self->f.log));
+		seen = closes_of(&self->f.log, ino[0]) +
+		       closes_of(&self->f.log, ino[1]) +
+		       closes_of(&self->f.log, ino[2]);
+		if (seen >= 3)
+			break;
+		ev_sleep_ms(10);
+	}
+	for (i = 0; i < 3; i++) {
+		seen = closes_of(&self->f.log, ino[i]);
+		EXPECT_EQ(1, seen)
+		TH_LOG("socket %d: %zu CLOSE records", i, seen);
+	}
+	ring_exit(&sq);
+	ring_exit(&r);
 }
 
 /* One multishot ACCEPT, three connections: three records, one each. */
