@@ -834,14 +834,19 @@ static void notrace ftagent_sys_fork(void *data, struct task_struct *parent,
 		set_task_syscall_work(child, SYSCALL_TRACEPOINT);
 }
 
+/*
+ * PERMANENT: kernel.ftrace_enabled=0 would silence them while peers come
+ * and go, and a peer registered meanwhile would miss calls; with it set,
+ * the sysctl is refused (EBUSY) while they are on, as for a livepatch.
+ */
 static struct ftrace_ops ftagent_sys_reg_ops = {
 	.func = ftagent_sys_reg,
-	.flags = FTRACE_OPS_FL_RECURSION,
+	.flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_PERMANENT,
 };
 
 static struct ftrace_ops ftagent_sys_unreg_ops = {
 	.func = ftagent_sys_unreg,
-	.flags = FTRACE_OPS_FL_RECURSION,
+	.flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_PERMANENT,
 };
 
 static const char * const ftagent_sys_reg_points[] = {
@@ -864,17 +869,30 @@ static int ftagent_tp_other_probes(struct tracepoint *tp)
 	return n;
 }
 
+/*
+ * Take the counting ops off; one ftrace would not let go of stays, with
+ * the module (ftagent_stuck()), as the default path's sets do.
+ */
+static void ftagent_ew_unregister(struct ftrace_ops *ops)
+{
+	int err = unregister_ftrace_function(ops);
+
+	if (err)
+		ftagent_stuck("tracepoint-counting", err);
+	else
+		ftagent_reset_filter(ops);
+}
+
 static void ftagent_ew_stop(void)
 {
 	tracepoint_probe_unregister(ftagent_sys_exit_tp, ftagent_sys_exit,
 				    NULL);
 	tracepoint_synchronize_unregister();
+	ftagent_ew_unregister(&ftagent_sys_reg_ops);
+	ftagent_ew_unregister(&ftagent_sys_unreg_ops);
+	/* Last: a registration the ops counted may still be walking. */
 	tracepoint_probe_unregister(ftagent_fork_tp, ftagent_sys_fork, NULL);
-	unregister_ftrace_function(&ftagent_sys_reg_ops);
-	unregister_ftrace_function(&ftagent_sys_unreg_ops);
 	tracepoint_synchronize_unregister();
-	ftagent_reset_filter(&ftagent_sys_reg_ops);
-	ftagent_reset_filter(&ftagent_sys_unreg_ops);
 }
 
 static int ftagent_ew_start(void)
@@ -905,16 +923,20 @@ static int ftagent_ew_start(void)
 				    "tracepoint_probe_unregister");
 	if (err)
 		goto err_filter;
-	err = register_ftrace_function(&ftagent_sys_reg_ops);
-	if (err)
-		goto err_filter;
-	err = register_ftrace_function(&ftagent_sys_unreg_ops);
-	if (err)
-		goto err_reg;
+	/*
+	 * The fork probe first: a registration the ops see walks the
+	 * threads, and a child born meanwhile is left to the fork probe.
+	 */
 	err = tracepoint_probe_register(ftagent_fork_tp, ftagent_sys_fork,
 					NULL);
 	if (err)
-		goto err_unreg;
+		goto err_filter;
+	err = register_ftrace_function(&ftagent_sys_reg_ops);
+	if (err)
+		goto err_fork;
+	err = register_ftrace_function(&ftagent_sys_unreg_ops);
+	if (err)
+		goto err_reg;
 	/*
 	 * The hooks are live: add what was there before them. Added, not
 	 * set, so that a registration the hooks saw but the snapshot missed
@@ -930,16 +952,16 @@ static int ftagent_ew_start(void)
 	err = tracepoint_probe_register(ftagent_sys_exit_tp, ftagent_sys_exit,
 					NULL);
 	if (err)
-		goto err_fork;
+		goto err_unreg;
 	return 0;
 
-err_fork:
-	tracepoint_probe_unregister(ftagent_fork_tp, ftagent_sys_fork, NULL);
-	tracepoint_synchronize_unregister();
 err_unreg:
 	unregister_ftrace_function(&ftagent_sys_unreg_ops);
 err_reg:
 	unregister_ftrace_function(&ftagent_sys_reg_ops);
+err_fork:
+	tracepoint_probe_unregister(ftagent_fork_tp, ftagent_sys_fork, NULL);
+	tracepoint_synchronize_unregister();
 err_filter:
 	ftagent_reset_filter(&ftagent_sys_reg_ops);
 	ftagent_reset_filter(&ftagent_sys_unreg_ops);
@@ -1103,12 +1125,14 @@ static void ftagent_ftrace_detach(struct ftagent_hook **hooks, unsigned int n)
 static void ftagent_ftrace_stop(void)
 {
 	if (exit_work) {
+		/* A set ftrace would not detach keeps what it uses. */
+		if (ftagent_ftrace_stuck)
+			return;
 		ftagent_reset_filter(&ftagent_entry_ops);
 		ftagent_entry_direct_set.n = 0;
 		ftagent_entry_direct_set.n_ips = 0;
 		ftagent_entry_filters = 0;
-		if (!ftagent_ftrace_stuck)
-			ftagent_ew_stop();
+		ftagent_ew_stop();
 		return;
 	}
 	ftagent_unregister(&ftagent_settle_ops, &ftagent_settle_direct_set);
