@@ -184,6 +184,14 @@ struct ftagent_mmsg_slot {
 	 */
 	u32 dropped;
 	/*
+	 * Outside a traced call, what the io_uring request's (below) last
+	 * sock_recvmsg() returned, if bytes: a RECVMSG that then cannot
+	 * write the message's name, flags or control length back fails with
+	 * EFAULT, and its result leaves them out although they are in the
+	 * caller's buffer. (Here it fills what would be padding.)
+	 */
+	u32 iour_recvd;
+	/*
 	 * Outside a traced call: the io_uring request whose receive the
 	 * task last began (its entry hook notes it, ftagent_mmsg_iour_begin()).
 	 * The fields above then hold its copies' fault state, which each
@@ -192,13 +200,6 @@ struct ftagent_mmsg_slot {
 	 * followed: the request may be gone.
 	 */
 	unsigned long iour_req;
-	/*
-	 * What the request's last sock_recvmsg() returned, if bytes: a
-	 * RECVMSG that then cannot write the message's name, flags or
-	 * control length back fails with EFAULT, and its result leaves
-	 * them out although they are in the caller's buffer.
-	 */
-	u32 iour_recvd;
 };
 
 #define FTAGENT_MMSG_BITS	16	/* 64K slots of 40 bytes, 2.5 MB */
@@ -347,6 +348,7 @@ static __always_inline struct ftagent_mmsg_slot *ftagent_mmsg_claim(void)
 			/* A slot is given back with no fault state. */
 			WRITE_ONCE(b[i].bytes, 0);
 			WRITE_ONCE(b[i].iour_req, 0UL);
+			WRITE_ONCE(b[i].iour_recvd, 0);
 			if (n)
 				atomic_inc(&ftagent_mmsg_spills[home]);
 			return &b[i];
@@ -791,7 +793,8 @@ static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 	  .report = "sock_read_iter", .handler = ftagent_mmsg_received },
 	/* A single-shot RECVMSG's result (a multishot one's is inlined). */
 	{ .caller = "io_recvmsg", .callee = "__sys_recvmsg_sock",
-	  .iour_result = true, .handler = ftagent_mmsg_iour_recvmsg_done },
+	  .iour_result = true, .report = "__sys_recvmsg_sock",
+	  .handler = ftagent_mmsg_iour_recvmsg_done },
 };
 
 /* sock_recv_length, when the kernel has it and its probe is on. */
@@ -995,9 +998,10 @@ static bool ftagent_mmsg_watches_faults(const struct ftagent_mmsg_caller *c)
  * that path's faulting copies to be counted as lost when the task's next
  * io_uring receive begins (said as missing). Every kernel: RECVMSG's
  * result; not found, a RECVMSG that fails after receiving is charged
- * nothing for what it received (said in the log).
+ * nothing for what it received (DEGRADED, __sys_recvmsg_sock MISSING;
+ * with @strict the load fails).
  */
-static void ftagent_mmsg_probe_iour(void)
+static int ftagent_mmsg_probe_iour(bool strict)
 {
 	unsigned int i;
 	int err;
@@ -1007,9 +1011,17 @@ static void ftagent_mmsg_probe_iour(void)
 
 		if (c->iour_result) {
 			err = ftagent_mmsg_probe(c);
-			if (err)
-				pr_warn("cannot probe the calls %s makes to %s (%d): io_uring RECVMSG requests that fail after receiving are charged nothing for it\n",
-					c->caller, c->callee, err);
+			if (!err)
+				continue;
+			if (strict) {
+				pr_err("cannot probe the calls %s makes to %s (%d): strict=1 refuses the load\n",
+				       c->caller, c->callee, err);
+				return err;
+			}
+			/* DEGRADED, the callee MISSING: a bypass is shown. */
+			pr_warn("cannot probe the calls %s makes to %s (%d): io_uring RECVMSG requests that fail after receiving are charged nothing for it\n",
+				c->caller, c->callee, err);
+			ftagent_symbol_unusable(c->report);
 			continue;
 		}
 		/* The tracepoint, where there is one, sees every return. */
@@ -1027,6 +1039,7 @@ static void ftagent_mmsg_probe_iour(void)
 		if (c->report)
 			ftagent_symbol_unusable(c->report);
 	}
+	return 0;
 }
 
 /*
@@ -1053,9 +1066,15 @@ static int ftagent_mmsg_watch_faults(bool strict)
 			missing = c->caller;
 	}
 	if (!err) {
-		ftagent_mmsg_probe_iour();
-		WRITE_ONCE(ftagent_mmsg_iour_watch, true);
-		return 0;
+		/* Fails only with @strict, having said why. */
+		err = ftagent_mmsg_probe_iour(strict);
+		if (!err) {
+			WRITE_ONCE(ftagent_mmsg_iour_watch, true);
+			return 0;
+		}
+		ftagent_mmsg_unprobe(ftagent_mmsg_watches_faults);
+		ftagent_mmsg_csum_stop();
+		return err;
 	}
 	ftagent_mmsg_unprobe(ftagent_mmsg_watches_faults);
 	ftagent_mmsg_csum_stop();
@@ -1064,7 +1083,7 @@ static int ftagent_mmsg_watch_faults(bool strict)
 		       missing, err);
 		return err;
 	}
-	pr_warn("cannot watch %s for receive copies that fault (%d): a receive whose copy faults is charged nothing\n",
+	pr_warn("cannot watch %s for receive copies that fault (%d): a receive whose copy faults, and an io_uring RECVMSG that fails after receiving, are charged nothing\n",
 		missing, err);
 	ftagent_symbol_unusable(missing);
 	return 0;

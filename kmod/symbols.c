@@ -136,6 +136,9 @@ static struct ftagent_internal ftagent_internals[] = {
 #endif
 	{ "sock_read_iter", false, FTAGENT_FEATURE_MMSG_LENGTHS,
 	  "io_uring reads of a socket whose copy faults" },
+	/* Its return in io_recvmsg (mmsg.c: ftagent_mmsg_probe_iour()). */
+	{ "__sys_recvmsg_sock", false, FTAGENT_FEATURE_MMSG_LENGTHS,
+	  "io_uring RECVMSG requests that fail after receiving" },
 #ifdef CONFIG_IO_URING
 	{ "io_complete_rw", false, FTAGENT_FEATURE_MMSG_LENGTHS,
 	  "io_uring reads of a socket whose copy faults" },

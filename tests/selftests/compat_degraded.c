@@ -393,6 +393,8 @@ MISSING(recvmsg_length, "____sys_recvmsg", MMSG_LENGTHS, MMSG, 0);
 MISSING(recv_fault, "skb_copy_and_csum_datagram_msg", MMSG_LENGTHS, MMSG, 0);
 /* How an io_uring read of a socket is told from others: the same. */
 MISSING(iour_read, "io_complete_rw", MMSG_LENGTHS, MMSG, 0);
+/* Where an io_uring RECVMSG's result is seen (its header write-back). */
+MISSING(iour_recvmsg, "__sys_recvmsg_sock", MMSG_LENGTHS, MMSG, 0);
 
 FIXTURE_VARIANT_ADD(missing, kernel_sendpage){
 	.name = "kernel_sendpage",
