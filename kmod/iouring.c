@@ -661,64 +661,6 @@ static void notrace ftagent_iouring_submit_probe(void *data,
 		ftagent_count_loss(FTAGENT_LOSS_IOURING);
 }
 
-/*
- * The io_uring handlers that install a new descriptor (fd_install()) and
- * the record each installation writes, as the call's return does. Found
- * at load; a handler the symbol table lacks (inlined into its caller,
- * which is then in the list too) keeps size 0 and matches nothing.
- */
-struct ftagent_iouring_installer {
-	const char *name;
-	unsigned int rec;	/* enum ftagent_rec_type */
-	unsigned long start, size;
-};
-
-static struct ftagent_iouring_installer ftagent_iouring_installers[] = {
-	{ .name = "io_openat2", .rec = FTAGENT_REC_OPEN },
-	{ .name = "io_openat", .rec = FTAGENT_REC_OPEN },
-	{ .name = "io_accept", .rec = FTAGENT_REC_ACCEPT },
-};
-
-/*
- * Both modes: fd_install(fd, file), called from one of those handlers
- * (its return address in it): an io_uring open or accept is giving the
- * caller descriptor @fd. The record is written here, from the file
- * itself, before the descriptor is in the table, so no other thread can
- * have closed or replaced it yet; a file put in a registered-file slot
- * instead (file_index) passes no fd_install() and names no descriptor.
- * The thread is the one that ran the request: its submitter, an io-wq
- * worker or the SQPOLL thread. Every fd_install() on the system pays an
- * ftrace call and three compares.
- */
-static void notrace ftagent_iouring_install_hook(unsigned long ip,
-						 unsigned long parent_ip,
-						 struct ftrace_ops *op,
-						 struct ftrace_regs *fregs)
-{
-	const struct ftagent_iouring_installer *in;
-	struct pt_regs *args;
-	struct file *file;
-	unsigned int fd, i;
-
-	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_installers); i++) {
-		in = &ftagent_iouring_installers[i];
-		if (parent_ip - in->start < in->size)
-			break;
-	}
-	if (i == ARRAY_SIZE(ftagent_iouring_installers))
-		return;
-	args = ftagent_fregs_args(fregs);
-	fd = args->di;
-	file = (struct file *)args->si;
-	preempt_disable_notrace();
-	if (in->rec == FTAGENT_REC_ACCEPT)
-		ftagent_event_sock_file_as(current, FTAGENT_REC_ACCEPT, file,
-					   fd, 0);
-	else if (ftagent_account_opens_recorded())
-		ftagent_event_open_file(fd, file, FTAGENT_OPEN_FLAGS_FILE);
-	preempt_enable_notrace();
-}
-
 struct ftagent_iouring_fn {
 	const char *symbol;
 	bool funnel;		/* FUNNELS mode, else TRACEPOINT mode */
@@ -757,9 +699,6 @@ static struct ftagent_iouring_fn ftagent_iouring_fns[] = {
 		   .flags = FTRACE_OPS_FL_RECURSION } },
 	{ .symbol = "io_req_post_cqe", .funnel = false,
 	  .ops = { .func = ftagent_iouring_post_cqe_hook,
-		   .flags = FTRACE_OPS_FL_RECURSION } },
-	{ .symbol = "fd_install", .both = true, .optional = true,
-	  .ops = { .func = ftagent_iouring_install_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
 };
 
@@ -840,6 +779,7 @@ static void ftagent_iouring_unhook(void)
 			unregister_ftrace_function(&f->ops);
 		f->registered = false;
 	}
+	ftagent_iouring_install_stop();
 	tracepoint_synchronize_unregister();
 }
 
@@ -885,7 +825,7 @@ static int ftagent_iouring_off(const char *what, const char *name, int err,
 int ftagent_iouring_init(bool strict)
 {
 	bool funnels = ftagent_iouring_funnels();
-	unsigned int i, installers = 0;
+	unsigned int i;
 	int err;
 
 	WRITE_ONCE(ftagent_iouring_funnel_mode, funnels);
@@ -906,16 +846,6 @@ int ftagent_iouring_init(bool strict)
 		pr_warn("io_uring: io_complete_rw not found: io_uring reads of a socket whose copy faults are not charged what landed\n");
 		ftagent_symbol_unusable("io_complete_rw");
 	}
-	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_installers); i++) {
-		struct ftagent_iouring_installer *in =
-			&ftagent_iouring_installers[i];
-
-		in->start = ftagent_function_range(in->name, &in->size);
-		installers += in->size != 0;
-	}
-	/* Said, not degraded: the counts and budgets do not depend on it. */
-	if (!installers)
-		pr_warn("io_uring: io_openat, io_openat2 and io_accept not found: io_uring opens and accepts write no records\n");
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
 		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
 
@@ -923,8 +853,6 @@ int ftagent_iouring_init(bool strict)
 			continue;
 		if (f->ops.func == ftagent_iouring_sock_read_hook &&
 		    !ftagent_io_complete_rw)
-			continue;
-		if (f->ops.func == ftagent_iouring_install_hook && !installers)
 			continue;
 		err = ftagent_symbol_filter(&f->ops, f->symbol);
 		f->filtered = true;
@@ -941,12 +869,6 @@ int ftagent_iouring_init(bool strict)
 		}
 		if (!err)
 			err = register_ftrace_function(&f->ops);
-		/* Records only: counting and budgets go on without it. */
-		if (err && f->ops.func == ftagent_iouring_install_hook) {
-			pr_warn("io_uring: cannot attach fd_install (%d): io_uring opens and accepts write no records\n",
-				err);
-			continue;
-		}
 		if (err)
 			return ftagent_iouring_off("function", f->symbol, err,
 						   strict);
@@ -965,6 +887,8 @@ int ftagent_iouring_init(bool strict)
 						   strict);
 		t->registered = true;
 	}
+	/* Records only (said in the log if not): after the counting. */
+	ftagent_iouring_install_start();
 	return 0;
 }
 

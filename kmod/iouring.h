@@ -7,6 +7,8 @@
 
 #include <linux/types.h>
 
+struct file;
+
 /*
  * Whether internal @name (symbols.c's table) is one this kernel's
  * io_uring hooks use: the two modes need different functions.
@@ -30,5 +32,18 @@ void ftagent_iouring_landed(unsigned long req, u32 bytes);
  */
 int ftagent_iouring_init(bool strict);
 void ftagent_iouring_exit(void);
+
+/*
+ * The records of io_uring opens and accepts (iouring_install.c): the
+ * hook on fd_install(), attached by ftagent_iouring_init() and taken
+ * off with the other io_uring hooks. Process context.
+ */
+void ftagent_iouring_install_start(void);
+void ftagent_iouring_install_stop(void);
+/* The direct-call trampoline on fd_install() (asm), and what it calls. */
+void ftagent_iouring_install_tramp(void);
+/* The hook itself: fd_install(@fd, @file) returning to @parent. */
+void ftagent_iouring_installed(unsigned int fd, struct file *file,
+			       unsigned long parent);
 
 #endif /* _FTAGENT_IOURING_H */

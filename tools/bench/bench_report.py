@@ -12,7 +12,7 @@ WORKLOADS = ["getppid", "send_1k", "pread_4k", "pread_4k_shared",
              "sendmmsg_8x1k", "recv_1k"]
 CONDITIONS = ["none_aa", "minimal", "standard", "standard_ftrace_ops",
               "standard_kprobe",
-              "standard_daemon", "rules_1", "rules_100", "rules_10000",
+              "standard_daemon", "standard_no_iouring", "rules_1", "rules_100", "rules_10000",
               "rules_ports_10000", "rules_cidr_1", "rules_cidr_10000",
               "audit", "bpftrace", "sysdig"]
 LABELS = {
@@ -21,6 +21,7 @@ LABELS = {
     "standard_ftrace_ops": "standard, direct_calls=0",
     "standard_kprobe": "standard, kprobe set",
     "standard_daemon": "standard + ftagentd",
+    "standard_no_iouring": "standard, io_uring hooks off",
     "rules_1": "+ 1 rule", "rules_100": "+ 100 rules",
     "rules_10000": "+ 10,000 rules",
     "rules_ports_10000": "+ 10,000 one-port rules",
