@@ -154,6 +154,13 @@ struct ftagent_mmsg_caller {
 	 * kernel: what the request's result leaves out (iour_recvd).
 	 */
 	bool iour_result;
+	/*
+	 * One of several ways to see the same result, tried in order (the
+	 * first whose calls are found is the one probed): a multishot
+	 * RECVMSG's receive is its own function on one build, inlined
+	 * into io_recvmsg on another.
+	 */
+	bool alternative;
 	/* Its name in symbols.c's table when its site is missing, or none */
 	const char *report;
 	/*
@@ -538,6 +545,42 @@ static int ftagent_mmsg_iour_recvmsg_done(struct kprobe *p,
 }
 
 /*
+ * A multishot RECVMSG's message: sock_recvmsg() gave its bytes, then the
+ * io_uring_recvmsg_out header is copied to the start of the provided
+ * buffer. That copy can fault (the buffer's first page read-only), and
+ * the request then ends with EFAULT: its result leaves out the payload
+ * that landed after the header. 6.12 keeps the receive in its own
+ * function (a negative return), 6.1 inlines it into io_recvmsg, where
+ * the header's copy is its one _copy_to_user() (bytes not copied).
+ */
+static void ftagent_mmsg_iour_multishot_done(bool failed)
+{
+	struct ftagent_mmsg_slot *s = ftagent_mmsg_iour_slot();
+	u32 recvd;
+
+	if (!s)
+		return;
+	recvd = READ_ONCE(s->iour_recvd);
+	WRITE_ONCE(s->iour_recvd, 0);
+	if (recvd && failed)
+		ftagent_iouring_landed(READ_ONCE(s->iour_req), recvd);
+}
+
+static int ftagent_mmsg_iour_multishot_returned(struct kprobe *p,
+						struct pt_regs *regs)
+{
+	ftagent_mmsg_iour_multishot_done((int)regs->ax < 0);
+	return 0;
+}
+
+static int ftagent_mmsg_iour_header_copied(struct kprobe *p,
+					   struct pt_regs *regs)
+{
+	ftagent_mmsg_iour_multishot_done(regs->ax != 0);
+	return 0;
+}
+
+/*
  * A message of the current task's receive came back with @ret: bytes,
  * or an errno. The same context as ftagent_mmsg_add(). A copy that
  * faulted in it counts only if the message then failed with EFAULT: a
@@ -795,6 +838,17 @@ static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 	{ .caller = "io_recvmsg", .callee = "__sys_recvmsg_sock",
 	  .iour_result = true, .report = "__sys_recvmsg_sock",
 	  .handler = ftagent_mmsg_iour_recvmsg_done },
+	/* A multishot RECVMSG's header copy: 6.12's way, then 6.1's. */
+	{ .caller = "io_recvmsg", .callee = "io_recvmsg_multishot",
+	  .iour_result = true, .alternative = true,
+	  .handler = ftagent_mmsg_iour_multishot_returned },
+	{ .caller = "io_recvmsg", .callee = "io_recvmsg_multishot.constprop.0",
+	  .iour_result = true, .alternative = true,
+	  .handler = ftagent_mmsg_iour_multishot_returned },
+	{ .caller = "io_recvmsg", .callee = "_copy_to_user",
+	  .iour_result = true, .alternative = true,
+	  .report = "__sys_recvmsg_sock",
+	  .handler = ftagent_mmsg_iour_header_copied },
 };
 
 /* sock_recv_length, when the kernel has it and its probe is on. */
@@ -987,6 +1041,19 @@ ftagent_mmsg_unprobe(bool (*which)(const struct ftagent_mmsg_caller *c))
 		unregister_kprobes(kps, n);
 }
 
+/* Take off what a caller whose probing failed half-way put on. */
+static void ftagent_mmsg_unprobe_one(struct ftagent_mmsg_caller *c)
+{
+	struct kprobe *kps[FTAGENT_MMSG_SITES];
+	unsigned int j;
+
+	for (j = 0; j < c->nr_kps; j++)
+		kps[j] = &c->kps[j];
+	if (c->nr_kps)
+		unregister_kprobes(kps, c->nr_kps);
+	c->nr_kps = 0;
+}
+
 static bool ftagent_mmsg_watches_faults(const struct ftagent_mmsg_caller *c)
 {
 	return c->at_call || c->iour || c->iour_result;
@@ -1003,6 +1070,7 @@ static bool ftagent_mmsg_watches_faults(const struct ftagent_mmsg_caller *c)
  */
 static int ftagent_mmsg_probe_iour(bool strict)
 {
+	bool found_alternative = false;
 	unsigned int i;
 	int err;
 
@@ -1010,9 +1078,19 @@ static int ftagent_mmsg_probe_iour(bool strict)
 		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
 
 		if (c->iour_result) {
+			/* An alternative after one that is on: not needed. */
+			if (c->alternative && found_alternative)
+				continue;
 			err = ftagent_mmsg_probe(c);
+			if (c->alternative && !err)
+				found_alternative = true;
 			if (!err)
 				continue;
+			/* Not this way: the next alternative, if any. */
+			if (c->alternative && !c->report) {
+				ftagent_mmsg_unprobe_one(c);
+				continue;
+			}
 			if (strict) {
 				pr_err("cannot probe the calls %s makes to %s (%d): strict=1 refuses the load\n",
 				       c->caller, c->callee, err);

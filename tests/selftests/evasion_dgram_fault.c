@@ -523,6 +523,70 @@ static void budget_against_faults(struct __test_metadata *_metadata,
 }
 
 /*
+ * A multishot RECVMSG writes an io_uring_recvmsg_out header at the start
+ * of the buffer it picks, and the datagram after the header, the name
+ * and the control space. With the buffer's first page read-only and the
+ * control space ending at the second, the datagram lands whole on the
+ * writable page, the header's copy faults, and the request ends with
+ * EFAULT: the datagram is charged all the same.
+ */
+TEST_F(dgram_fault, a_multishot_recvmsg_whose_header_faults_is_counted)
+{
+	struct io_uring_cqe cqe;
+	struct io_uring_sqe *sqe;
+	struct ft_counters fc = {0};
+	struct msghdr mh = {0};
+	struct ft_totals t;
+	uint64_t want = 0;
+	char spare[64];
+	struct ring r;
+	char *bufs;
+	int i;
+
+	bufs = mmap(NULL, 2 * self->page, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, bufs);
+	ASSERT_EQ(0, mprotect(bufs, self->page, PROT_READ));
+	mh.msg_controllen = self->page - sizeof(struct io_uring_recvmsg_out);
+	for (i = 0; i < 3; i++) {
+		ASSERT_EQ(0, send_dgram(self->fds[1], i, false));
+		memset(bufs + self->page, 0, self->page);
+		ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+		sqe = ring_sqe(&r, IORING_OP_PROVIDE_BUFFERS, 1, 1);
+		sqe->addr = (uintptr_t)bufs;
+		sqe->len = 2 * self->page;
+		sqe->buf_group = 5;
+		ASSERT_EQ(1, ring_submit(&r, 1));
+		ASSERT_EQ(0, ring_wait(&r, &cqe, 1));
+		ASSERT_EQ(0, cqe.res);
+		sqe = ring_rw(&r, IORING_OP_RECVMSG, self->fds[0], &mh, 1, 0,
+			      2);
+		sqe->flags |= IOSQE_BUFFER_SELECT;
+		sqe->buf_group = 5;
+		sqe->ioprio = IORING_RECV_MULTISHOT;
+		ASSERT_EQ(1, ring_submit(&r, 1));
+		ASSERT_EQ(0, ring_wait(&r, &cqe, 1));
+		EXPECT_EQ(-EFAULT, cqe.res);
+		EXPECT_FALSE(cqe.flags & IORING_CQE_F_MORE);
+		ring_exit(&r);
+		EXPECT_TRUE(
+			ft_all_bytes(bufs + self->page, dgram_size(i), 'a' + i))
+		TH_LOG("datagram %d did not land after the header", i);
+		want += dgram_size(i);
+	}
+	ASSERT_EQ(0, ft_collect(&fc));
+	errno = 0;
+	EXPECT_EQ(-1, recv(self->fds[0], spare, sizeof(spare), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->fds[0]);
+	EXPECT_EQ(want, t.in_bytes);
+	EXPECT_EQ(3, t.in_calls);
+	EXPECT_EQ(3, t.in_errors);
+	ft_counters_free(&fc);
+	munmap(bufs, 2 * self->page);
+}
+
+/*
  * A bytes_received budget of 1,000 against io_uring RECVMSGs that fail
  * to write their header back: each is charged its whole datagram (500,
  * then 537), and the third is refused before it takes one. A Unix
