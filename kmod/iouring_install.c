@@ -133,6 +133,7 @@ static bool ftagent_install_filtered;
 
 static int ftagent_install_direct(void)
 {
+	unsigned long tramp = (unsigned long)ftagent_iouring_install_tramp;
 	int err;
 
 	memset(&ftagent_install_direct_ops, 0,
@@ -144,7 +145,7 @@ static int ftagent_install_direct(void)
 	err = ftagent_ftrace_filter(&ftagent_install_direct_ops, "fd_install");
 	if (!err)
 		err = ftagent_direct_register(&ftagent_install_direct_ops,
-				(unsigned long)ftagent_iouring_install_tramp);
+					      tramp);
 	if (err) {
 		/* A failed registration was in ftrace's list for a moment. */
 		synchronize_rcu();
@@ -190,30 +191,35 @@ void ftagent_iouring_install_start(void)
 	ftagent_install_ops_on = true;
 }
 
+/*
+ * ftrace refused to let the hook go (only a dead ftrace does): the
+ * trampoline or callback may still be called, so the module stays.
+ */
+static bool ftagent_install_stuck(int err)
+{
+	if (!err)
+		return false;
+	WARN(1, KBUILD_MODNAME ": ftrace cannot detach fd_install (%d): reboot before unloading\n",
+	     err);
+	__module_get(THIS_MODULE);
+	return true;
+}
+
 /* Both return once no task runs in the hook or its trampoline. */
 void ftagent_iouring_install_stop(void)
 {
-	int err;
+	unsigned long tramp = (unsigned long)ftagent_iouring_install_tramp;
 
 	if (ftagent_install_direct_on) {
-		err = ftagent_direct_unregister(&ftagent_install_direct_ops,
-				(unsigned long)ftagent_iouring_install_tramp);
-		/* Only a dead ftrace refuses: the trampoline stays called. */
-		if (WARN(err, KBUILD_MODNAME ": ftrace cannot detach fd_install (%d): reboot before unloading\n",
-			 err))
-			__module_get(THIS_MODULE);
-		else
+		if (!ftagent_install_stuck(ftagent_direct_unregister(&ftagent_install_direct_ops,
+								     tramp)))
 			ftrace_free_filter(&ftagent_install_direct_ops);
 		ftagent_install_direct_on = false;
 	}
 	if (ftagent_install_ops_on) {
-		err = unregister_ftrace_function(&ftagent_install_ops);
 		/* Its filter stays with it: ftrace may still read it. */
-		if (WARN(err, KBUILD_MODNAME ": ftrace cannot detach fd_install (%d): reboot before unloading\n",
-			 err)) {
-			__module_get(THIS_MODULE);
+		if (ftagent_install_stuck(unregister_ftrace_function(&ftagent_install_ops)))
 			ftagent_install_filtered = false;
-		}
 		ftagent_install_ops_on = false;
 	}
 	/* Once: the ops is never attached again (the load is over). */
