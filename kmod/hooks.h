@@ -55,14 +55,6 @@ int ftagent_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
 struct tracepoint *ftagent_tracepoint(const char *name);
 /* Whether the ftrace set is attached through direct calls right now. */
 bool ftagent_ftrace_direct_on(void);
-#ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC
-/*
- * A direct ops' ops_func: lets an IPMODIFY ops (a livepatch) share the
- * function with the direct call, in either order.
- */
-enum ftrace_ops_cmd;
-int ftagent_direct_ops_func(struct ftrace_ops *op, enum ftrace_ops_cmd cmd);
-#endif
 
 /*
  * hooks_ftrace.c: the direct-call trampolines (asm) and the functions

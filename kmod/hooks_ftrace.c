@@ -560,7 +560,8 @@ static void ftagent_direct_wipe(struct ftagent_direct_set *d)
  * chose in the slot the trampoline returns to. Without this, ftrace
  * refuses a livepatch of any function ftagent holds (-EBUSY).
  */
-int ftagent_direct_ops_func(struct ftrace_ops *op, enum ftrace_ops_cmd cmd)
+static int ftagent_direct_ops_func(struct ftrace_ops *op,
+				   enum ftrace_ops_cmd cmd)
 {
 	switch (cmd) {
 	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_SELF:

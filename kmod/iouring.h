@@ -7,8 +7,6 @@
 
 #include <linux/types.h>
 
-struct file;
-
 /*
  * Whether internal @name (symbols.c's table) is one this kernel's
  * io_uring hooks use: the two modes need different functions.
@@ -40,10 +38,5 @@ void ftagent_iouring_exit(void);
  */
 void ftagent_iouring_install_start(void);
 void ftagent_iouring_install_stop(void);
-/* The direct-call trampoline on fd_install() (asm), and what it calls. */
-void ftagent_iouring_install_tramp(void);
-/* The hook itself: fd_install(@fd, @file) returning to @parent. */
-void ftagent_iouring_installed(unsigned int fd, struct file *file,
-			       unsigned long parent);
 
 #endif /* _FTAGENT_IOURING_H */

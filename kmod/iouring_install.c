@@ -12,13 +12,14 @@
  * fd_install() and names no descriptor.
  *
  * Every fd_install() on the system passes the hook (open(), socket(),
- * pipe(), dup(), accept() ...), so it is a direct call, as the syscall
- * entry hooks are (hooks_ftrace.c): fd_install()'s fentry calls a small
- * trampoline here, which hands the caller's return address to a compare
- * against the two handlers' ranges, a few tens of instructions; the
- * generic ftrace_ops path costs about a hundred more. A function has one
- * direct caller at most (BPF fentry, another module), so when the slot
- * is taken the hook attaches as a plain ftrace_ops with the same check.
+ * pipe(), dup(), accept() ...): an ftrace_ops callback and three
+ * compares, measured +113 instructions per openat() + close() on 6.1
+ * (docs/overhead.md, "io_uring"). A direct call costs +24 but was not
+ * kept: it reads the caller's return address from the stack, where
+ * another user's return hook on fd_install() (function_graph, a
+ * kretprobe) has put its own trampoline by then, and every record would
+ * go missing while one is on. ftrace hands an ftrace_ops callback the
+ * return address as it was before any of them ran.
  *
  * The handlers' ranges come from the symbol table: a compiler clone
  * (.part, .cold) of one would not match, and its descriptors would get
@@ -30,15 +31,10 @@
 #include <linux/file.h>
 #include <linux/ftrace.h>
 #include <linux/preempt.h>
-#include <linux/rcupdate.h>
-#include <asm/ibt.h>
-#include <asm/linkage.h>
-#include <asm/nospec-branch.h>
 
 #include "account.h"
 #include "callsites.h"
 #include "compat/ftrace.h"
-#include "hooks.h"
 #include "iouring.h"
 #include "lifecycle.h"
 #include "symbols.h"
@@ -51,30 +47,41 @@ struct ftagent_iouring_installer {
 	unsigned long start, size;
 };
 
-/* io_openat (6.1) only tail-jumps to io_openat2: its range is not needed. */
+/*
+ * io_openat tail-jumps to io_openat2 on the Debian builds; its range is
+ * kept in case another build calls fd_install() from it.
+ */
 static struct ftagent_iouring_installer ftagent_iouring_installers[] = {
 	{ .name = "io_openat2", .rec = FTAGENT_REC_OPEN },
+	{ .name = "io_openat", .rec = FTAGENT_REC_OPEN },
 	{ .name = "io_accept", .rec = FTAGENT_REC_ACCEPT },
 };
 
 /*
- * fd_install(@fd, @file) returns to @parent: if that is in one of the
- * handlers, the record. Any context fd_install() runs in (process
- * context; it does not sleep); preemption may be on.
+ * fd_install(fd, file) is about to return to parent_ip: if that is in
+ * one of the handlers, the record. fd_install() runs in process context
+ * and does not sleep.
  */
-void notrace ftagent_iouring_installed(unsigned int fd, struct file *file,
-				       unsigned long parent)
+static void notrace ftagent_iouring_install_hook(unsigned long ip,
+						 unsigned long parent_ip,
+						 struct ftrace_ops *op,
+						 struct ftrace_regs *fregs)
 {
 	const struct ftagent_iouring_installer *in;
-	unsigned int i;
+	struct pt_regs *args;
+	struct file *file;
+	unsigned int fd, i;
 
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_installers); i++) {
 		in = &ftagent_iouring_installers[i];
-		if (parent - in->start < in->size)
+		if (parent_ip - in->start < in->size)
 			break;
 	}
 	if (i == ARRAY_SIZE(ftagent_iouring_installers))
 		return;
+	args = ftagent_fregs_args(fregs);
+	fd = args->di;
+	file = (struct file *)args->si;
 	preempt_disable_notrace();
 	if (in->rec == FTAGENT_REC_ACCEPT)
 		ftagent_event_sock_file_as(current, FTAGENT_REC_ACCEPT, file,
@@ -84,83 +91,20 @@ void notrace ftagent_iouring_installed(unsigned int fd, struct file *file,
 	preempt_enable_notrace();
 }
 
-/*
- * The direct caller of fd_install(): called from its first instruction,
- * so its arguments are live in %rdi and %rsi and are kept; the caller's
- * return address is above fd_install()'s own, at 16(%rbp) once this
- * frame is made. %rdx is free: fd_install() takes two arguments.
- */
-static_assert(__same_type(&fd_install, void (*)(unsigned int, struct file *)));
-asm("	.pushsection	.text, \"ax\", @progbits\n"
-	"	.type	ftagent_iouring_install_tramp, @function\n"
-	"ftagent_iouring_install_tramp:\n"
-	ASM_ENDBR
-	"	pushq	%rbp\n"
-	"	movq	%rsp, %rbp\n"
-	CALL_DEPTH_ACCOUNT
-	"	pushq	%rdi\n"
-	"	pushq	%rsi\n"
-	"	movq	16(%rbp), %rdx\n"
-	"	call	ftagent_iouring_installed\n"
-	"	popq	%rsi\n"
-	"	popq	%rdi\n"
-	"	leave\n"
-	ASM_RET
-	"	.size	ftagent_iouring_install_tramp, .-ftagent_iouring_install_tramp\n"
-	"	.popsection\n");
-
-/* The fallback: the same check from a plain ftrace_ops. */
-static void notrace ftagent_iouring_install_hook(unsigned long ip,
-						 unsigned long parent_ip,
-						 struct ftrace_ops *op,
-						 struct ftrace_regs *fregs)
-{
-	struct pt_regs *args = ftagent_fregs_args(fregs);
-
-	ftagent_iouring_installed((unsigned int)args->di,
-				  (struct file *)args->si, parent_ip);
-}
-
 static struct ftrace_ops ftagent_install_ops = {
 	.func = ftagent_iouring_install_hook,
 	.flags = FTRACE_OPS_FL_RECURSION,
 };
 
-/* Made afresh for each attempt, as hooks_ftrace.c's direct sets are. */
-static struct ftrace_ops ftagent_install_direct_ops;
-static bool ftagent_install_direct_on, ftagent_install_ops_on;
-static bool ftagent_install_filtered;
-
-static int ftagent_install_direct(void)
-{
-	unsigned long tramp = (unsigned long)ftagent_iouring_install_tramp;
-	int err;
-
-	memset(&ftagent_install_direct_ops, 0,
-	       sizeof(ftagent_install_direct_ops));
-#ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC
-	/* A livepatch of fd_install() shares it, as the entry points do. */
-	ftagent_install_direct_ops.ops_func = ftagent_direct_ops_func;
-#endif
-	err = ftagent_ftrace_filter(&ftagent_install_direct_ops, "fd_install");
-	if (!err)
-		err = ftagent_direct_register(&ftagent_install_direct_ops,
-					      tramp);
-	if (err) {
-		/* A failed registration was in ftrace's list for a moment. */
-		synchronize_rcu();
-		ftrace_free_filter(&ftagent_install_direct_ops);
-		memset(&ftagent_install_direct_ops, 0,
-		       sizeof(ftagent_install_direct_ops));
-	}
-	return err;
-}
+static bool ftagent_install_on, ftagent_install_filtered;
 
 void ftagent_iouring_install_start(void)
 {
 	unsigned int i, found = 0;
 	int err;
 
+	if (WARN_ON_ONCE(ftagent_install_on || ftagent_install_filtered))
+		return;
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_installers); i++) {
 		struct ftagent_iouring_installer *in =
 			&ftagent_iouring_installers[i];
@@ -169,16 +113,9 @@ void ftagent_iouring_install_start(void)
 		found += in->size != 0;
 	}
 	if (!found) {
-		pr_warn("io_uring: io_openat2 and io_accept not found: io_uring opens and accepts write no records\n");
+		pr_warn("io_uring: io_openat2, io_openat and io_accept not found: io_uring opens and accepts write no records\n");
 		return;
 	}
-	err = ftagent_install_direct();
-	if (!err) {
-		ftagent_install_direct_on = true;
-		return;
-	}
-	pr_info("io_uring: no direct call on fd_install (%d), using ftrace_ops\n",
-		err);
 	err = ftagent_symbol_filter(&ftagent_install_ops, "fd_install");
 	ftagent_install_filtered = true;
 	if (!err)
@@ -188,39 +125,24 @@ void ftagent_iouring_install_start(void)
 			err);
 		return;
 	}
-	ftagent_install_ops_on = true;
+	ftagent_install_on = true;
 }
 
-/*
- * ftrace refused to let the hook go (only a dead ftrace does): the
- * trampoline or callback may still be called, so the module stays.
- */
-static bool ftagent_install_stuck(int err)
-{
-	if (!err)
-		return false;
-	WARN(1, KBUILD_MODNAME ": ftrace cannot detach fd_install (%d): reboot before unloading\n",
-	     err);
-	__module_get(THIS_MODULE);
-	return true;
-}
-
-/* Both return once no task runs in the hook or its trampoline. */
+/* Returns once no task runs in the hook (module exit, or a failed load). */
 void ftagent_iouring_install_stop(void)
 {
-	unsigned long tramp = (unsigned long)ftagent_iouring_install_tramp;
+	int err;
 
-	if (ftagent_install_direct_on) {
-		if (!ftagent_install_stuck(ftagent_direct_unregister(&ftagent_install_direct_ops,
-								     tramp)))
-			ftrace_free_filter(&ftagent_install_direct_ops);
-		ftagent_install_direct_on = false;
-	}
-	if (ftagent_install_ops_on) {
-		/* Its filter stays with it: ftrace may still read it. */
-		if (ftagent_install_stuck(unregister_ftrace_function(&ftagent_install_ops)))
+	if (ftagent_install_on) {
+		err = unregister_ftrace_function(&ftagent_install_ops);
+		/*
+		 * Only a dead ftrace refuses, and the unload cannot be undone
+		 * by now: its filter at least is not freed under it.
+		 */
+		if (WARN(err, KBUILD_MODNAME ": ftrace cannot detach fd_install (%d)\n",
+			 err))
 			ftagent_install_filtered = false;
-		ftagent_install_ops_on = false;
+		ftagent_install_on = false;
 	}
 	/* Once: the ops is never attached again (the load is over). */
 	if (ftagent_install_filtered)

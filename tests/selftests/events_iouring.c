@@ -18,6 +18,7 @@
 #include <linux/openat2.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 
 #include "kselftest_harness.h"
@@ -34,8 +35,13 @@ FIXTURE_SETUP(iour_ev)
 	ASSERT_EQ(0, ev_open_fixture_setup(&self->f, "/tmp/ftier.XXXXXX"));
 }
 
+static int fd_install_return_hook(int kind, bool on);
+
 FIXTURE_TEARDOWN(iour_ev)
 {
+	/* A test stopped with another tracer's hook on leaves none behind. */
+	fd_install_return_hook(0, false);
+	fd_install_return_hook(1, false);
 	EXPECT_EQ(0, ev_open_fixture_teardown(&self->f));
 }
 
@@ -380,6 +386,108 @@ TEST_F(iour_ev, connects_and_accepts_give_records_like_the_calls)
 	close(res[0]);
 	close(cfd);
 	close(bad);
+	close(lfd);
+}
+
+/* Write @text to tracefs file @name: 0, or -errno. */
+static int tracefs_put(const char *name, const char *text, bool append)
+{
+	char path[128];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/sys/kernel/tracing/%s", name);
+	fd = open(path, O_WRONLY | O_CLOEXEC | (append ? O_APPEND : O_TRUNC));
+	if (fd < 0)
+		return -errno;
+	n = write(fd, text, strlen(text));
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	return n < 0 ? (int)n : 0;
+}
+
+/* Put another tracer's return hook on fd_install(), or take it off. */
+static int fd_install_return_hook(int kind, bool on)
+{
+	int err;
+
+	if (kind == 0) {
+		if (!on) {
+			tracefs_put("events/kprobes/ftagent_fdret/enable", "0",
+				    false);
+			return tracefs_put("kprobe_events", "-:ftagent_fdret\n",
+					   true);
+		}
+		err = tracefs_put("kprobe_events",
+				  "r:ftagent_fdret fd_install\n", true);
+		return err ? err
+			   : tracefs_put("events/kprobes/ftagent_fdret/enable",
+					 "1", false);
+	}
+	if (!on) {
+		tracefs_put("current_tracer", "nop", false);
+		return tracefs_put("set_ftrace_filter", "", false);
+	}
+	err = tracefs_put("set_ftrace_filter", "fd_install", false);
+	return err ? err
+		   : tracefs_put("current_tracer", "function_graph", false);
+}
+
+/*
+ * Another tracer's return hook on fd_install() (a kretprobe, then
+ * function_graph) rewrites the return address on the stack before the
+ * function runs: the records are still written, for opens inline and
+ * through io-wq and for an accept.
+ */
+TEST_F(iour_ev, records_survive_a_return_hook_on_fd_install)
+{
+	struct sockaddr_storage ss;
+	struct io_uring_sqe *sqe;
+	int kind, lfd, cfd, res[3];
+	char a[128];
+	socklen_t len;
+	struct ring r;
+
+	if (access("/sys/kernel/tracing/kprobe_events", W_OK))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	if (access("/sys/kernel/tracing/kprobe_events", W_OK))
+		SKIP(return, "no writable tracefs (lockdown, or not built)");
+	snprintf(a, sizeof(a), "%s/a", self->f.dir);
+	ASSERT_EQ(0, close(open(a, O_WRONLY | O_CREAT, 0600)));
+	lfd = listener(&ss, &len);
+	ASSERT_LE(0, lfd);
+	for (kind = 0; kind < 2; kind++) {
+		ASSERT_EQ(0, fd_install_return_hook(kind, true))
+		TH_LOG("%s on fd_install",
+		       kind ? "function_graph" : "a kretprobe");
+		cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		ASSERT_LE(0, cfd);
+		ASSERT_EQ(0, connect(cfd, (struct sockaddr *)&ss, len));
+		ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+		ASSERT_LE(0, ev_drain(&self->f.log));
+		ev_forget(&self->f.log);
+		prep_openat(&r, AT_FDCWD, a, O_RDWR, 1);
+		sqe = prep_openat(&r, AT_FDCWD, a, O_RDONLY, 2);
+		sqe->flags |= IOSQE_ASYNC;
+		sqe = ring_sqe(&r, IORING_OP_ACCEPT, lfd, 3);
+		sqe->accept_flags = SOCK_CLOEXEC;
+		ASSERT_EQ(0, run(&r, 3, res));
+		ASSERT_LE(0, ev_drain(&self->f.log));
+		EXPECT_EQ(0, fd_install_return_hook(kind, false));
+		ASSERT_LE(0, res[0]);
+		ASSERT_LE(0, res[1]);
+		ASSERT_LE(0, res[2]);
+		expect_open(_metadata, &self->f.log, res[0], O_RDWR);
+		expect_open(_metadata, &self->f.log, res[1], O_RDONLY);
+		expect_sock(_metadata, &self->f.log, FTAGENT_REC_ACCEPT, res[2],
+			    res[2]);
+		ring_exit(&r);
+		close(res[0]);
+		close(res[1]);
+		close(res[2]);
+		close(cfd);
+	}
 	close(lfd);
 }
 
