@@ -444,7 +444,7 @@ TEST_F(iour_ev, records_survive_a_return_hook_on_fd_install)
 {
 	struct sockaddr_storage ss;
 	struct io_uring_sqe *sqe;
-	int kind, lfd, cfd, res[3];
+	int kind, lfd, cfd, err, res[3];
 	char a[128];
 	socklen_t len;
 	struct ring r;
@@ -458,7 +458,13 @@ TEST_F(iour_ev, records_survive_a_return_hook_on_fd_install)
 	lfd = listener(&ss, &len);
 	ASSERT_LE(0, lfd);
 	for (kind = 0; kind < 2; kind++) {
-		ASSERT_EQ(0, fd_install_return_hook(kind, true))
+		err = fd_install_return_hook(kind, true);
+		/* Lockdown shuts tracefs to writes, whatever its modes say. */
+		if (err == -EPERM && !kind) {
+			close(lfd);
+			SKIP(return, "tracefs refuses writes (lockdown)");
+		}
+		ASSERT_EQ(0, err)
 		TH_LOG("%s on fd_install",
 		       kind ? "function_graph" : "a kretprobe");
 		cfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
