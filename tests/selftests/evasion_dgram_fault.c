@@ -205,6 +205,28 @@ static ssize_t receive(int fd, char *buf, size_t len, enum receiver how)
 }
 
 /*
+ * Every datagram was taken off @fd's queue, and its socket was charged
+ * @bytes in @calls receives, each an error.
+ */
+static void expect_drained_and_charged(struct __test_metadata *_metadata,
+				       int fd, uint64_t bytes, int calls)
+{
+	struct ft_counters fc = {0};
+	struct ft_totals t;
+	char spare[64];
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	errno = 0;
+	EXPECT_EQ(-1, recv(fd, spare, sizeof(spare), MSG_DONTWAIT));
+	EXPECT_EQ(EAGAIN, errno);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fd);
+	EXPECT_EQ(bytes, t.in_bytes);
+	EXPECT_EQ(calls, t.in_calls);
+	EXPECT_EQ(calls, t.in_errors);
+	ft_counters_free(&fc);
+}
+
+/*
  * NDGRAM datagrams, each received by @how into the buffer that faults:
  * LANDS bytes of each land, the datagram is gone, the call fails.
  */
@@ -213,10 +235,7 @@ static void faulting_receives(struct __test_metadata *_metadata,
 			      const FIXTURE_VARIANT(dgram_fault) * variant,
 			      enum receiver how)
 {
-	struct ft_counters fc = {0};
-	struct ft_totals t;
 	uint64_t want = 0;
-	char spare[64];
 	int i;
 
 	for (i = 0; i < NDGRAM; i++) {
@@ -230,16 +249,7 @@ static void faulting_receives(struct __test_metadata *_metadata,
 		TH_LOG("datagram %d did not land", i);
 		want += charged(variant, i);
 	}
-	ASSERT_EQ(0, ft_collect(&fc));
-	/* Every datagram was taken off the queue. */
-	errno = 0;
-	EXPECT_EQ(-1, recv(self->fds[0], spare, sizeof(spare), MSG_DONTWAIT));
-	EXPECT_EQ(EAGAIN, errno);
-	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->fds[0]);
-	EXPECT_EQ(want, t.in_bytes);
-	EXPECT_EQ(NDGRAM, t.in_calls);
-	EXPECT_EQ(NDGRAM, t.in_errors);
-	ft_counters_free(&fc);
+	expect_drained_and_charged(_metadata, self->fds[0], want, NDGRAM);
 }
 
 TEST_F(dgram_fault, a_recvfrom_that_faults_in_the_copy_is_counted)
@@ -386,11 +396,8 @@ static void readonly_header_receives(struct __test_metadata *_metadata,
 				     enum receiver how)
 {
 	char *lands = self->area; /* writable, apart from the header */
-	struct ft_counters fc = {0};
 	struct msghdr *mh;
-	struct ft_totals t;
 	uint64_t want = 0;
-	char spare[64];
 	int i;
 
 	mh = readonly_header(self->page, lands, dgram_size(NDGRAM - 1));
@@ -406,16 +413,7 @@ static void readonly_header_receives(struct __test_metadata *_metadata,
 		TH_LOG("datagram %d did not land whole", i);
 		want += dgram_size(i);
 	}
-	ASSERT_EQ(0, ft_collect(&fc));
-	/* Every datagram was taken off the queue. */
-	errno = 0;
-	EXPECT_EQ(-1, recv(self->fds[0], spare, sizeof(spare), MSG_DONTWAIT));
-	EXPECT_EQ(EAGAIN, errno);
-	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->fds[0]);
-	EXPECT_EQ(want, t.in_bytes);
-	EXPECT_EQ(NDGRAM, t.in_calls);
-	EXPECT_EQ(NDGRAM, t.in_errors);
-	ft_counters_free(&fc);
+	expect_drained_and_charged(_metadata, self->fds[0], want, NDGRAM);
 	munmap(mh, self->page);
 }
 
@@ -534,11 +532,8 @@ TEST_F(dgram_fault, a_multishot_recvmsg_whose_header_faults_is_counted)
 {
 	struct io_uring_cqe cqe;
 	struct io_uring_sqe *sqe;
-	struct ft_counters fc = {0};
 	struct msghdr mh = {0};
-	struct ft_totals t;
 	uint64_t want = 0;
-	char spare[64];
 	struct ring r;
 	char *bufs;
 	int i;
@@ -574,15 +569,7 @@ TEST_F(dgram_fault, a_multishot_recvmsg_whose_header_faults_is_counted)
 		TH_LOG("datagram %d did not land after the header", i);
 		want += dgram_size(i);
 	}
-	ASSERT_EQ(0, ft_collect(&fc));
-	errno = 0;
-	EXPECT_EQ(-1, recv(self->fds[0], spare, sizeof(spare), MSG_DONTWAIT));
-	EXPECT_EQ(EAGAIN, errno);
-	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, self->fds[0]);
-	EXPECT_EQ(want, t.in_bytes);
-	EXPECT_EQ(3, t.in_calls);
-	EXPECT_EQ(3, t.in_errors);
-	ft_counters_free(&fc);
+	expect_drained_and_charged(_metadata, self->fds[0], want, 3);
 	munmap(bufs, 2 * self->page);
 }
 
