@@ -52,6 +52,12 @@ struct ftrace_ops;
 struct tracepoint;
 /* hooks_ftrace.c, shared with the lifecycle points (lifecycle.c). */
 int ftagent_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
+
+/*
+ * ftrace refused to take ops @what off (only a failed ftrace does): a
+ * warning, and the module is pinned for good, with what the ops use.
+ */
+void ftagent_stuck(const char *what, int err);
 struct tracepoint *ftagent_tracepoint(const char *name);
 /* Whether the ftrace set is attached through direct calls right now. */
 bool ftagent_ftrace_direct_on(void);

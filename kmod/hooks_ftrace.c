@@ -647,7 +647,7 @@ static int ftagent_register(struct ftrace_ops *ops,
  */
 static bool ftagent_ftrace_stuck;
 
-static void ftagent_stuck(const char *what, int err)
+void ftagent_stuck(const char *what, int err)
 {
 	WARN(1, KBUILD_MODNAME ": ftrace cannot detach the %s hooks (%d): they stay, with what they use; reboot before unloading\n",
 	     what, err);
@@ -932,6 +932,8 @@ static int ftagent_ew_start(void)
 	if (err)
 		goto err_filter;
 	err = register_ftrace_function(&ftagent_sys_reg_ops);
+	if (err == -EBUSY)
+		pr_err("exit_work=1: kernel.ftrace_enabled is 0: set it to 1 to load\n");
 	if (err)
 		goto err_fork;
 	err = register_ftrace_function(&ftagent_sys_unreg_ops);
@@ -1125,13 +1127,17 @@ static void ftagent_ftrace_detach(struct ftagent_hook **hooks, unsigned int n)
 static void ftagent_ftrace_stop(void)
 {
 	if (exit_work) {
-		/* A set ftrace would not detach keeps what it uses. */
-		if (ftagent_ftrace_stuck)
-			return;
-		ftagent_reset_filter(&ftagent_entry_ops);
-		ftagent_entry_direct_set.n = 0;
-		ftagent_entry_direct_set.n_ips = 0;
-		ftagent_entry_filters = 0;
+		/*
+		 * A set ftrace would not detach keeps its filter (emptied, it
+		 * would trace every function). The probes do not depend on
+		 * ftrace and use what the unload frees: off in any case.
+		 */
+		if (!ftagent_ftrace_stuck) {
+			ftagent_reset_filter(&ftagent_entry_ops);
+			ftagent_entry_direct_set.n = 0;
+			ftagent_entry_direct_set.n_ips = 0;
+			ftagent_entry_filters = 0;
+		}
 		ftagent_ew_stop();
 		return;
 	}

@@ -161,6 +161,13 @@ struct ftagent_mmsg_caller {
 	 * into io_recvmsg on another.
 	 */
 	bool alternative;
+	/*
+	 * Only if @caller makes exactly one call to @callee: a callee as
+	 * common as _copy_to_user() is the header copy only if it is the
+	 * one copy out there (6.1's io_recvmsg); more, and another build
+	 * may have inlined other copies whose faults are not the header's.
+	 */
+	bool one_site;
 	/* Its name in symbols.c's table when its site is missing, or none */
 	const char *report;
 	/*
@@ -208,6 +215,9 @@ struct ftagent_mmsg_slot {
 	 */
 	unsigned long iour_req;
 };
+
+/* FTAGENT_MMSG_BITS's arithmetic, and iour_recvd in what was padding. */
+static_assert(sizeof(struct ftagent_mmsg_slot) == 40);
 
 #define FTAGENT_MMSG_BITS	16	/* 64K slots of 40 bytes, 2.5 MB */
 #define FTAGENT_MMSG_WAYS	8
@@ -846,7 +856,7 @@ static struct ftagent_mmsg_caller ftagent_mmsg_callers[] = {
 	  .iour_result = true, .alternative = true,
 	  .handler = ftagent_mmsg_iour_multishot_returned },
 	{ .caller = "io_recvmsg", .callee = "_copy_to_user",
-	  .iour_result = true, .alternative = true,
+	  .iour_result = true, .alternative = true, .one_site = true,
 	  .report = "__sys_recvmsg_sock",
 	  .handler = ftagent_mmsg_iour_header_copied },
 };
@@ -997,6 +1007,8 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 	n = ftagent_callsites(c->caller, c->callee, sites, ARRAY_SIZE(sites));
 	if (n < 0)
 		return n;
+	if (c->one_site && n != 1)
+		return -ENOENT;
 	for (i = 0; i < n; i++) {
 		struct kprobe *kp = &c->kps[c->nr_kps];
 
@@ -1091,6 +1103,8 @@ static int ftagent_mmsg_probe_iour(bool strict)
 				ftagent_mmsg_unprobe_one(c);
 				continue;
 			}
+			/* Never half on: the sites it did probe come off. */
+			ftagent_mmsg_unprobe_one(c);
 			if (strict) {
 				pr_err("cannot probe the calls %s makes to %s (%d): strict=1 refuses the load\n",
 				       c->caller, c->callee, err);
@@ -1108,6 +1122,7 @@ static int ftagent_mmsg_probe_iour(bool strict)
 		err = ftagent_mmsg_probe(c);
 		if (!err)
 			continue;
+		ftagent_mmsg_unprobe_one(c);
 		pr_warn("cannot probe the calls %s makes to %s (%d): io_uring receives there whose copy faults are counted as lost\n",
 			c->caller, c->callee, err);
 		/*
