@@ -33,8 +33,10 @@ void ftagent_iouring_exit(void);
 
 /*
  * The records of io_uring opens and accepts (iouring_install.c): the
- * hook on fd_install(), attached by ftagent_iouring_init() and taken
- * off with the other io_uring hooks. Process context.
+ * hook on fd_install(), set up by ftagent_iouring_init(), attached once
+ * io_uring is in use (at once if a task has an io_uring context, else
+ * by the first io_uring_setup() or io_uring_enter()), and taken off
+ * with the other io_uring hooks. Process context.
  */
 void ftagent_iouring_install_start(void);
 void ftagent_iouring_install_stop(void);

@@ -11,7 +11,7 @@
  * put in a registered-file slot instead (file_index) passes no
  * fd_install() and names no descriptor.
  *
- * Every fd_install() on the system passes the hook (open(), socket(),
+ * Every fd_install() on the system passes that hook (open(), socket(),
  * pipe(), dup(), accept() ...): an ftrace_ops callback and three
  * compares, measured +113 instructions per openat() + close() on 6.1
  * (docs/overhead.md, "io_uring"). A direct call costs +24 but was not
@@ -21,6 +21,22 @@
  * go missing while one is on. ftrace hands an ftrace_ops callback the
  * return address as it was before any of them ran.
  *
+ * So the hook is attached only once io_uring is in use: a host that
+ * never uses it pays nothing on its descriptors. No request can reach
+ * io_openat2 or io_accept but through a ring, and no ring is set up or
+ * entered but through io_uring_setup() or io_uring_enter() (an SQPOLL
+ * thread is born in io_uring_setup()). Until the hook is on, those two
+ * calls are watched (the "wake" ops, 64-bit and 32-bit entries): the
+ * first of them turns into -ERESTARTNOINTR with a task work queued, the
+ * task attaches the hook itself on its way back to user space, where it
+ * may sleep, and the kernel restarts the call, which then runs with the
+ * hook on. The wake ops is then taken off. A task that already has an
+ * io_uring context when the module loads (task->io_uring: it set up or
+ * entered a ring, or is a ring's SQPOLL thread) has the hook attached
+ * at load. What is left is a ring being set up during the load itself,
+ * before the wake ops is on, by a task that gets its context after the
+ * load looked: docs/hooks.md says so.
+ *
  * The handlers' ranges come from the symbol table: a compiler clone
  * (.part, .cold) of one would not match, and its descriptors would get
  * no record. Records only: counting and budgets do not depend on this,
@@ -28,13 +44,23 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/ftrace.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/preempt.h>
+#include <linux/rcupdate.h>
+#include <linux/sched/signal.h>
+#include <linux/slab.h>
+#include <linux/task_work.h>
+#include <linux/workqueue.h>
 
 #include "account.h"
 #include "callsites.h"
 #include "compat/ftrace.h"
+#include "compat/syscall_names.h"
+#include "hooks.h"
 #include "iouring.h"
 #include "lifecycle.h"
 #include "symbols.h"
@@ -96,7 +122,194 @@ static struct ftrace_ops ftagent_install_ops = {
 	.flags = FTRACE_OPS_FL_RECURSION,
 };
 
+/*
+ * ftagent_install_lock orders attaching and detaching: the hook, and the
+ * wake ops, are registered and unregistered only under it.
+ * ftagent_install_settled turns true once nothing more is to be done
+ * about io_uring's use (the hook is on, or could not be put on): the
+ * wake ops then lets every call through.
+ */
+static DEFINE_MUTEX(ftagent_install_lock);
 static bool ftagent_install_on, ftagent_install_filtered;
+static bool ftagent_install_settled, ftagent_install_stopping;
+static bool ftagent_wake_on, ftagent_wake_filtered;
+static struct ftrace_ops ftagent_install_wake_ops;
+
+static void ftagent_wake_off(void)
+{
+	int err;
+
+	lockdep_assert_held(&ftagent_install_lock);
+	if (!ftagent_wake_on)
+		return;
+	err = unregister_ftrace_function(&ftagent_install_wake_ops);
+	/* As for the hook: only a dead ftrace refuses; keep its filter. */
+	if (err) {
+		ftagent_stuck("io_uring_setup", err);
+		ftagent_wake_filtered = false;
+	}
+	ftagent_wake_on = false;
+}
+
+/*
+ * Attach the hook (process context; sleeps). Whoever comes first: a task
+ * woken by the wake ops, the load, or the fallback work. Then the wake
+ * ops has nothing left to do.
+ */
+static void ftagent_install_attach(void)
+{
+	int err;
+
+	mutex_lock(&ftagent_install_lock);
+	if (ftagent_install_on || ftagent_install_stopping)
+		goto out;
+	err = register_ftrace_function(&ftagent_install_ops);
+	if (err)
+		pr_warn("io_uring: cannot attach fd_install (%d): io_uring opens and accepts write no records\n",
+			err);
+	else
+		ftagent_install_on = true;
+	WRITE_ONCE(ftagent_install_settled, true);
+	ftagent_wake_off();
+out:
+	mutex_unlock(&ftagent_install_lock);
+}
+
+/*
+ * The waits queued on tasks: each holds a module reference (as a budget's
+ * kill does, kill.c), so the module cannot go while one is pending; the
+ * count is for a load that fails after the wake ops was on.
+ */
+static atomic_t ftagent_install_waits = ATOMIC_INIT(0);
+static bool ftagent_install_waited;
+
+static void ftagent_install_wait(struct callback_head *work)
+{
+	ftagent_install_attach();
+	kfree(work);
+	atomic_dec(&ftagent_install_waits);
+	/* This code stays loaded until here: ftagent_iouring_install_stop(). */
+	module_put(THIS_MODULE);
+}
+
+static void ftagent_install_attach_fn(struct work_struct *work)
+{
+	ftagent_install_attach();
+}
+
+static DECLARE_WORK(ftagent_install_attach_work, ftagent_install_attach_fn);
+
+/* Returned in io_uring_setup()'s or io_uring_enter()'s place. */
+static noinline long ftagent_install_restart(void)
+{
+	return -ERESTARTNOINTR;
+}
+
+/*
+ * Hand the task a work that attaches the hook before it gets back to
+ * user space. TWA_SIGNAL: its return then passes the signal code, which
+ * restarts a call that said -ERESTARTNOINTR.
+ */
+static bool ftagent_install_wait_current(void)
+{
+	struct callback_head *work;
+
+	work = kmalloc(sizeof(*work), GFP_ATOMIC | __GFP_NOWARN);
+	if (!work)
+		return false;
+	if (!try_module_get(THIS_MODULE))
+		goto free;
+	atomic_inc(&ftagent_install_waits);
+	WRITE_ONCE(ftagent_install_waited, true);
+	init_task_work(work, ftagent_install_wait);
+	/* Fails only once the task is past its exit's works. */
+	if (!task_work_add(current, work, TWA_SIGNAL))
+		return true;
+	atomic_dec(&ftagent_install_waits);
+	module_put(THIS_MODULE);
+free:
+	kfree(work);
+	return false;
+}
+
+/*
+ * On io_uring_setup() and io_uring_enter() until the hook is on: the
+ * call is restarted once the task has attached it. Without memory for
+ * the task's work, a kernel worker attaches it and the call is
+ * restarted meanwhile, until it is on.
+ */
+static void notrace ftagent_install_wake_hook(unsigned long ip,
+					      unsigned long parent_ip,
+					      struct ftrace_ops *op,
+					      struct ftrace_regs *fregs)
+{
+	if (READ_ONCE(ftagent_install_settled) ||
+	    (current->flags & PF_KTHREAD))
+		return;
+	if (!ftagent_install_wait_current()) {
+		schedule_work(&ftagent_install_attach_work);
+		/* set_notify_signal() for current: it runs, none to wake. */
+		set_thread_flag(TIF_NOTIFY_SIGNAL);
+	}
+	ftagent_fregs_set_ip(fregs, (unsigned long)ftagent_install_restart);
+}
+
+static struct ftrace_ops ftagent_install_wake_ops = {
+	.func = ftagent_install_wake_hook,
+	.flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_IPMODIFY,
+};
+
+/* The entries that reach a ring; the 32-bit ones only with IA32 support. */
+static const char *const ftagent_wake_calls[] = {
+	FTAGENT_SYSCALL_SYM(io_uring_setup),
+	FTAGENT_SYSCALL_SYM(io_uring_enter),
+#ifdef CONFIG_IA32_EMULATION
+	FTAGENT_IA32_SYM(io_uring_setup),
+	FTAGENT_IA32_SYM(io_uring_enter),
+#endif
+};
+
+/* Whether any task has an io_uring context (it may hold a ring). */
+static bool ftagent_iouring_in_use(void)
+{
+	struct task_struct *p, *t;
+	bool used = false;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t) {
+		if (READ_ONCE(t->io_uring)) {
+			used = true;
+			break;
+		}
+	}
+	rcu_read_unlock();
+	return used;
+}
+
+/* The wake ops on; false if it could not be (the hook is then put on). */
+static bool ftagent_wake_start(void)
+{
+	unsigned int i;
+	int err = 0;
+
+	ftagent_wake_filtered = true;
+	for (i = 0; i < ARRAY_SIZE(ftagent_wake_calls) && !err; i++)
+		err = ftagent_symbol_filter(&ftagent_install_wake_ops,
+					    ftagent_wake_calls[i]);
+	/*
+	 * Under the lock: a task the ops wakes at once attaches the hook
+	 * only once the ops is known to be on, and so takes it off again.
+	 */
+	mutex_lock(&ftagent_install_lock);
+	if (!err)
+		err = register_ftrace_function(&ftagent_install_wake_ops);
+	ftagent_wake_on = !err;
+	mutex_unlock(&ftagent_install_lock);
+	if (err)
+		pr_info("io_uring: cannot watch io_uring_setup (%d): fd_install is hooked from the load\n",
+			err);
+	return !err;
+}
 
 void ftagent_iouring_install_start(void)
 {
@@ -105,6 +318,8 @@ void ftagent_iouring_install_start(void)
 
 	if (WARN_ON_ONCE(ftagent_install_on || ftagent_install_filtered))
 		return;
+	ftagent_install_settled = false;
+	ftagent_install_stopping = false;
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_installers); i++) {
 		struct ftagent_iouring_installer *in =
 			&ftagent_iouring_installers[i];
@@ -118,36 +333,59 @@ void ftagent_iouring_install_start(void)
 	}
 	err = ftagent_symbol_filter(&ftagent_install_ops, "fd_install");
 	ftagent_install_filtered = true;
-	if (!err)
-		err = register_ftrace_function(&ftagent_install_ops);
 	if (err) {
 		pr_warn("io_uring: cannot attach fd_install (%d): io_uring opens and accepts write no records\n",
 			err);
 		return;
 	}
-	ftagent_install_on = true;
+	/*
+	 * The wake ops first, then the look at the tasks: a ring set up
+	 * in between is seen by one or the other.
+	 */
+	if (!ftagent_wake_start() || ftagent_iouring_in_use())
+		ftagent_install_attach();
 }
 
-/* Returns once no task runs in the hook (module exit, or a failed load). */
+/* Returns once no task runs in the hooks (module exit, or a failed load). */
 void ftagent_iouring_install_stop(void)
 {
 	int err;
 
+	mutex_lock(&ftagent_install_lock);
+	ftagent_install_stopping = true;
+	ftagent_wake_off();
 	if (ftagent_install_on) {
 		err = unregister_ftrace_function(&ftagent_install_ops);
 		/*
 		 * Only a dead ftrace refuses, and the unload cannot be undone
 		 * by now: its filter at least is not freed under it.
 		 */
-		if (WARN(err, KBUILD_MODNAME ": ftrace cannot detach fd_install (%d)\n",
-			 err))
+		if (err) {
+			ftagent_stuck("fd_install", err);
 			ftagent_install_filtered = false;
+		}
 		ftagent_install_on = false;
 	}
-	/* Once: the ops is never attached again (the load is over). */
+	mutex_unlock(&ftagent_install_lock);
+	cancel_work_sync(&ftagent_install_attach_work);
+	/*
+	 * A module exit finds no wait pending (each holds a reference); a
+	 * load that fails after the wake ops was on may, and the works run
+	 * as their tasks go back to user space. Then, as in kill.c, the
+	 * last of them may still be returning through this module's text
+	 * past its module_put(): an RCU-tasks grace period waits for that.
+	 */
+	while (atomic_read(&ftagent_install_waits))
+		msleep(20);
+	if (READ_ONCE(ftagent_install_waited))
+		synchronize_rcu_tasks();
+	/* Once: the ops are never attached again (the load is over). */
 	if (ftagent_install_filtered)
 		ftrace_free_filter(&ftagent_install_ops);
 	ftagent_install_filtered = false;
+	if (ftagent_wake_filtered)
+		ftrace_free_filter(&ftagent_install_wake_ops);
+	ftagent_wake_filtered = false;
 }
 
 #else /* !CONFIG_IO_URING */
