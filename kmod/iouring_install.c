@@ -52,7 +52,6 @@
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
-#include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/workqueue.h>
 
@@ -176,17 +175,26 @@ out:
 }
 
 /*
- * The waits queued on tasks: each holds a module reference (as a budget's
- * kill does, kill.c), so the module cannot go while one is pending; the
- * count is for a load that fails after the wake ops was on.
+ * The waits queued on tasks come from a pool (no allocation in the hook:
+ * on PREEMPT_RT the allocator may sleep) and each holds a module
+ * reference (as a budget's kill does, kill.c), so the module cannot go
+ * while one is pending; the count is for a load that fails after the
+ * wake ops was on. A task runs its work before it can enter again, so
+ * it holds at most one.
  */
+#define FTAGENT_INSTALL_WAITS	64
+
+static struct callback_head ftagent_install_wait_works[FTAGENT_INSTALL_WAITS];
+static DECLARE_BITMAP(ftagent_install_wait_busy, FTAGENT_INSTALL_WAITS);
 static atomic_t ftagent_install_waits = ATOMIC_INIT(0);
 static bool ftagent_install_waited;
 
 static void ftagent_install_wait(struct callback_head *work)
 {
+	unsigned int i = work - ftagent_install_wait_works;
+
 	ftagent_install_attach();
-	kfree(work);
+	clear_bit_unlock(i, ftagent_install_wait_busy);
 	atomic_dec(&ftagent_install_waits);
 	/* This code stays loaded until here: ftagent_iouring_install_stop(). */
 	module_put(THIS_MODULE);
@@ -212,30 +220,33 @@ static noinline long ftagent_install_restart(void)
  */
 static bool ftagent_install_wait_current(void)
 {
-	struct callback_head *work;
+	unsigned int i;
 
-	work = kmalloc(sizeof(*work), GFP_ATOMIC | __GFP_NOWARN);
-	if (!work)
+	for (i = 0; i < FTAGENT_INSTALL_WAITS; i++)
+		if (!test_and_set_bit_lock(i, ftagent_install_wait_busy))
+			break;
+	if (i == FTAGENT_INSTALL_WAITS)
 		return false;
 	if (!try_module_get(THIS_MODULE))
 		goto free;
 	atomic_inc(&ftagent_install_waits);
 	WRITE_ONCE(ftagent_install_waited, true);
-	init_task_work(work, ftagent_install_wait);
+	init_task_work(&ftagent_install_wait_works[i], ftagent_install_wait);
 	/* Fails only once the task is past its exit's works. */
-	if (!task_work_add(current, work, TWA_SIGNAL))
+	if (!task_work_add(current, &ftagent_install_wait_works[i],
+			   TWA_SIGNAL))
 		return true;
 	atomic_dec(&ftagent_install_waits);
 	module_put(THIS_MODULE);
 free:
-	kfree(work);
+	clear_bit_unlock(i, ftagent_install_wait_busy);
 	return false;
 }
 
 /*
  * On io_uring_setup() and io_uring_enter() until the hook is on: the
- * call is restarted once the task has attached it. Without memory for
- * the task's work, a kernel worker attaches it and the call is
+ * call is restarted once the task has attached it. With the pool dry (64
+ * tasks waiting at once), a kernel worker attaches it and the call is
  * restarted meanwhile, until it is on.
  */
 static void notrace ftagent_install_wake_hook(unsigned long ip,

@@ -18,7 +18,8 @@
  *    task that never touched io_uring: hooked by its first
  *    io_uring_enter();
  *  - an SQPOLL ring set up before the load by a thread that is gone: its
- *    SQPOLL thread has a context, hooked at load.
+ *    SQPOLL thread has a context, hooked at load;
+ *  - the first io_uring_setup() through int $0x80: restarted as well.
  *
  * Not in the lockdown phase: it loads the module.
  */
@@ -29,6 +30,7 @@
 
 #include "kselftest_harness.h"
 #include "events_test.h"
+#include "ia32_test.h"
 #include "reload_test.h"
 #include "../../tools/lib/iouring_raw.h"
 
@@ -186,6 +188,34 @@ TEST_RELOADS(an_sqpoll_ring_from_before_the_load_is_seen_at_load)
 	EXPECT_EQ(1, fd_install_hooked());
 	expect_ring_open_recorded(_metadata, &r, "/tmp/ftiat.XXXXXX");
 	ring_exit(&r);
+}
+
+/* io_uring_setup's number in the 32-bit table. */
+#define NR32_IO_URING_SETUP 425
+
+TEST_RELOADS(the_first_32_bit_io_uring_setup_hooks_it_too)
+{
+	struct io_uring_params *p;
+	struct ring r;
+	long fd;
+
+	ASSERT_EQ(0, ft_reload_module(NULL));
+	ASSERT_EQ(0, fd_install_hooked());
+	/* The 32-bit call reads its arguments below 4 GiB. */
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	ASSERT_NE(MAP_FAILED, p);
+	memset(p, 0, sizeof(*p));
+	fd = call32(NR32_IO_URING_SETUP, 4, (long)p, 0, 0, 0);
+	ASSERT_LE(0, fd) TH_LOG("int $0x80 io_uring_setup: %ld", fd);
+	EXPECT_EQ(1, fd_install_hooked());
+	memset(&r, 0, sizeof(r));
+	r.fd = fd;
+	r.p = *p;
+	ASSERT_EQ(0, ring_map(&r));
+	expect_ring_open_recorded(_metadata, &r, "/tmp/ftiat.XXXXXX");
+	ring_exit(&r);
+	munmap(p, 4096);
 }
 
 TEST_HARNESS_MAIN

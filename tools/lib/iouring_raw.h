@@ -25,19 +25,11 @@ struct ring {
 	unsigned int queued;
 };
 
-static inline int ring_init(struct ring *r, unsigned int entries,
-			    unsigned int flags, unsigned int cq_entries)
+/* Map the rings of @r->fd, set up with @r->p. */
+static inline int ring_map(struct ring *r)
 {
 	void *sq, *cq;
 
-	memset(r, 0, sizeof(*r));
-	r->p.flags = flags;
-	r->p.cq_entries = cq_entries;
-	if (flags & IORING_SETUP_SQPOLL)
-		r->p.sq_thread_idle = 1000;
-	r->fd = syscall(__NR_io_uring_setup, entries, &r->p);
-	if (r->fd < 0)
-		return -1;
 	sq = mmap(NULL, r->p.sq_off.array + r->p.sq_entries * 4,
 		  PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, r->fd,
 		  IORING_OFF_SQ_RING);
@@ -61,6 +53,20 @@ static inline int ring_init(struct ring *r, unsigned int entries,
 	r->cq_mask = cq + r->p.cq_off.ring_mask;
 	r->cqes = cq + r->p.cq_off.cqes;
 	return 0;
+}
+
+static inline int ring_init(struct ring *r, unsigned int entries,
+			    unsigned int flags, unsigned int cq_entries)
+{
+	memset(r, 0, sizeof(*r));
+	r->p.flags = flags;
+	r->p.cq_entries = cq_entries;
+	if (flags & IORING_SETUP_SQPOLL)
+		r->p.sq_thread_idle = 1000;
+	r->fd = syscall(__NR_io_uring_setup, entries, &r->p);
+	if (r->fd < 0)
+		return -1;
+	return ring_map(r);
 }
 
 /* The next free SQE, zeroed; published by ring_submit(). */
