@@ -26,16 +26,15 @@
  * io_openat2 or io_accept but through a ring, and no ring is set up or
  * entered but through io_uring_setup() or io_uring_enter() (an SQPOLL
  * thread is born in io_uring_setup()). Until the hook is on, those two
- * calls are watched (the "wake" ops, 64-bit and 32-bit entries): the
- * first of them turns into -ERESTARTNOINTR with a task work queued, the
- * task attaches the hook itself on its way back to user space, where it
- * may sleep, and the kernel restarts the call, which then runs with the
- * hook on. The wake ops is then taken off. A task that already has an
- * io_uring context when the module loads (task->io_uring: it set up or
- * entered a ring, or is a ring's SQPOLL thread) has the hook attached
- * at load. What is left is a ring being set up during the load itself,
- * before the wake ops is on, by a task that gets its context after the
- * load looked: docs/hooks.md says so.
+ * calls are watched (the "wake" ops, an IPMODIFY ops on the 64-bit and
+ * 32-bit entries): the first of them runs ftagent_install_restart()
+ * instead, which attaches the hook (it runs as the system call would,
+ * and may sleep) and returns -ERESTARTNOINTR, and the kernel restarts
+ * the call, which then runs with the hook on. The wake ops is then taken
+ * off. The hook is attached at load instead if a task already has an
+ * io_uring context then (task->io_uring: it set up or entered a ring, or
+ * is a ring's SQPOLL thread), or is inside one of the two calls (it may
+ * have entered before the wake ops was on).
  *
  * The handlers' ranges come from the symbol table: a compiler clone
  * (.part, .cold) of one would not match, and its descriptors would get
@@ -52,8 +51,9 @@
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
-#include <linux/task_work.h>
 #include <linux/workqueue.h>
+#include <asm/syscall.h>
+#include <asm/unistd.h>
 
 #include "account.h"
 #include "callsites.h"
@@ -126,12 +126,13 @@ static struct ftrace_ops ftagent_install_ops = {
  * wake ops, are registered and unregistered only under it.
  * ftagent_install_settled turns true once nothing more is to be done
  * about io_uring's use (the hook is on, or could not be put on): the
- * wake ops then lets every call through.
+ * wake ops then lets every call through, and a work takes it off.
  */
 static DEFINE_MUTEX(ftagent_install_lock);
 static bool ftagent_install_on, ftagent_install_filtered;
 static bool ftagent_install_settled, ftagent_install_stopping;
 static bool ftagent_wake_on, ftagent_wake_filtered;
+/* Defined below, with its hook, which leads back here. */
 static struct ftrace_ops ftagent_install_wake_ops;
 
 static void ftagent_wake_off(void)
@@ -151,17 +152,26 @@ static void ftagent_wake_off(void)
 }
 
 /*
- * Attach the hook (process context; sleeps). Whoever comes first: a task
- * woken by the wake ops, the load, or the fallback work. Then the wake
- * ops has nothing left to do.
+ * Taking the wake ops off waits for RCU-tasks grace periods (seconds on
+ * a loaded host): not in the way of the call that attached the hook.
  */
-static void ftagent_install_attach(void)
+static void ftagent_wake_off_fn(struct work_struct *work)
+{
+	mutex_lock(&ftagent_install_lock);
+	ftagent_wake_off();
+	mutex_unlock(&ftagent_install_lock);
+}
+
+static DECLARE_WORK(ftagent_wake_off_work, ftagent_wake_off_fn);
+
+/* Attach the hook, once (process context; sleeps). Under the lock. */
+static void ftagent_install_attach_locked(void)
 {
 	int err;
 
-	mutex_lock(&ftagent_install_lock);
+	lockdep_assert_held(&ftagent_install_lock);
 	if (ftagent_install_on || ftagent_install_stopping)
-		goto out;
+		return;
 	err = register_ftrace_function(&ftagent_install_ops);
 	if (err)
 		pr_warn("io_uring: cannot attach fd_install (%d): io_uring opens and accepts write no records\n",
@@ -169,85 +179,46 @@ static void ftagent_install_attach(void)
 	else
 		ftagent_install_on = true;
 	WRITE_ONCE(ftagent_install_settled, true);
-	ftagent_wake_off();
-out:
-	mutex_unlock(&ftagent_install_lock);
+	if (ftagent_wake_on)
+		schedule_work(&ftagent_wake_off_work);
 }
 
 /*
- * The waits queued on tasks come from a pool (no allocation in the hook:
- * on PREEMPT_RT the allocator may sleep) and each holds a module
- * reference (as a budget's kill does, kill.c), so the module cannot go
- * while one is pending; the count is for a load that fails after the
- * wake ops was on. A task runs its work before it can enter again, so
- * it holds at most one.
+ * Tasks the wake ops sent into ftagent_install_restart() and not yet
+ * out of it: each holds a module reference, so the module cannot go
+ * while one is in there; the count is for a load that fails after the
+ * wake ops was on.
  */
-#define FTAGENT_INSTALL_WAITS	64
+static atomic_t ftagent_install_restarting = ATOMIC_INIT(0);
+static bool ftagent_install_restarted;
 
-static struct callback_head ftagent_install_wait_works[FTAGENT_INSTALL_WAITS];
-static DECLARE_BITMAP(ftagent_install_wait_busy, FTAGENT_INSTALL_WAITS);
-static atomic_t ftagent_install_waits = ATOMIC_INIT(0);
-static bool ftagent_install_waited;
-
-static void ftagent_install_wait(struct callback_head *work)
+/*
+ * Runs in io_uring_setup()'s or io_uring_enter()'s place, as the system
+ * call (process context, preemptible): attaches the hook, then has the
+ * call restarted. -ERESTARTNOINTR is restarted by the signal code, which
+ * a return to user space runs only with work pending: TIF_NOTIFY_SIGNAL
+ * (set_notify_signal() for current, which runs and needs no waking; the
+ * helper itself is not exported). The restarted call finds the ops
+ * settled, or gone.
+ */
+static noinline long ftagent_install_restart(const struct pt_regs *regs)
 {
-	unsigned int i = work - ftagent_install_wait_works;
-
-	ftagent_install_attach();
-	clear_bit_unlock(i, ftagent_install_wait_busy);
-	atomic_dec(&ftagent_install_waits);
+	/* A fatal signal ends the task: nothing to attach for it. */
+	if (!mutex_lock_killable(&ftagent_install_lock)) {
+		ftagent_install_attach_locked();
+		mutex_unlock(&ftagent_install_lock);
+	}
+	set_thread_flag(TIF_NOTIFY_SIGNAL);
+	atomic_dec(&ftagent_install_restarting);
 	/* This code stays loaded until here: ftagent_iouring_install_stop(). */
 	module_put(THIS_MODULE);
-}
-
-static void ftagent_install_attach_fn(struct work_struct *work)
-{
-	ftagent_install_attach();
-}
-
-static DECLARE_WORK(ftagent_install_attach_work, ftagent_install_attach_fn);
-
-/* Returned in io_uring_setup()'s or io_uring_enter()'s place. */
-static noinline long ftagent_install_restart(void)
-{
 	return -ERESTARTNOINTR;
 }
 
 /*
- * Hand the task a work that attaches the hook before it gets back to
- * user space. TWA_SIGNAL: its return then passes the signal code, which
- * restarts a call that said -ERESTARTNOINTR.
- */
-static bool ftagent_install_wait_current(void)
-{
-	unsigned int i;
-
-	for (i = 0; i < FTAGENT_INSTALL_WAITS; i++)
-		if (!test_and_set_bit_lock(i, ftagent_install_wait_busy))
-			break;
-	if (i == FTAGENT_INSTALL_WAITS)
-		return false;
-	if (!try_module_get(THIS_MODULE))
-		goto free;
-	atomic_inc(&ftagent_install_waits);
-	WRITE_ONCE(ftagent_install_waited, true);
-	init_task_work(&ftagent_install_wait_works[i], ftagent_install_wait);
-	/* Fails only once the task is past its exit's works. */
-	if (!task_work_add(current, &ftagent_install_wait_works[i],
-			   TWA_SIGNAL))
-		return true;
-	atomic_dec(&ftagent_install_waits);
-	module_put(THIS_MODULE);
-free:
-	clear_bit_unlock(i, ftagent_install_wait_busy);
-	return false;
-}
-
-/*
  * On io_uring_setup() and io_uring_enter() until the hook is on: the
- * call is restarted once the task has attached it. With the pool dry (64
- * tasks waiting at once), a kernel worker attaches it and the call is
- * restarted meanwhile, until it is on.
+ * call is sent to ftagent_install_restart(). With the module going, it
+ * runs as it is (no hook is wanted any more).
  */
 static void notrace ftagent_install_wake_hook(unsigned long ip,
 					      unsigned long parent_ip,
@@ -255,13 +226,10 @@ static void notrace ftagent_install_wake_hook(unsigned long ip,
 					      struct ftrace_regs *fregs)
 {
 	if (READ_ONCE(ftagent_install_settled) ||
-	    (current->flags & PF_KTHREAD))
+	    !try_module_get(THIS_MODULE))
 		return;
-	if (!ftagent_install_wait_current()) {
-		schedule_work(&ftagent_install_attach_work);
-		/* set_notify_signal() for current: it runs, none to wake. */
-		set_thread_flag(TIF_NOTIFY_SIGNAL);
-	}
+	atomic_inc(&ftagent_install_restarting);
+	WRITE_ONCE(ftagent_install_restarted, true);
 	ftagent_fregs_set_ip(fregs, (unsigned long)ftagent_install_restart);
 }
 
@@ -270,7 +238,11 @@ static struct ftrace_ops ftagent_install_wake_ops = {
 	.flags = FTRACE_OPS_FL_RECURSION | FTRACE_OPS_FL_IPMODIFY,
 };
 
-/* The entries that reach a ring; the 32-bit ones only with IA32 support. */
+/*
+ * The entries that reach a ring (x32's is the 64-bit one); the 32-bit
+ * ones only with IA32 support. Their numbers are the same in all three
+ * tables.
+ */
 static const char *const ftagent_wake_calls[] = {
 	FTAGENT_SYSCALL_SYM(io_uring_setup),
 	FTAGENT_SYSCALL_SYM(io_uring_enter),
@@ -280,7 +252,31 @@ static const char *const ftagent_wake_calls[] = {
 #endif
 };
 
-/* Whether any task has an io_uring context (it may hold a ring). */
+/*
+ * Under rcu_read_lock(): a task's stack is freed after a grace period
+ * (or handed to a new task), so its registers can be read, if perhaps
+ * not its own; an exiting task makes no more io_uring calls.
+ */
+static bool ftagent_in_iouring_call(struct task_struct *t)
+{
+	int nr;
+
+	if (t->flags & (PF_KTHREAD | PF_EXITING))
+		return false;
+	nr = syscall_get_nr(t, task_pt_regs(t));
+#ifdef __X32_SYSCALL_BIT
+	nr &= ~__X32_SYSCALL_BIT;
+#endif
+	return nr == __NR_io_uring_setup || nr == __NR_io_uring_enter;
+}
+
+/*
+ * Whether any task has an io_uring context (it may hold a ring), or is
+ * in io_uring_setup() or io_uring_enter() now: one that entered before
+ * the wake ops was on may get its context only after this look (a first
+ * io_uring_enter() of a ring it was handed, an SQPOLL thread being
+ * born).
+ */
 static bool ftagent_iouring_in_use(void)
 {
 	struct task_struct *p, *t;
@@ -288,7 +284,7 @@ static bool ftagent_iouring_in_use(void)
 
 	rcu_read_lock();
 	for_each_process_thread(p, t) {
-		if (READ_ONCE(t->io_uring)) {
+		if (READ_ONCE(t->io_uring) || ftagent_in_iouring_call(t)) {
 			used = true;
 			break;
 		}
@@ -353,8 +349,11 @@ void ftagent_iouring_install_start(void)
 	 * The wake ops first, then the look at the tasks: a ring set up
 	 * in between is seen by one or the other.
 	 */
-	if (!ftagent_wake_start() || ftagent_iouring_in_use())
-		ftagent_install_attach();
+	if (!ftagent_wake_start() || ftagent_iouring_in_use()) {
+		mutex_lock(&ftagent_install_lock);
+		ftagent_install_attach_locked();
+		mutex_unlock(&ftagent_install_lock);
+	}
 }
 
 /* Returns once no task runs in the hooks (module exit, or a failed load). */
@@ -378,17 +377,18 @@ void ftagent_iouring_install_stop(void)
 		ftagent_install_on = false;
 	}
 	mutex_unlock(&ftagent_install_lock);
-	cancel_work_sync(&ftagent_install_attach_work);
+	cancel_work_sync(&ftagent_wake_off_work);
 	/*
-	 * A module exit finds no wait pending (each holds a reference); a
-	 * load that fails after the wake ops was on may, and the works run
-	 * as their tasks go back to user space. Then, as in kill.c, the
-	 * last of them may still be returning through this module's text
-	 * past its module_put(): an RCU-tasks grace period waits for that.
+	 * A module exit finds no task in ftagent_install_restart() (each
+	 * holds a reference); a load that fails after the wake ops was on
+	 * may, and they are out once they have had the lock. Then, as in
+	 * kill.c, the last of them may still be returning through this
+	 * module's text past its module_put(): an RCU-tasks grace period
+	 * waits for that.
 	 */
-	while (atomic_read(&ftagent_install_waits))
+	while (atomic_read(&ftagent_install_restarting))
 		msleep(20);
-	if (READ_ONCE(ftagent_install_waited))
+	if (READ_ONCE(ftagent_install_restarted))
 		synchronize_rcu_tasks();
 	/* Once: the ops are never attached again (the load is over). */
 	if (ftagent_install_filtered)

@@ -19,6 +19,9 @@
  *    io_uring_enter();
  *  - an SQPOLL ring set up before the load by a thread that is gone: its
  *    SQPOLL thread has a context, hooked at load;
+ *  - a task blocked in io_uring_enter() at the load, with no io_uring
+ *    context of its own (it submitted nothing): it may have entered
+ *    before the watch was on, hooked at load;
  *  - the first io_uring_setup() through int $0x80: restarted as well.
  *
  * Not in the lockdown phase: it loads the module.
@@ -186,6 +189,70 @@ TEST_RELOADS(an_sqpoll_ring_from_before_the_load_is_seen_at_load)
 	ASSERT_EQ(0, ring_from_a_gone_thread(&r, IORING_SETUP_SQPOLL));
 	ASSERT_EQ(0, ft_reload_module(NULL));
 	EXPECT_EQ(1, fd_install_hooked());
+	expect_ring_open_recorded(_metadata, &r, "/tmp/ftiat.XXXXXX");
+	ring_exit(&r);
+}
+
+/* Wait in io_uring_enter() for one CQE, submitting nothing. */
+static void *wait_one_cqe(void *arg)
+{
+	struct ring *r = arg;
+
+	syscall(__NR_io_uring_enter, r->fd, 0, 1, IORING_ENTER_GETEVENTS, NULL,
+		0);
+	return NULL;
+}
+
+/* Whether thread @tid sleeps in system call @nr (/proc/self/task/TID/syscall). */
+static bool in_call(pid_t tid, long nr)
+{
+	char path[64];
+	long got = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	if (fscanf(f, "%ld", &got) != 1)
+		got = -1;
+	fclose(f);
+	return got == nr;
+}
+
+static pid_t waiter_tid;
+
+static void *wait_one_cqe_noting_tid(void *arg)
+{
+	__atomic_store_n(&waiter_tid, gettid(), __ATOMIC_RELEASE);
+	return wait_one_cqe(arg);
+}
+
+TEST_RELOADS(a_task_inside_io_uring_enter_at_the_load_has_it_hooked)
+{
+	struct io_uring_cqe cqe;
+	pthread_t t;
+	struct ring r;
+	int tries;
+
+	ASSERT_EQ(0, ft_unload_module());
+	ASSERT_EQ(0, ring_from_a_gone_thread(&r, 0));
+	ASSERT_EQ(0, pthread_create(&t, NULL, wait_one_cqe_noting_tid, &r));
+	for (tries = 0; tries < 10000; tries++) {
+		pid_t tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE);
+
+		if (tid && in_call(tid, __NR_io_uring_enter))
+			break;
+		usleep(1000);
+	}
+	ASSERT_LT(tries, 10000) TH_LOG("the waiter never blocked in the call");
+	ASSERT_EQ(0, ft_reload_module(NULL));
+	EXPECT_EQ(1, fd_install_hooked());
+	/* A NOP's CQE lets the waiter go; it may take the CQE itself. */
+	ring_sqe(&r, IORING_OP_NOP, -1, 1);
+	ASSERT_EQ(1, ring_submit(&r, 0));
+	ASSERT_EQ(0, pthread_join(t, NULL));
+	ring_reap(&r, &cqe, 1);
 	expect_ring_open_recorded(_metadata, &r, "/tmp/ftiat.XXXXXX");
 	ring_exit(&r);
 }
