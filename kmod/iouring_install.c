@@ -46,11 +46,11 @@
 #include <linux/delay.h>
 #include <linux/file.h>
 #include <linux/ftrace.h>
-#include <linux/module.h>
 #include <linux/mutex.h>
 #include <linux/preempt.h>
 #include <linux/rcupdate.h>
 #include <linux/sched/signal.h>
+#include <linux/uaccess.h>
 #include <linux/workqueue.h>
 #include <asm/syscall.h>
 #include <asm/unistd.h>
@@ -184,10 +184,11 @@ static void ftagent_install_attach_locked(void)
 }
 
 /*
- * Tasks the wake ops sent into ftagent_install_restart() and not yet
- * out of it: each holds a module reference, so the module cannot go
- * while one is in there; the count is for a load that fails after the
- * wake ops was on.
+ * Tasks in ftagent_install_restart(), counted by themselves on the way
+ * in: the module's exit (or a failed load) waits for them. Not a module
+ * reference taken in the hook: another tool's return override on the
+ * same entry (a kprobe's, fail_function, a BPF fmod_ret program) can
+ * keep the stub from running, and that reference would never be put.
  */
 static atomic_t ftagent_install_restarting = ATOMIC_INIT(0);
 static bool ftagent_install_restarted;
@@ -203,32 +204,30 @@ static bool ftagent_install_restarted;
  */
 static noinline long ftagent_install_restart(const struct pt_regs *regs)
 {
+	atomic_inc(&ftagent_install_restarting);
 	/* A fatal signal ends the task: nothing to attach for it. */
-	if (!mutex_lock_killable(&ftagent_install_lock)) {
+	if (!READ_ONCE(ftagent_install_stopping) &&
+	    !mutex_lock_killable(&ftagent_install_lock)) {
 		ftagent_install_attach_locked();
 		mutex_unlock(&ftagent_install_lock);
 	}
 	set_thread_flag(TIF_NOTIFY_SIGNAL);
-	atomic_dec(&ftagent_install_restarting);
 	/* This code stays loaded until here: ftagent_iouring_install_stop(). */
-	module_put(THIS_MODULE);
+	atomic_dec(&ftagent_install_restarting);
 	return -ERESTARTNOINTR;
 }
 
 /*
  * On io_uring_setup() and io_uring_enter() until the hook is on: the
- * call is sent to ftagent_install_restart(). With the module going, it
- * runs as it is (no hook is wanted any more).
+ * call is sent to ftagent_install_restart().
  */
 static void notrace ftagent_install_wake_hook(unsigned long ip,
 					      unsigned long parent_ip,
 					      struct ftrace_ops *op,
 					      struct ftrace_regs *fregs)
 {
-	if (READ_ONCE(ftagent_install_settled) ||
-	    !try_module_get(THIS_MODULE))
+	if (READ_ONCE(ftagent_install_settled))
 		return;
-	atomic_inc(&ftagent_install_restarting);
 	WRITE_ONCE(ftagent_install_restarted, true);
 	ftagent_fregs_set_ip(fregs, (unsigned long)ftagent_install_restart);
 }
@@ -253,17 +252,26 @@ static const char *const ftagent_wake_calls[] = {
 };
 
 /*
- * Under rcu_read_lock(): a task's stack is freed after a grace period
- * (or handed to a new task), so its registers can be read, if perhaps
- * not its own; an exiting task makes no more io_uring calls.
+ * Whether @t sleeps in one of the two calls now (its orig_ax; the x32
+ * bit masked). An exiting task makes no more io_uring calls.
  */
 static bool ftagent_in_iouring_call(struct task_struct *t)
 {
+	unsigned long orig_ax;
 	int nr;
 
-	if (t->flags & (PF_KTHREAD | PF_EXITING))
+	/* Another task's flags, read racily: a hint, checked below. */
+	if (data_race(t->flags) & (PF_KTHREAD | PF_EXITING))
 		return false;
-	nr = syscall_get_nr(t, task_pt_regs(t));
+	/*
+	 * Its stack may be going even so (freed, and t->stack set to NULL,
+	 * as it exits): read without faulting, an address near NULL is
+	 * refused.
+	 */
+	if (copy_from_kernel_nofault(&orig_ax, &task_pt_regs(t)->orig_ax,
+				     sizeof(orig_ax)))
+		return false;
+	nr = (int)orig_ax;
 #ifdef __X32_SYSCALL_BIT
 	nr &= ~__X32_SYSCALL_BIT;
 #endif
@@ -379,17 +387,19 @@ void ftagent_iouring_install_stop(void)
 	mutex_unlock(&ftagent_install_lock);
 	cancel_work_sync(&ftagent_wake_off_work);
 	/*
-	 * A module exit finds no task in ftagent_install_restart() (each
-	 * holds a reference); a load that fails after the wake ops was on
-	 * may, and they are out once they have had the lock. Then, as in
-	 * kill.c, the last of them may still be returning through this
-	 * module's text past its module_put(): an RCU-tasks grace period
-	 * waits for that.
+	 * The watch is off. A task it sent to ftagent_install_restart()
+	 * counts itself there before it can sleep: once each has passed a
+	 * voluntary switch or user space (an RCU-tasks grace period), the
+	 * count holds them all. They come out soon (stopping: no attach),
+	 * and the last may still be returning through this module's text
+	 * past its count: a second grace period waits for that.
 	 */
-	while (atomic_read(&ftagent_install_restarting))
-		msleep(20);
-	if (READ_ONCE(ftagent_install_restarted))
+	if (READ_ONCE(ftagent_install_restarted)) {
 		synchronize_rcu_tasks();
+		while (atomic_read(&ftagent_install_restarting))
+			msleep(20);
+		synchronize_rcu_tasks();
+	}
 	/* Once: the ops are never attached again (the load is over). */
 	if (ftagent_install_filtered)
 		ftrace_free_filter(&ftagent_install_ops);
