@@ -135,20 +135,31 @@ static bool ftagent_wake_on, ftagent_wake_filtered;
 /* Defined below, with its hook, which leads back here. */
 static struct ftrace_ops ftagent_install_wake_ops;
 
-static void ftagent_wake_off(void)
+/*
+ * Take @ops off if it is @on. Only a dead ftrace refuses: then its
+ * filter is not freed under it, and ftagent_stuck() pins the module if
+ * the unload has not begun.
+ */
+static void ftagent_install_ops_off(struct ftrace_ops *ops, const char *what,
+				    bool *on, bool *filtered)
 {
 	int err;
 
 	lockdep_assert_held(&ftagent_install_lock);
-	if (!ftagent_wake_on)
+	if (!*on)
 		return;
-	err = unregister_ftrace_function(&ftagent_install_wake_ops);
-	/* As for the hook: only a dead ftrace refuses; keep its filter. */
+	err = unregister_ftrace_function(ops);
 	if (err) {
-		ftagent_stuck("io_uring_setup", err);
-		ftagent_wake_filtered = false;
+		ftagent_stuck(what, err);
+		*filtered = false;
 	}
-	ftagent_wake_on = false;
+	*on = false;
+}
+
+static void ftagent_wake_off(void)
+{
+	ftagent_install_ops_off(&ftagent_install_wake_ops, "io_uring_setup",
+				&ftagent_wake_on, &ftagent_wake_filtered);
 }
 
 /*
@@ -367,23 +378,11 @@ void ftagent_iouring_install_start(void)
 /* Returns once no task runs in the hooks (module exit, or a failed load). */
 void ftagent_iouring_install_stop(void)
 {
-	int err;
-
 	mutex_lock(&ftagent_install_lock);
 	ftagent_install_stopping = true;
 	ftagent_wake_off();
-	if (ftagent_install_on) {
-		err = unregister_ftrace_function(&ftagent_install_ops);
-		/*
-		 * Only a dead ftrace refuses, and the unload cannot be undone
-		 * by now: its filter at least is not freed under it.
-		 */
-		if (err) {
-			ftagent_stuck("fd_install", err);
-			ftagent_install_filtered = false;
-		}
-		ftagent_install_on = false;
-	}
+	ftagent_install_ops_off(&ftagent_install_ops, "fd_install",
+				&ftagent_install_on, &ftagent_install_filtered);
 	mutex_unlock(&ftagent_install_lock);
 	cancel_work_sync(&ftagent_wake_off_work);
 	/*
