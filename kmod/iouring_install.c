@@ -213,7 +213,8 @@ static bool ftagent_install_restarted;
  * helper itself is not exported). The restarted call finds the ops
  * settled, or gone.
  */
-static noinline long ftagent_install_restart(const struct pt_regs *regs)
+static noinline notrace long
+ftagent_install_restart(const struct pt_regs *regs)
 {
 	atomic_inc(&ftagent_install_restarting);
 	/* A fatal signal ends the task: nothing to attach for it. */
@@ -379,7 +380,9 @@ void ftagent_iouring_install_start(void)
 void ftagent_iouring_install_stop(void)
 {
 	mutex_lock(&ftagent_install_lock);
-	ftagent_install_stopping = true;
+	/* Settled too: the watch lets calls through until it is off. */
+	WRITE_ONCE(ftagent_install_stopping, true);
+	WRITE_ONCE(ftagent_install_settled, true);
 	ftagent_wake_off();
 	ftagent_install_ops_off(&ftagent_install_ops, "fd_install",
 				&ftagent_install_on, &ftagent_install_filtered);
