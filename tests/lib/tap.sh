@@ -28,8 +28,12 @@ tap_run() {
 	local name=$1 out status t0=$SECONDS
 	shift
 	out=$(mktemp)
+	# Which program is running, for a run killed in the middle (a guest
+	# that hangs until its timeout): tests/run-check names it.
+	echo "$name" >"$TAP_TALLY.running"
 	"$@" >"$out" 2>&1
 	status=$?
+	rm -f "$TAP_TALLY.running"
 	cat "$out"
 	# Where make check's time goes (docs/testing.md).
 	echo "# $name: $((SECONDS - t0)) s"
