@@ -12,10 +12,11 @@
  *
  * When each is looked up: tracepoints at load (a cheap walk of the
  * tracepoint list). Functions when they are first hooked, through
- * ftagent_symbol_filter(): the filter a hook sets anyway is the lookup,
- * since each lookup scans every traceable function in the kernel (a
- * quarter of a second under TCG) and a second, separate scan per name
- * would add seconds to every load. So the lifecycle functions and the
+ * ftagent_symbol_filter(): the filter a hook sets anyway is the lookup
+ * (by address, ftagent_ftrace_filter(); a name that is not found there
+ * costs a scan of every traceable function, a fifth of a second under
+ * TCG), and a separate lookup per name would cost a second one at every
+ * load. So the lifecycle functions and the
  * ftrace set's settle points are known once the module has loaded with
  * hooks=ftrace, and the gate's LSM functions once a rule or budget set
  * first needs them. strict=1 looks every function up at load, to refuse
