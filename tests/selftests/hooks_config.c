@@ -14,7 +14,6 @@
 #include "kselftest_harness.h"
 #include "ftagent_test.h"
 #include "../../tools/lib/selfcheck.h"
-#include "reload_test.h"
 
 static int set_config(uint32_t mode, uint32_t hooks, struct ftnl_error *err)
 {
@@ -117,16 +116,40 @@ out:
 	return rc;
 }
 
-TEST_RELOADS(hook_set_and_mode_switch_at_run_time)
+/*
+ * The runner's hook set and mode, put back in the teardown, which runs
+ * whatever the test asserted: the next test shares this load
+ * (tests/selftests/guest-run).
+ */
+FIXTURE(switched)
+{
+	uint32_t orig_hooks;
+};
+
+FIXTURE_SETUP(switched)
+{
+	struct ftagent_resources res;
+
+	ASSERT_EQ(0, resources(&res));
+	self->orig_hooks = res.hooks;
+	ftagent_resources_free(&res);
+}
+
+FIXTURE_TEARDOWN(switched)
+{
+	struct ftnl_error err;
+
+	EXPECT_EQ(0, set_config(FTAGENT_MODE_STANDARD, self->orig_hooks, &err))
+	TH_LOG("putting the runner's load back: %s", err.msg);
+}
+
+/* Five minutes, as TEST_RELOADS: a hook set switch is a reattach. */
+TEST_F_TIMEOUT(switched, hook_set_and_mode_switch_at_run_time, 300)
 {
 	struct ftagent_resources res;
 	struct ftnl_error err;
-	uint32_t orig_hooks;
+	uint32_t orig_hooks = self->orig_hooks;
 	uint64_t bytes, out, in;
-
-	ASSERT_EQ(0, resources(&res));
-	orig_hooks = res.hooks;
-	ftagent_resources_free(&res);
 
 	/* The other hook set: still exact. */
 	ASSERT_EQ(0, set_config(0,
@@ -150,7 +173,7 @@ TEST_RELOADS(hook_set_and_mode_switch_at_run_time)
 	EXPECT_EQ((uint32_t)FTAGENT_MODE_MINIMAL, res.mode);
 	ftagent_resources_free(&res);
 
-	/* Back to how the runner loaded the module. */
+	/* Back to how the runner loaded the module (again in the teardown). */
 	ASSERT_EQ(0, set_config(FTAGENT_MODE_STANDARD, orig_hooks, &err));
 	ASSERT_EQ(0, pread_counted(&bytes));
 	EXPECT_EQ(4096, bytes);

@@ -9,6 +9,9 @@
  * Needs FTAGENT_KO (path to the module); loads it with the runner's
  * parameters (FTAGENT_PARAMS), so each hook set is cycled in its own run.
  * Leaves the module loaded, as the runner found it.
+ *
+ * First, with the runner's load: every function ftrace has hooked is the
+ * only text symbol of its name.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -116,6 +119,61 @@ static void read_kmsg(int fd, struct kmsg_tally *t)
 			if (strstr(rec, bad[i]))
 				t->splats++;
 	}
+}
+
+#define ENABLED_FUNCTIONS "/sys/kernel/tracing/enabled_functions"
+#define MAX_HOOKED	  512
+
+/* How many text symbols /proc/kallsyms names @name (any module too). */
+static int text_symbols_named(const char *name)
+{
+	char line[512], type, sym[256];
+	unsigned long long addr;
+	int n = 0;
+	FILE *f = fopen("/proc/kallsyms", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+		    (type == 't' || type == 'T') && !strcmp(sym, name))
+			n++;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The module hooks internals by address, found through a kprobe lookup
+ * of the name, which stops at the first function of that name; a filter
+ * by name hooked every one (kmod/hooks_ftrace.c, ftagent_ftrace_filter).
+ * So every function it hooks must be the only one of its name: were a
+ * kernel to add a namesake (a static function elsewhere), this fails
+ * rather than the module watching one of the two. The guest runs nothing
+ * else that uses ftrace: every entry in enabled_functions is the
+ * module's (its kprobe set's entry probes included).
+ */
+TEST(hooked_functions_have_no_namesake)
+{
+	static char names[MAX_HOOKED][128];
+	char line[1024];
+	int n = 0, i;
+	FILE *f;
+
+	if (access(ENABLED_FUNCTIONS, R_OK))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	f = fopen(ENABLED_FUNCTIONS, "re");
+	ASSERT_NE(NULL, f);
+	while (fgets(line, sizeof(line), f) && n < MAX_HOOKED)
+		if (line[0] != '\t' && sscanf(line, "%127s", names[n]) == 1)
+			n++;
+	fclose(f);
+	ASSERT_LT(0, n)
+	TH_LOG("nothing hooked with %s", getenv("FTAGENT_PARAMS"));
+	ASSERT_GT(MAX_HOOKED, n);
+	for (i = 0; i < n; i++)
+		EXPECT_EQ(1, text_symbols_named(names[i]))
+	TH_LOG("%s: hooked, and not the only function of that name", names[i]);
+	TH_LOG("%d hooked functions, each the only one of its name", n);
 }
 
 FIXTURE(cycles){};
