@@ -23,17 +23,21 @@ tap_count() {
 		}'
 }
 
+# tap_running WHAT / tap_running_done: which program (or load, or
+# unload) is running, for a run killed in the middle (a guest that hangs
+# until its timeout): tests/run-check names it.
+tap_running() { echo "$1" >"$TAP_TALLY.running"; }
+tap_running_done() { rm -f "$TAP_TALLY.running"; }
+
 # tap_run NAME COMMAND...: run, show the output, append the tally line.
 tap_run() {
 	local name=$1 out status t0=$SECONDS
 	shift
 	out=$(mktemp)
-	# Which program is running, for a run killed in the middle (a guest
-	# that hangs until its timeout): tests/run-check names it.
-	echo "$name" >"$TAP_TALLY.running"
+	tap_running "$name"
 	"$@" >"$out" 2>&1
 	status=$?
-	rm -f "$TAP_TALLY.running"
+	tap_running_done
 	cat "$out"
 	# Where make check's time goes (docs/testing.md).
 	echo "# $name: $((SECONDS - t0)) s"
