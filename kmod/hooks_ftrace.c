@@ -471,14 +471,42 @@ void notrace ftagent_settle_direct(void)
  * the call by setting the task's SYSCALL_TRACEPOINT work bit, so the
  * kernel's own syscall exit work (syscall_exit_work()) calls the sys_exit
  * tracepoint for this call, where ftagent_sys_exit() charges it from the
- * registers and the return value. No table: the bit is the mark.
+ * registers and the return value. No table.
+ *
+ * SYSCALL_TRACEPOINT alone does not say that ftagent saw the call begin:
+ * the kernel sets it on every thread when the first sys_enter/sys_exit
+ * probe comes (ftagent's own included), the bit walk below sets it for
+ * other users, and a child inherits it. A call that blocked since before
+ * the load, or that never ran (seccomp RET_ERRNO, an x32 number routed to
+ * sys_ni_syscall) must not be charged. So the entry also sets a bit of
+ * the same word that is ftagent's alone (FTAGENT_EW_SEEN): the kernel
+ * tests syscall_work only through the SYSCALL_WORK_ENTER and _EXIT masks
+ * (checked at build below), so a bit outside both is never acted on.
+ * Only the task itself sets and clears it: the entry, and the probe on
+ * the same call's way out. Stop clears it on every thread (a task that
+ * was blocked in a traced call when the probe went returns without it).
  */
+#define FTAGENT_EW_SEEN_BIT	(BITS_PER_LONG - 1)
+#define FTAGENT_EW_SEEN		BIT(FTAGENT_EW_SEEN_BIT)
+#define FTAGENT_EW_MARK		(FTAGENT_EW_SEEN | SYSCALL_WORK_SYSCALL_TRACEPOINT)
+
+static_assert(!(FTAGENT_EW_SEEN & (SYSCALL_WORK_ENTER | SYSCALL_WORK_EXIT)));
+
+static __always_inline unsigned long *ftagent_ew_work(void)
+{
+	return &current_thread_info()->syscall_work;
+}
+
 static __always_inline void ftagent_mark_ew(void)
 {
-	if (!(current->flags & PF_KTHREAD))
-		ftagent_body_begins(current_pt_regs());
-	if (!test_syscall_work(SYSCALL_TRACEPOINT))
-		set_syscall_work(SYSCALL_TRACEPOINT);
+	unsigned long *work = ftagent_ew_work();
+
+	if (unlikely(current->flags & PF_KTHREAD))
+		return;
+	ftagent_body_begins(current_pt_regs());
+	/* Other CPUs set bits of the word (the walk): an atomic or. */
+	if ((READ_ONCE(*work) & FTAGENT_EW_MARK) != FTAGENT_EW_MARK)
+		atomic_long_or(FTAGENT_EW_MARK, (atomic_long_t *)work);
 }
 
 void notrace ftagent_entry_ew_direct(void)
@@ -778,22 +806,46 @@ static struct tracepoint *ftagent_sys_enter_tp, *ftagent_sys_exit_tp;
 static struct tracepoint *ftagent_fork_tp;
 static atomic_t ftagent_sys_others;
 
+static void ftagent_sys_exit(void *data, struct pt_regs *regs, long ret);
+
+/*
+ * No probe but ftagent's on either syscall tracepoint: a second check
+ * behind the count, which could only be too low through a path not
+ * foreseen (a registration not through the hooked functions). A peer's
+ * probe is in its tracepoint's funcs before it can run.
+ */
+static __always_inline bool ftagent_sys_alone(void)
+{
+	const struct tracepoint_func *f;
+
+	if (static_key_enabled(&ftagent_sys_enter_tp->key))
+		return false;
+	f = rcu_dereference_sched(ftagent_sys_exit_tp->funcs);
+	return f && f[0].func == (void *)ftagent_sys_exit && !f[1].func;
+}
+
 static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
 				     long ret)
 {
+	unsigned long *work = ftagent_ew_work();
 	struct ftagent_hook *hook;
+	bool seen = READ_ONCE(*work) & FTAGENT_EW_SEEN;
 
-	hook = ftagent_hook_for(regs);
-	if (hook) {
-		ftagent_hook_fired(hook);
-		ftagent_account(hook->call, regs, ret, NULL);
+	if (seen) {
+		hook = ftagent_hook_for(regs);
+		if (hook) {
+			ftagent_hook_fired(hook);
+			ftagent_account(hook->call, regs, ret, NULL);
+		}
 	}
-	if (likely(!atomic_read(&ftagent_sys_others))) {
-		clear_syscall_work(SYSCALL_TRACEPOINT);
+	if (likely(!atomic_read(&ftagent_sys_others) && ftagent_sys_alone())) {
+		atomic_long_andnot(FTAGENT_EW_MARK, (atomic_long_t *)work);
 		/* Pairs with ftagent_sys_reg(): count, barrier, set. */
 		smp_mb__after_atomic();
 		if (unlikely(atomic_read(&ftagent_sys_others)))
 			set_syscall_work(SYSCALL_TRACEPOINT);
+	} else if (seen) {
+		clear_bit(FTAGENT_EW_SEEN_BIT, work);
 	}
 }
 
@@ -804,6 +856,22 @@ static void ftagent_sys_bits_all(void)
 	rcu_read_lock();
 	for_each_process_thread(p, t)
 		set_task_syscall_work(t, SYSCALL_TRACEPOINT);
+	rcu_read_unlock();
+}
+
+/*
+ * Clear every thread's FTAGENT_EW_SEEN, with no entry hook or probe on:
+ * a task blocked in a traced call when they went kept it, and its next
+ * calls must not look seen to a later load.
+ */
+static void ftagent_ew_seen_clear_all(void)
+{
+	struct task_struct *p, *t;
+
+	rcu_read_lock();
+	for_each_process_thread(p, t)
+		clear_bit(FTAGENT_EW_SEEN_BIT,
+			  &task_thread_info(t)->syscall_work);
 	rcu_read_unlock();
 }
 
@@ -910,6 +978,9 @@ static void ftagent_ew_stop(void)
 	/* Last: a registration the ops counted may still be walking. */
 	tracepoint_probe_unregister(ftagent_fork_tp, ftagent_sys_fork, NULL);
 	tracepoint_synchronize_unregister();
+	/* Entry hooks that ftrace would not take off may still mark. */
+	if (!ftagent_ftrace_stuck)
+		ftagent_ew_seen_clear_all();
 }
 
 static int ftagent_ew_start(void)
@@ -930,6 +1001,8 @@ static int ftagent_ew_start(void)
 	if (!ftagent_sys_enter_tp || !ftagent_sys_exit_tp || !ftagent_fork_tp)
 		return -ENOENT;
 	atomic_set(&ftagent_sys_others, 0);
+	/* No entry hook is on yet: whatever is set is not this load's. */
+	ftagent_ew_seen_clear_all();
 	for (i = 0; i < ARRAY_SIZE(ftagent_sys_reg_points); i++) {
 		err = ftagent_ftrace_filter(&ftagent_sys_reg_ops,
 					    ftagent_sys_reg_points[i]);

@@ -12,14 +12,20 @@
  *
  * First, with the runner's load: every function ftrace has hooked is the
  * only text symbol of its name.
+ *
+ * Last: a call that was already inside the kernel when the module loaded
+ * is not counted by it (it saw no entry), while calls begun after the
+ * load are, exactly.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/syscall.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "kselftest_harness.h"
@@ -223,6 +229,104 @@ TEST_F_TIMEOUT(cycles, load_unload_cycles_leave_a_clean_kernel, 600)
 
 	/* Leave the module loaded, as the runner found it. */
 	EXPECT_EQ(0, ft_reload_module(NULL));
+}
+
+/* A thread blocked in read() on a pipe, from before the load to after. */
+struct blocked_read {
+	int fd;
+	pid_t tid;
+	ssize_t got;
+};
+
+static void *blocked_reader(void *arg)
+{
+	struct blocked_read *b = arg;
+	char buf[256];
+
+	__atomic_store_n(&b->tid, (pid_t)syscall(SYS_gettid), __ATOMIC_RELEASE);
+	b->got = read(b->fd, buf, sizeof(buf));
+	return NULL;
+}
+
+/* Whether thread @tid sleeps in system call @nr (/proc/.../syscall). */
+static int sleeps_in(pid_t tid, long nr)
+{
+	char path[64], line[256];
+	long got = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f) || sscanf(line, "%ld", &got) != 1)
+		got = -1;
+	fclose(f);
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (!fgets(line, sizeof(line), f))
+		line[0] = '\0';
+	fclose(f);
+	return got == nr && strstr(line, ") S ");
+}
+
+/*
+ * The entry hooks note a call as it begins; a call already blocked when
+ * they attached has no note, and its return must not be charged (with
+ * exit_work=1 its exit still runs the sys_exit probe: the kernel sets the
+ * work bit on every thread when that probe is registered). A read begun
+ * after the load, on a second pipe, is charged exactly, so the first
+ * pipe's zero is not a module that counts nothing.
+ */
+TEST(calls_begun_before_the_load_are_not_counted)
+{
+	struct blocked_read b = {.tid = 0};
+	int before[2], after[2], i, was_loaded;
+	struct ft_counters fc;
+	struct ft_totals t;
+	char buf[64];
+	pthread_t th;
+
+	memset(buf, 'x', sizeof(buf));
+	was_loaded = module_listed() == 1;
+	if (was_loaded)
+		ASSERT_EQ(0, ft_unload_module());
+	ASSERT_EQ(0, pipe(before));
+	ASSERT_EQ(0, pipe(after));
+	b.fd = before[0];
+	ASSERT_EQ(0, pthread_create(&th, NULL, blocked_reader, &b));
+	for (i = 0; i < 5000; i++) {
+		pid_t tid = __atomic_load_n(&b.tid, __ATOMIC_ACQUIRE);
+
+		if (tid && sleeps_in(tid, SYS_read))
+			break;
+		usleep(1000);
+	}
+	ASSERT_GT(5000, i) TH_LOG("the reader never blocked in read()");
+
+	ASSERT_EQ(0, ft_reload_module(NULL));
+	ASSERT_EQ(41, write(before[1], buf, 41));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(41, b.got);
+	ASSERT_EQ(23, write(after[1], buf, 23));
+	ASSERT_EQ(23, read(after[0], buf, sizeof(buf)));
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_PIPE, before[0]);
+	EXPECT_EQ(0, t.in_calls);
+	EXPECT_EQ(0, t.in_bytes);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_PIPE, after[0]);
+	EXPECT_EQ(1, t.in_calls);
+	EXPECT_EQ(23, t.in_bytes);
+	ft_counters_free(&fc);
+	close(before[0]);
+	close(before[1]);
+	close(after[0]);
+	close(after[1]);
+	if (!was_loaded)
+		EXPECT_EQ(0, ft_unload_module());
 }
 
 TEST_HARNESS_MAIN
