@@ -259,29 +259,34 @@ static __always_inline void ftagent_release(unsigned long *slot)
  * call with its mark set today (every return to user mode settles), and
  * the exit probe clears every mark a task holds.
  */
-static __always_inline void ftagent_mark(struct task_struct *t)
+static __always_inline unsigned long *ftagent_claim(struct task_struct *t)
 {
 	unsigned long home, *b, *slot, cur;
 	int i;
 
-	if (unlikely(t->flags & PF_KTHREAD))
-		return;
 	home = ftagent_home(t);
 	b = ftagent_bucket_at(home, 0);
 	for (i = 0; i < FTAGENT_PENDING_WAYS; i++) {
 		cur = READ_ONCE(b[i]);
 		if (ftagent_mark_is(cur, t) ||
-		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t))) {
-			slot = &b[i];
-			goto marked;
-		}
+		    (!cur && !cmpxchg(&b[i], 0UL, (unsigned long)t)))
+			return &b[i];
 	}
 	slot = ftagent_mark_slow(t, home);
-	if (!slot) {
+	if (!slot)
 		ftagent_loss(FTAGENT_LOSS_PENDING_TABLE);
+	return slot;
+}
+
+static __always_inline void ftagent_mark(struct task_struct *t)
+{
+	unsigned long *slot;
+
+	if (unlikely(t->flags & PF_KTHREAD))
 		return;
-	}
-marked:
+	slot = ftagent_claim(t);
+	if (!slot)
+		return;
 	/* Only a marked call is settled: only its body may keep bytes. */
 	ftagent_body_begins(task_pt_regs(t));
 	/* And socketcall, whose descriptor is in user memory. */
@@ -485,28 +490,56 @@ void notrace ftagent_settle_direct(void)
  * Only the task itself sets and clears it: the entry, and the probe on
  * the same call's way out. Stop clears it on every thread (a task that
  * was blocked in a traced call when the probe went returns without it).
+ *
+ * A task whose descriptor table is shared (another thread may close or
+ * replace a descriptor during the call), or in an ia32 socketcall, notes
+ * at entry what its descriptors name, as the default path does, in a
+ * slot of the same pending table, and sets FTAGENT_EW_KEYS, the next
+ * bit: the probe then charges the call to those objects and gives the
+ * slot back. A full table loses the note (counted as pending_table); the
+ * call is then charged to what its descriptors name at return.
  */
 #define FTAGENT_EW_SEEN_BIT	(BITS_PER_LONG - 1)
+#define FTAGENT_EW_KEYS_BIT	(BITS_PER_LONG - 2)
 #define FTAGENT_EW_SEEN		BIT(FTAGENT_EW_SEEN_BIT)
+#define FTAGENT_EW_KEYS		BIT(FTAGENT_EW_KEYS_BIT)
+#define FTAGENT_EW_OWN		(FTAGENT_EW_SEEN | FTAGENT_EW_KEYS)
 #define FTAGENT_EW_MARK		(FTAGENT_EW_SEEN | SYSCALL_WORK_SYSCALL_TRACEPOINT)
 
-static_assert(!(FTAGENT_EW_SEEN & (SYSCALL_WORK_ENTER | SYSCALL_WORK_EXIT)));
+static_assert(!(FTAGENT_EW_OWN & (SYSCALL_WORK_ENTER | SYSCALL_WORK_EXIT)));
 
 static __always_inline unsigned long *ftagent_ew_work(void)
 {
 	return &current_thread_info()->syscall_work;
 }
 
+/* Note the call's descriptors in a slot of @t's; false if none is free. */
+static noinline notrace bool ftagent_ew_note(struct task_struct *t)
+{
+	unsigned long *slot = ftagent_claim(t);
+
+	if (!slot)
+		return false;
+	ftagent_note_keys(slot);
+	return true;
+}
+
 static __always_inline void ftagent_mark_ew(void)
 {
+	struct task_struct *t = current;
 	unsigned long *work = ftagent_ew_work();
+	unsigned long want = FTAGENT_EW_MARK;
 
-	if (unlikely(current->flags & PF_KTHREAD))
+	if (unlikely(t->flags & PF_KTHREAD))
 		return;
-	ftagent_body_begins(current_pt_regs());
+	ftagent_body_begins(task_pt_regs(t));
+	if (unlikely(ftagent_files_shared(t) ||
+		     ftagent_in_socketcall(task_pt_regs(t))) &&
+	    ftagent_ew_note(t))
+		want |= FTAGENT_EW_KEYS;
 	/* Other CPUs set bits of the word (the walk): an atomic or. */
-	if ((READ_ONCE(*work) & FTAGENT_EW_MARK) != FTAGENT_EW_MARK)
-		atomic_long_or(FTAGENT_EW_MARK, (atomic_long_t *)work);
+	if ((READ_ONCE(*work) & want) != want)
+		atomic_long_or(want, (atomic_long_t *)work);
 }
 
 void notrace ftagent_entry_ew_direct(void)
@@ -824,28 +857,55 @@ static __always_inline bool ftagent_sys_alone(void)
 	return f && f[0].func == (void *)ftagent_sys_exit && !f[1].func;
 }
 
+/*
+ * A call whose entry noted its descriptors (FTAGENT_EW_KEYS): charge it
+ * to them, and give the slot back. Off the fast path and its frame.
+ */
+static noinline notrace void ftagent_sys_exit_noted(struct ftagent_hook *hook,
+						    struct pt_regs *regs,
+						    long ret)
+{
+	unsigned long *slot = ftagent_unmark(current);
+	struct ftagent_call_keys keys;
+	bool noted = false;
+
+	if (slot) {
+		noted = READ_ONCE(*slot) & FTAGENT_MARK_KEYS;
+		if (noted)
+			keys = *ftagent_slot_keys(slot);
+		ftagent_release(slot);
+	}
+	if (hook) {
+		ftagent_hook_fired(hook);
+		ftagent_account(hook->call, regs, ret, noted ? &keys : NULL);
+	}
+}
+
 static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
 				     long ret)
 {
 	unsigned long *work = ftagent_ew_work();
+	unsigned long own = READ_ONCE(*work) & FTAGENT_EW_OWN;
 	struct ftagent_hook *hook;
-	bool seen = READ_ONCE(*work) & FTAGENT_EW_SEEN;
 
-	if (seen) {
+	if (own & FTAGENT_EW_SEEN) {
 		hook = ftagent_hook_for(regs);
-		if (hook) {
+		if (unlikely(own & FTAGENT_EW_KEYS)) {
+			ftagent_sys_exit_noted(hook, regs, ret);
+		} else if (hook) {
 			ftagent_hook_fired(hook);
 			ftagent_account(hook->call, regs, ret, NULL);
 		}
 	}
 	if (likely(!atomic_read(&ftagent_sys_others) && ftagent_sys_alone())) {
-		atomic_long_andnot(FTAGENT_EW_MARK, (atomic_long_t *)work);
+		atomic_long_andnot(FTAGENT_EW_MARK | FTAGENT_EW_KEYS,
+				   (atomic_long_t *)work);
 		/* Pairs with ftagent_sys_reg(): count, barrier, set. */
 		smp_mb__after_atomic();
 		if (unlikely(atomic_read(&ftagent_sys_others)))
 			set_syscall_work(SYSCALL_TRACEPOINT);
-	} else if (seen) {
-		clear_bit(FTAGENT_EW_SEEN_BIT, work);
+	} else if (own) {
+		atomic_long_andnot(own, (atomic_long_t *)work);
 	}
 }
 
@@ -860,9 +920,9 @@ static void ftagent_sys_bits_all(void)
 }
 
 /*
- * Clear every thread's FTAGENT_EW_SEEN, with no entry hook or probe on:
- * a task blocked in a traced call when they went kept it, and its next
- * calls must not look seen to a later load.
+ * Clear every thread's FTAGENT_EW_SEEN and _KEYS, with no entry hook or
+ * probe on: a task blocked in a traced call when they went kept them, and
+ * its next calls must not look seen (or noted) to a later load.
  */
 static void ftagent_ew_seen_clear_all(void)
 {
@@ -870,8 +930,8 @@ static void ftagent_ew_seen_clear_all(void)
 
 	rcu_read_lock();
 	for_each_process_thread(p, t)
-		clear_bit(FTAGENT_EW_SEEN_BIT,
-			  &task_thread_info(t)->syscall_work);
+		atomic_long_andnot(FTAGENT_EW_OWN,
+				   (atomic_long_t *)&task_thread_info(t)->syscall_work);
 	rcu_read_unlock();
 }
 
@@ -1081,10 +1141,11 @@ static int ftagent_ftrace_start(void)
 	if (exit_work) {
 		ftagent_entry_ops.func = ftagent_entry_ew;
 		ftagent_entry_direct_set.tramp = ftagent_entry_ew_tramp;
-		return ftagent_ew_start();
+	} else {
+		ftagent_entry_ops.func = ftagent_entry;
+		ftagent_entry_direct_set.tramp = ftagent_entry_tramp;
 	}
-	ftagent_entry_ops.func = ftagent_entry;
-	ftagent_entry_direct_set.tramp = ftagent_entry_tramp;
+	/* exit_work=1 uses the table for the calls that note descriptors. */
 	ftagent_pending = kvcalloc(FTAGENT_PENDING_SLOTS, sizeof(long),
 				   GFP_KERNEL);
 	ftagent_pending_spills = kvcalloc(FTAGENT_PENDING_BUCKETS,
@@ -1110,6 +1171,12 @@ static int ftagent_ftrace_start(void)
 					NULL);
 	if (err)
 		goto err_free;
+	if (exit_work) {
+		err = ftagent_ew_start();
+		if (err)
+			goto err_exit_tp;
+		return 0;
+	}
 
 	for (i = 0; i < ARRAY_SIZE(ftagent_settle_points); i++) {
 		err = ftagent_filter_both(&ftagent_settle_ops,
@@ -1129,6 +1196,7 @@ static int ftagent_ftrace_start(void)
 err_filter:
 	ftagent_reset_filter(&ftagent_settle_ops);
 	ftagent_settle_direct_set.n = 0;
+err_exit_tp:
 	tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit, NULL);
 	tracepoint_synchronize_unregister();
 err_free:
@@ -1229,6 +1297,13 @@ static void ftagent_ftrace_stop(void)
 			ftagent_entry_filters = 0;
 		}
 		ftagent_ew_stop();
+		/* Stuck entry hooks may still claim slots: keep the table. */
+		if (ftagent_ftrace_stuck)
+			return;
+		tracepoint_probe_unregister(ftagent_exit_tp, ftagent_task_exit,
+					    NULL);
+		tracepoint_synchronize_unregister();
+		ftagent_pending_free();
 		return;
 	}
 	ftagent_unregister(&ftagent_settle_ops, &ftagent_settle_direct_set);

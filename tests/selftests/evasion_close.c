@@ -185,12 +185,6 @@ FIXTURE_SETUP(closed)
 {
 	struct ft_counters fc;
 
-	/* As in evasion_recv: exit_work=1 notes nothing at entry. */
-	if (getenv("FTAGENT_PARAMS") &&
-	    strstr(getenv("FTAGENT_PARAMS"), "exit_work=1"))
-		SKIP(return, "exit_work=1 (the prototype) notes nothing at "
-			     "entry");
-
 	ASSERT_EQ(0, clear_budgets());
 	ASSERT_EQ(0, ev_tcp_pair(AF_INET, self->fds));
 	snprintf(self->path, sizeof(self->path), "/tmp/ftclose.%d", getpid());
