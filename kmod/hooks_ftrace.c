@@ -488,16 +488,21 @@ void notrace ftagent_settle_direct(void)
  * tests syscall_work only through the SYSCALL_WORK_ENTER and _EXIT masks
  * (checked at build below), so a bit outside both is never acted on.
  * Only the task itself sets and clears it: the entry, and the probe on
- * the same call's way out. Stop clears it on every thread (a task that
- * was blocked in a traced call when the probe went returns without it).
+ * the same call's way out. Start and stop clear it on every thread (a
+ * task that was blocked in a traced call when the probe went returns
+ * without it); a child forked meanwhile may keep a copy, which charges
+ * nothing: its first return is from clone(), which is not traced, and
+ * the fork probe clears it while the probe is on.
  *
  * A task whose descriptor table is shared (another thread may close or
  * replace a descriptor during the call), or in an ia32 socketcall, notes
  * at entry what its descriptors name, as the default path does, in a
  * slot of the same pending table, and sets FTAGENT_EW_KEYS, the next
  * bit: the probe then charges the call to those objects and gives the
- * slot back. A full table loses the note (counted as pending_table); the
- * call is then charged to what its descriptors name at return.
+ * slot back. A full table loses the note (counted as pending_table,
+ * which here means "noted nothing", not "not charged" as on the default
+ * path); the call is then charged to what its descriptors name at
+ * return.
  */
 #define FTAGENT_EW_SEEN_BIT	(BITS_PER_LONG - 1)
 #define FTAGENT_EW_KEYS_BIT	(BITS_PER_LONG - 2)
@@ -843,15 +848,19 @@ static void ftagent_sys_exit(void *data, struct pt_regs *regs, long ret);
 
 /*
  * No probe but ftagent's on either syscall tracepoint: a second check
- * behind the count, which could only be too low through a path not
- * foreseen (a registration not through the hooked functions). A peer's
- * probe is in its tracepoint's funcs before it can run.
+ * behind the count, best effort. It narrows a count too low through a
+ * path not foreseen (a registration not through the hooked functions)
+ * but cannot close it: nothing orders this read against a registration
+ * that publishes its probe right after. The probe arrays, not the static
+ * keys: a tracepoint publishes its array before it enables its key. A
+ * stub left in an array by a removal that could not allocate keeps this
+ * false until the array changes again (a cost: the bit stays set).
  */
 static __always_inline bool ftagent_sys_alone(void)
 {
 	const struct tracepoint_func *f;
 
-	if (static_key_enabled(&ftagent_sys_enter_tp->key))
+	if (rcu_dereference_sched(ftagent_sys_enter_tp->funcs))
 		return false;
 	f = rcu_dereference_sched(ftagent_sys_exit_tp->funcs);
 	return f && f[0].func == (void *)ftagent_sys_exit && !f[1].func;
@@ -969,10 +978,18 @@ static void notrace ftagent_sys_unreg(unsigned long ip,
 		atomic_dec_if_positive(&ftagent_sys_others);
 }
 
-/* A child forked while the hook walked the threads may have missed it. */
+/*
+ * A child forked while the hook walked the threads may have missed it.
+ * And the child starts with none of ftagent's own bits: it copied its
+ * parent's word (arch_dup_task_struct()), and a walk that clears them
+ * (ftagent_ew_seen_clear_all()) can miss a child being forked. The child
+ * has not run yet.
+ */
 static void notrace ftagent_sys_fork(void *data, struct task_struct *parent,
 				     struct task_struct *child)
 {
+	atomic_long_andnot(FTAGENT_EW_OWN,
+			   (atomic_long_t *)&task_thread_info(child)->syscall_work);
 	/* The child is on the task list: pairs with ftagent_sys_reg(). */
 	smp_mb();
 	if (atomic_read(&ftagent_sys_others))
@@ -1061,8 +1078,6 @@ static int ftagent_ew_start(void)
 	if (!ftagent_sys_enter_tp || !ftagent_sys_exit_tp || !ftagent_fork_tp)
 		return -ENOENT;
 	atomic_set(&ftagent_sys_others, 0);
-	/* No entry hook is on yet: whatever is set is not this load's. */
-	ftagent_ew_seen_clear_all();
 	for (i = 0; i < ARRAY_SIZE(ftagent_sys_reg_points); i++) {
 		err = ftagent_ftrace_filter(&ftagent_sys_reg_ops,
 					    ftagent_sys_reg_points[i]);
@@ -1081,6 +1096,11 @@ static int ftagent_ew_start(void)
 					NULL);
 	if (err)
 		goto err_filter;
+	/*
+	 * No entry hook is on yet: whatever is set is not this load's. After
+	 * the fork probe, which clears a child the walk misses.
+	 */
+	ftagent_ew_seen_clear_all();
 	err = register_ftrace_function(&ftagent_sys_reg_ops);
 	if (err == -EBUSY)
 		pr_err("exit_work=1: kernel.ftrace_enabled is 0: set it to 1 to load\n");
