@@ -91,7 +91,7 @@ module_of = $(call moddir,$(1))/kmod/ftagent.ko
 MODULE := $(call module_of,$(KVER))
 
 .PHONY: all module modules-all userspace man tests unit-tests unit-asan \
-	fuzz fuzz-build nl-fuzz deps check check-run check-long check-debug check-faults check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
+	fuzz fuzz-build nl-fuzz nl-fuzz-debug deps check check-run check-long check-debug check-faults check-abi-compat check-packages check-rt demo demo-run lint bench bench-run \
 	lint-checkpatch lint-sparse lint-format lint-shell clean \
 	dkms-install dkms-remove install uninstall guest-shell deb
 
@@ -312,6 +312,32 @@ nl-fuzz: module
 	@awk '{ p += $$2; f += $$3; s += $$4 } END { \
 		printf "nl-fuzz: %d passed, %d failed, %d skipped\n", p, f, s; \
 		exit !(p > 0 && f == 0 && s == 0) }' $(BUILD)/nl-fuzz/tally
+
+# The same long run on the debug kernel of make check-debug (KASAN,
+# lockdep, kmemleak, UBSAN; tools/debug-kernel/build reuses the cached
+# tree, or builds it), 4 vCPUs, panic_on_warn: results in
+# build/nl-fuzz-debug. Any report in its kernel log fails it (run-guest
+# exits 3).
+nl-fuzz-debug: userspace tests
+	@rm -rf $(BUILD)/nl-fuzz-debug && mkdir -p $(BUILD)/nl-fuzz-debug $(BUILD)/tests/no-selftests
+	+@tree=$$(tools/debug-kernel/build) || exit 1; \
+	k=$$(cat $$tree/include/config/kernel.release); \
+	tools/build-module $$tree $(BUILD)/kmod/debug-$$k >/dev/null || \
+		{ tail -n 30 $(BUILD)/kmod/debug-$$k/build.log; exit 1; }; \
+	FTG_TCG_OPTS=thread=single tools/guest/run-guest --kernel-tree $$tree \
+		--smp 4 --mem 4608 --append "panic_on_warn=1 no5lvl" \
+		--timeout $(NLFUZZ_TIMEOUT) --out $(BUILD)/nl-fuzz-debug \
+		--log $(BUILD)/nl-fuzz-debug/kernel.log --quiet -- \
+		env NLFUZZ_PER_COMMAND=$(NLFUZZ_PER_COMMAND) NLFUZZ_SEED=$(NLFUZZ_SEED) \
+		$(CURDIR)/tests/selftests/guest-run --no-lockdown --only nl_fuzz.py \
+		--e2e $(CURDIR)/tests/e2e --build $(CURDIR)/$(BUILD) \
+		$(CURDIR)/$(BUILD)/kmod/debug-$$k/kmod/ftagent.ko \
+		$(CURDIR)/$(BUILD)/tests/no-selftests; \
+	status=$$?; \
+	awk '{ p += $$2; f += $$3; s += $$4 } END { \
+		printf "nl-fuzz-debug: %d passed, %d failed, %d skipped\n", p, f, s; \
+		exit !(p > 0 && f == 0 && s == 0) }' $(BUILD)/nl-fuzz-debug/tally && \
+	test $$status -eq 0 || { echo "nl-fuzz-debug: guest status $$status"; exit 1; }
 
 # The packages installed, upgraded and purged in a guest (tests/deb/
 # guest-test; 20 to 40 minutes, outside make check).
