@@ -62,29 +62,16 @@ static void *pread_worker(void *arg)
 /* How many of this process's threads sit in read() (syscall 0) now. */
 static int threads_in_read(void)
 {
-	struct dirent *d;
-	char path[300], buf[32];
-	int n = 0, fd;
 	DIR *dir = opendir("/proc/self/task");
+	struct dirent *d;
+	int n = 0;
 
 	if (!dir)
 		return -1;
-	while ((d = readdir(dir))) {
-		ssize_t len;
-
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/self/task/%s/syscall",
-			 d->d_name);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		/* pread: a read() here would be one of the kprobe set's. */
-		len = pread(fd, buf, sizeof(buf) - 1, 0);
-		close(fd);
-		if (len > 2 && buf[0] == '0' && buf[1] == ' ')
+	while ((d = readdir(dir)))
+		if (d->d_name[0] != '.' &&
+		    ft_thread_in_syscall(atoi(d->d_name), SYS_read, 0))
 			n++;
-	}
 	closedir(dir);
 	return n;
 }

@@ -120,11 +120,8 @@ static void *blocked_call(void *arg)
  */
 static int start_blocked(struct blocked *b, pthread_t *th, long nr)
 {
-	char path[64], buf[256], *p;
 	pid_t tid;
-	int i, fd;
-	ssize_t n;
-	long cur;
+	int i;
 
 	b->tid = 0;
 	if (pthread_create(th, NULL, blocked_call, b))
@@ -132,26 +129,8 @@ static int start_blocked(struct blocked *b, pthread_t *th, long nr)
 	while (!(tid = __atomic_load_n(&b->tid, __ATOMIC_ACQUIRE)))
 		usleep(1000);
 	for (i = 0; i < 5000; i++) {
-		snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			return -1;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		buf[n > 0 ? n : 0] = '\0';
-		if (sscanf(buf, "%ld", &cur) == 1 && cur == nr) {
-			snprintf(path, sizeof(path), "/proc/self/task/%d/stat",
-				 tid);
-			fd = open(path, O_RDONLY);
-			if (fd < 0)
-				return -1;
-			n = read(fd, buf, sizeof(buf) - 1);
-			close(fd);
-			buf[n > 0 ? n : 0] = '\0';
-			p = strrchr(buf, ')');
-			if (p && p[1] == ' ' && p[2] == 'S')
-				return 0;
-		}
+		if (ft_thread_in_syscall(tid, nr, 1))
+			return 0;
 		usleep(2000);
 	}
 	return -1;

@@ -255,25 +255,6 @@ static void *stale_receiver(void *arg)
 	return NULL;
 }
 
-/* Whether thread @tid sits in system call @nr. */
-static int in_syscall(pid_t tid, int nr)
-{
-	char path[64], buf[32];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = pread(fd, buf, sizeof(buf) - 1, 0);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	return atoi(buf) == nr;
-}
-
 static int udp_bound(struct sockaddr_in *a)
 {
 	socklen_t len = sizeof(*a);
@@ -311,9 +292,11 @@ TEST_RELOADS(a_call_nobody_settles_leaves_nothing_to_the_next)
 	ASSERT_LE(0, s.rx2);
 	ASSERT_LE(0, tx);
 	ASSERT_EQ(0, pthread_create(&thread, NULL, stale_receiver, &s));
-	for (i = 0; i < 600 && !(s.tid && in_syscall(s.tid, SYS_recvmmsg)); i++)
+	for (i = 0; i < 600 &&
+		    !(s.tid && ft_thread_in_syscall(s.tid, SYS_recvmmsg, 0));
+	     i++)
 		usleep(100000);
-	ASSERT_TRUE(s.tid && in_syscall(s.tid, SYS_recvmmsg));
+	ASSERT_TRUE(s.tid && ft_thread_in_syscall(s.tid, SYS_recvmmsg, 0));
 
 	ASSERT_EQ(0, ft_reload_module(NULL));
 	/* The first call ends after the load: 100 + 200 bytes, unsettled. */

@@ -208,6 +208,52 @@ static inline ssize_t ft_proc_io(uint64_t *rchar, uint64_t *wchar)
 	return n;
 }
 
+/*
+ * /proc/self/task/@tid/@what into @buf, NUL-terminated; -1 if unreadable.
+ * pread, not read: read() is a traced call whose counts some tests take.
+ */
+static inline int ft_proc_task_line(pid_t tid, const char *what, char *buf,
+				    size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/%s", tid, what);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, size - 1, 0);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+/*
+ * Whether thread @tid of this process is inside system call @nr now
+ * (/proc/self/task/TID/syscall) and, with @asleep, sleeping there (state
+ * S in its stat): a call that is still on its way in is not blocked yet.
+ * The number is the one the call entered with: an ia32 entry's own.
+ */
+static inline int ft_thread_in_syscall(pid_t tid, long nr, int asleep)
+{
+	char buf[512], *state;
+	long got;
+
+	if (ft_proc_task_line(tid, "syscall", buf, sizeof(buf)) ||
+	    sscanf(buf, "%ld", &got) != 1 || got != nr)
+		return 0;
+	if (!asleep)
+		return 1;
+	/* The name may hold ") S ": the state follows the last ')'. */
+	if (ft_proc_task_line(tid, "stat", buf, sizeof(buf)))
+		return 0;
+	state = strrchr(buf, ')');
+	return state && state[1] == ' ' && state[2] == 'S';
+}
+
 static inline int ft_unload_module(void)
 {
 	/*

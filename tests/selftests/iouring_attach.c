@@ -203,23 +203,6 @@ static void *wait_one_cqe(void *arg)
 	return NULL;
 }
 
-/* Whether thread @tid sleeps in system call @nr (/proc/self/task/TID/syscall). */
-static bool in_call(pid_t tid, long nr)
-{
-	char path[64];
-	long got = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	if (fscanf(f, "%ld", &got) != 1)
-		got = -1;
-	fclose(f);
-	return got == nr;
-}
-
 static pid_t waiter_tid;
 
 static void *wait_one_cqe_noting_tid(void *arg)
@@ -241,7 +224,7 @@ TEST_RELOADS(a_task_inside_io_uring_enter_at_the_load_has_it_hooked)
 	for (tries = 0; tries < 10000; tries++) {
 		pid_t tid = __atomic_load_n(&waiter_tid, __ATOMIC_ACQUIRE);
 
-		if (tid && in_call(tid, __NR_io_uring_enter))
+		if (tid && ft_thread_in_syscall(tid, __NR_io_uring_enter, 0))
 			break;
 		usleep(1000);
 	}

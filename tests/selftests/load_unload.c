@@ -272,30 +272,6 @@ static void *blocked_reader(void *arg)
 	return NULL;
 }
 
-/* Whether thread @tid sleeps in system call @nr (/proc/.../syscall). */
-static int sleeps_in(pid_t tid, long nr)
-{
-	char path[64], line[256];
-	long got = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/syscall", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (!fgets(line, sizeof(line), f) || sscanf(line, "%ld", &got) != 1)
-		got = -1;
-	fclose(f);
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (!fgets(line, sizeof(line), f))
-		line[0] = '\0';
-	fclose(f);
-	return got == nr && strstr(line, ") S ");
-}
-
 /*
  * The entry hooks note a call as it begins; a call already blocked when
  * they attached has no note, and its return must not be charged (with
@@ -324,7 +300,7 @@ TEST(calls_begun_before_the_load_are_not_counted)
 	for (i = 0; i < 5000; i++) {
 		pid_t tid = __atomic_load_n(&b.tid, __ATOMIC_ACQUIRE);
 
-		if (tid && sleeps_in(tid, SYS_read))
+		if (tid && ft_thread_in_syscall(tid, SYS_read, 1))
 			break;
 		usleep(1000);
 	}
