@@ -61,6 +61,69 @@ void ftagent_account_set_mode(unsigned int mode)
 }
 
 /*
+ * The socket whose family and protocol this CPU read last, and what
+ * identified it then. Reading them costs a reference on the file (below);
+ * a socket used again and again (the common case) is recognised from
+ * pointers instead, none of them followed: the socket file's f_op (so
+ * private_data is a struct socket), the inode and its number, the
+ * socket's proto_ops, type and struct sock. The family changes only with
+ * the proto_ops (IPV6_ADDRFORM replaces both), and the protocol never
+ * without a new struct sock: a socket whose ops or sock changed, or a
+ * new socket at a freed one's addresses (it has another inode number),
+ * is read again.
+ *
+ * Inode numbers are 32-bit and shared by every pseudo filesystem, so a
+ * user can wrap them: a new socket could then match a freed one on all
+ * six. Only sockets whose proto_ops and type leave one protocol to
+ * choose are remembered, so such a twin would have the same family and
+ * protocol anyway: TCP, UDP (UDP-Lite has the same ops and type, but its
+ * socks come from another slab cache, so its sk cannot be at a UDP
+ * sock's address while that slab page is UDP's), ICMP ping, SCTP, MPTCP
+ * and AF_UNIX; not raw, AF_PACKET or AF_NETLINK sockets, whose ops and
+ * type serve any protocol.
+ *
+ * Written and read by hooks with preemption off, never from
+ * interrupts: no two writers on one CPU.
+ */
+struct ftagent_sock_seen {
+	const struct file_operations *f_op;
+	const struct inode *inode;
+	unsigned long ino;
+	const struct proto_ops *ops;
+	const struct sock *sk;
+	u16 family, protocol;
+	short type;
+};
+
+static DEFINE_PER_CPU(struct ftagent_sock_seen, ftagent_sock_seen);
+
+/*
+ * The family and protocol (family | protocol << 16) of this CPU's last
+ * socket if @file (read from the descriptor table under RCU) is that
+ * socket's, else 0 (no socket of family 0 is remembered). Only pointers
+ * are compared: the struct socket and its inode are one allocation
+ * freed after a grace period, so its ops and sk fields can be read while
+ * preemption is off, but what sk points to cannot.
+ */
+static __always_inline u32 ftagent_sock_family_seen(const struct file *file,
+						    const struct inode *inode)
+{
+	const struct ftagent_sock_seen *seen = this_cpu_ptr(&ftagent_sock_seen);
+	struct socket *sock;
+
+	if (READ_ONCE(file->f_op) != seen->f_op || inode != seen->inode)
+		return 0;
+	sock = READ_ONCE(file->private_data);
+	/* 6.7+ may reuse @file meanwhile: the socket must be @inode's. */
+	if (!sock || SOCK_INODE(sock) != inode ||
+	    READ_ONCE(inode->i_ino) != seen->ino ||
+	    READ_ONCE(sock->ops) != seen->ops ||
+	    READ_ONCE(sock->sk) != seen->sk || READ_ONCE(sock->type) != seen->type)
+		return 0;
+	return seen->family | (u32)seen->protocol << 16;
+}
+
+/*
  * A socket's family and protocol. Preemption off keeps the inode (the
  * struct socket) from being freed, but not the struct sock of
  * AF_UNIX, AF_PACKET or AF_NETLINK sockets, which a close on another CPU
@@ -70,10 +133,27 @@ void ftagent_account_set_mode(unsigned int mode)
  * key already holds: if it was closed (and perhaps reused)
  * meanwhile, they stay 0 rather than mix two sockets in one key.
  */
+/* Whether a @family socket of @type has one protocol for its ops (above). */
+static bool ftagent_sock_one_protocol(unsigned int family, short type)
+{
+	switch (family) {
+	case AF_UNIX:
+		return true;
+	case AF_INET:
+	case AF_INET6:
+		return type == SOCK_STREAM || type == SOCK_DGRAM ||
+		       type == SOCK_SEQPACKET;
+	default:
+		return false;
+	}
+}
+
 static noinline notrace void ftagent_sock_family(unsigned int fd,
 						 const struct inode *seen,
 						 struct ftagent_key *key)
 {
+	struct ftagent_sock_seen *last;
+	const struct proto_ops *ops;
 	struct socket *sock;
 	struct file *file;
 	struct sock *sk;
@@ -85,6 +165,7 @@ static noinline notrace void ftagent_sock_family(unsigned int fd,
 	 * whose last reference is gone, and 6.7's get_file_rcu() would spin
 	 * on it (with preemption off) until the slab object is reused.
 	 */
+	lockdep_assert_preemption_disabled();	/* the per-CPU entry */
 	if (fd > INT_MAX)
 		return;
 	file = fget_raw(fd);
@@ -97,10 +178,32 @@ static noinline notrace void ftagent_sock_family(unsigned int fd,
 	 * hooks run with preemption off, so the inode's does.
 	 */
 	sock = file_inode(file) == seen ? sock_from_file(file) : NULL;
+	ops = sock ? READ_ONCE(sock->ops) : NULL;
 	sk = sock ? READ_ONCE(sock->sk) : NULL;
 	if (sk) {
 		key->family = READ_ONCE(sk->sk_family);
 		key->protocol = READ_ONCE(sk->sk_protocol);
+		/*
+		 * Remembered only if the ops say the same family: in the
+		 * middle of an IPV6_ADDRFORM one of the two is new and the
+		 * other not yet (plain stores, either order), and that pair
+		 * must not be kept. Family 0 would read as "not remembered".
+		 * Not while AF_SMC's fallback has put another socket in
+		 * private_data: the lookup could never match it.
+		 */
+		if (ops && ops->family == key->family && key->family &&
+		    SOCK_INODE(sock) == seen &&
+		    ftagent_sock_one_protocol(key->family, sock->type)) {
+			last = this_cpu_ptr(&ftagent_sock_seen);
+			last->f_op = file->f_op;
+			last->inode = seen;
+			last->ino = seen->i_ino;
+			last->ops = ops;
+			last->sk = sk;
+			last->family = key->family;
+			last->protocol = key->protocol;
+			last->type = sock->type;
+		}
 	}
 	/* The last reference (a close raced): the release is deferred. */
 	fput(file);
@@ -125,6 +228,7 @@ static __always_inline bool ftagent_key_for_fd(unsigned int fd,
 	struct file *file;
 	struct inode *inode;
 	umode_t mode;
+	u32 seen;
 
 	key->kind = FTAGENT_OBJ_UNSPEC;
 	if (fd > INT_MAX)
@@ -145,7 +249,13 @@ static __always_inline bool ftagent_key_for_fd(unsigned int fd,
 	if (S_ISSOCK(mode)) {
 		key->kind = FTAGENT_OBJ_SOCKET;
 		key->dev = 0;
-		ftagent_sock_family(fd, inode, key);
+		seen = ftagent_sock_family_seen(file, inode);
+		if (seen) {
+			key->family = (u16)seen;
+			key->protocol = seen >> 16;
+		} else {
+			ftagent_sock_family(fd, inode, key);
+		}
 	} else {
 		key->kind = S_ISREG(mode) ? FTAGENT_OBJ_FILE :
 			    S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE :
@@ -766,9 +876,100 @@ static noinline void ftagent_account_ia32(const struct ftagent_call *call,
 }
 #endif
 
-void ftagent_account(const struct ftagent_call *call,
-		     const struct pt_regs *uregs, long ret,
-		     const struct ftagent_call_keys *keys)
+/*
+ * The key's first two words as ftagent_key_equal() reads them, built in
+ * registers: the fast path below never puts a key in memory.
+ */
+static_assert(offsetof(struct ftagent_key, tgid) == 0 &&
+	      offsetof(struct ftagent_key, kind) == 4 &&
+	      offsetof(struct ftagent_key, family) == 6 &&
+	      offsetof(struct ftagent_key, dev) == 8 &&
+	      offsetof(struct ftagent_key, protocol) == 12 &&
+	      offsetof(struct ftagent_key, pad) == 14 &&
+	      offsetof(struct ftagent_key, ino) == 16 &&
+	      offsetof(struct ftagent_key, peer_ino) == 24 &&
+	      sizeof(struct ftagent_key) == 32);
+#define FTAGENT_KEY_W0(tgid, kind, family)				\
+	((u64)(u32)(tgid) | (u64)(u16)(kind) << 32 | (u64)(u16)(family) << 48)
+#define FTAGENT_KEY_W1(dev, protocol)					\
+	((u64)(u32)(dev) | (u64)(u16)(protocol) << 32)
+
+/*
+ * The common case in full, or false to leave it to ftagent_account_class()
+ * (which then does all of it again): a 64-bit read or write on a
+ * descriptor (read, write, pread, send, recv without an address, ...)
+ * whose object this CPU charged last, with every object tracked, no
+ * process excluded, no budget and no read fault pending. It is what
+ * ftagent_charge_fd() and ftagent_counter_count() do for that call, in
+ * fewer instructions: the key stays in registers and is compared with
+ * the last slot's in place, so there is no key on the stack (and no
+ * stack protector), and no slow path shares the frame.
+ */
+static __always_inline bool ftagent_account_fast(const struct ftagent_call *call,
+						 const struct pt_regs *uregs,
+						 long ret)
+{
+	const u64 *slot_key;
+	struct ftagent_last *last;
+	struct ftagent_slot *slot;
+	struct ftagent_dir_counts *c;
+	struct inode *inode;
+	struct file *file;
+	unsigned int fd = uregs->di;
+	u32 dev = 0, seen = 0;
+	umode_t mode;
+	u16 kind;
+
+	if ((call->class != FTAGENT_CALL_READ &&
+	     call->class != FTAGENT_CALL_WRITE) || call->ia32 ||
+	    static_branch_unlikely(&ftagent_exclusions_on) ||
+	    static_branch_unlikely(&ftagent_budgets_on) ||
+	    READ_ONCE(ftagent_filter_flags) != FTAGENT_TRACK_ALL ||
+	    !ftagent_standard_mode() || ftagent_read_faults(call->class) ||
+	    fd > INT_MAX)
+		return false;
+	/* As ftagent_key_for_fd(), which see. */
+	file = files_lookup_fd_raw(current->files, fd);
+	if (!file)
+		return false;
+	inode = READ_ONCE(file->f_inode);
+	if (unlikely(!inode))
+		return false;
+	mode = inode->i_mode;
+	if (S_ISSOCK(mode)) {
+		seen = ftagent_sock_family_seen(file, inode);
+		if (!seen)
+			return false;
+		kind = FTAGENT_OBJ_SOCKET;
+	} else {
+		kind = S_ISREG(mode) ? FTAGENT_OBJ_FILE :
+		       S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE : FTAGENT_OBJ_OTHER;
+		dev = inode->i_sb->s_dev;
+	}
+	/* As ftagent_counter_add(), on the last slot only. */
+	last = this_cpu_ptr(&ftagent_last);
+	slot = last->slot;
+	if (unlikely(last->seq != READ_ONCE(ftagent_gen_seq) || !slot))
+		return false;
+	slot_key = (const u64 *)&slot->key;
+	if ((slot_key[0] ^ FTAGENT_KEY_W0(current->tgid, kind, (u16)seen)) |
+	    (slot_key[1] ^ FTAGENT_KEY_W1(dev, seen >> 16)) |
+	    (slot_key[2] ^ inode->i_ino) | slot_key[3])
+		return false;
+	c = &slot->dir[call->class == FTAGENT_CALL_READ ? FTAGENT_DIR_IN :
+						      FTAGENT_DIR_OUT];
+	c->calls++;
+	if (ret < 0)
+		c->errors++;
+	else
+		c->bytes += ret;
+	return true;
+}
+
+static noinline void ftagent_account_slow(const struct ftagent_call *call,
+					  const struct pt_regs *uregs,
+					  long ret,
+					  const struct ftagent_call_keys *keys)
 {
 #ifdef CONFIG_IA32_EMULATION
 	if (unlikely(call->ia32)) {
@@ -777,6 +978,15 @@ void ftagent_account(const struct ftagent_call *call,
 	}
 #endif
 	ftagent_account_class(call->class, false, uregs, ret, keys);
+}
+
+void ftagent_account(const struct ftagent_call *call,
+		     const struct pt_regs *uregs, long ret,
+		     const struct ftagent_call_keys *keys)
+{
+	if (likely(!keys) && ftagent_account_fast(call, uregs, ret))
+		return;
+	ftagent_account_slow(call, uregs, ret, keys);
 }
 
 bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key)

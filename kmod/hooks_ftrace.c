@@ -890,8 +890,8 @@ static noinline notrace void ftagent_sys_exit_noted(struct ftagent_hook *hook,
 	}
 }
 
-static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
-				     long ret)
+static __always_inline void ftagent_sys_exit_work(struct pt_regs *regs,
+						  long ret)
 {
 	unsigned long *work = ftagent_ew_work();
 	unsigned long own = READ_ONCE(*work) & FTAGENT_EW_OWN;
@@ -916,6 +916,24 @@ static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
 	} else if (own) {
 		atomic_long_andnot(own, (atomic_long_t *)work);
 	}
+}
+
+/*
+ * 6.1 and 6.12 run syscall tracepoint probes with preemption off, which
+ * the per-CPU counters and the RCU-sched reads above rely on. Kernels
+ * whose syscall tracepoints may fault (they have DECLARE_TRACE_SYSCALL)
+ * run them preemptible: there it is turned off here.
+ */
+static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
+				     long ret)
+{
+#ifdef DECLARE_TRACE_SYSCALL
+	preempt_disable_notrace();
+	ftagent_sys_exit_work(regs, ret);
+	preempt_enable_notrace();
+#else
+	ftagent_sys_exit_work(regs, ret);
+#endif
 }
 
 static void ftagent_sys_bits_all(void)

@@ -11,6 +11,7 @@
 #include <poll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <linux/membarrier.h>
 #include <linux/tcp.h>
 
 #include "kselftest_harness.h"
@@ -207,6 +208,166 @@ TEST_F(net, failed_calls_count_as_errors)
 	EXPECT_EQ(1, rx.in_errors);
 	EXPECT_EQ(0, rx.in_bytes);
 	ft_counters_free(&fc);
+}
+
+/* This process's bytes sent on socket @ino as a @family/@proto socket. */
+static uint64_t sent_as(const struct ft_counters *fc, uint64_t ino, int family,
+			int proto, uint64_t *calls)
+{
+	uint64_t bytes = 0;
+	size_t i;
+
+	*calls = 0;
+	for (i = 0; i < fc->n; i++) {
+		const struct ftagent_counter *c = &fc->c[i];
+
+		if (c->kind == FTAGENT_OBJ_SOCKET && c->ino == ino &&
+		    c->family == family && c->protocol == proto) {
+			bytes += c->out.bytes;
+			*calls += c->out.calls;
+		}
+	}
+	return bytes;
+}
+
+/*
+ * IPV6_ADDRFORM turns a connected IPv6 socket whose peer is a v4-mapped
+ * address into an IPv4 one: same descriptor, same inode, new family. The
+ * sends before it are IPv6 bytes, the sends after it IPv4 bytes, however
+ * often the socket was used before (the family is not kept stale).
+ */
+TEST(a_socket_turned_ipv4_by_addrform_is_charged_as_ipv4)
+{
+	static const int types[] = {SOCK_DGRAM, SOCK_STREAM};
+	struct sockaddr_in6 to6 = {.sin6_family = AF_INET6};
+	struct sockaddr_in in4;
+	socklen_t len = sizeof(in4);
+	uint64_t calls, ino;
+	struct ft_counters fc;
+	char buf[700];
+	uint32_t dev;
+	int t, i, lfd, tx, rx, v4 = AF_INET;
+
+	memset(buf, 'a', sizeof(buf));
+	for (t = 0; t < 2; t++) {
+		int proto = types[t] == SOCK_STREAM ? IPPROTO_TCP : IPPROTO_UDP;
+
+		TH_LOG("%s", proto == IPPROTO_TCP ? "tcp" : "udp");
+		lfd = socket(AF_INET, types[t], 0);
+		ASSERT_LE(0, lfd);
+		memset(&in4, 0, sizeof(in4));
+		in4.sin_family = AF_INET;
+		in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		len = sizeof(in4);
+		ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&in4, len));
+		ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&in4, &len));
+		if (types[t] == SOCK_STREAM)
+			ASSERT_EQ(0, listen(lfd, 1));
+		/* ::ffff:127.0.0.1 */
+		to6.sin6_port = in4.sin_port;
+		to6.sin6_addr.s6_addr[10] = 0xff;
+		to6.sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&to6.sin6_addr.s6_addr[12], &in4.sin_addr, 4);
+		tx = socket(AF_INET6, types[t], 0);
+		ASSERT_LE(0, tx);
+		ASSERT_EQ(0, connect(tx, (struct sockaddr *)&to6, sizeof(to6)));
+		rx = types[t] == SOCK_STREAM ? accept(lfd, NULL, NULL) : lfd;
+		ASSERT_LE(0, rx);
+		ft_fd_id(tx, &dev, &ino);
+		ASSERT_EQ(0, ft_collect(&fc));
+		ft_counters_free(&fc);
+
+		/* Many sends: the socket is this CPU's last one by now. */
+		for (i = 0; i < 8; i++) {
+			ASSERT_EQ(100, send(tx, buf, 100, 0));
+			ASSERT_EQ(100, recv(rx, buf, 100, MSG_WAITALL));
+		}
+		ASSERT_EQ(0, setsockopt(tx, IPPROTO_IPV6, IPV6_ADDRFORM, &v4,
+					sizeof(v4)));
+		for (i = 0; i < 8; i++) {
+			ASSERT_EQ(300, send(tx, buf, 300, 0));
+			ASSERT_EQ(300, recv(rx, buf, 300, MSG_WAITALL));
+		}
+		ASSERT_EQ(0, ft_collect(&fc));
+		EXPECT_EQ(800, sent_as(&fc, ino, AF_INET6, proto, &calls));
+		EXPECT_EQ(8, calls);
+		EXPECT_EQ(2400, sent_as(&fc, ino, AF_INET, proto, &calls));
+		EXPECT_EQ(8, calls);
+		ft_counters_free(&fc);
+		close(tx);
+		if (rx != lfd)
+			close(rx);
+		close(lfd);
+	}
+}
+
+/*
+ * Sockets of different families opened and closed in turn under the same
+ * descriptor number (and, as allocators go, often at a freed one's
+ * addresses): each one's bytes carry its own family and protocol.
+ */
+TEST(a_new_socket_at_an_old_ones_descriptor_has_its_own_family)
+{
+	struct sockaddr_in sink;
+	socklen_t len = sizeof(sink);
+	struct ft_counters fc;
+	uint64_t ino[64], calls;
+	int i, fd, pair[2], rx;
+	uint32_t dev;
+	char buf[128];
+
+	memset(buf, 'b', sizeof(buf));
+	rx = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, rx);
+	memset(&sink, 0, sizeof(sink));
+	sink.sin_family = AF_INET;
+	sink.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&sink, sizeof(sink)));
+	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&sink, &len));
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+	for (i = 0; i < 64; i++) {
+		if (i % 2) {
+			ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_DGRAM, 0, pair));
+			fd = pair[0];
+		} else {
+			fd = socket(AF_INET, SOCK_DGRAM, 0);
+			ASSERT_LE(0, fd);
+			ASSERT_EQ(0, connect(fd, (struct sockaddr *)&sink,
+					     sizeof(sink)));
+			pair[1] = -1;
+		}
+		ft_fd_id(fd, &dev, &ino[i]);
+		ASSERT_EQ(10 + i, send(fd, buf, 10 + i, 0));
+		ASSERT_EQ(10 + i, send(fd, buf, 10 + i, 0));
+		if (pair[1] < 0) {
+			ASSERT_EQ(10 + i, recv(rx, buf, sizeof(buf), 0));
+			ASSERT_EQ(10 + i, recv(rx, buf, sizeof(buf), 0));
+		} else {
+			close(pair[1]);
+		}
+		close(fd);
+		/*
+		 * Socket inodes are freed after a grace period: wait for one
+		 * (twice, for the callbacks queued before it), so the next
+		 * socket may well be allocated where this one was.
+		 */
+		syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+		syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+	}
+	ASSERT_EQ(0, ft_collect(&fc));
+	for (i = 0; i < 64; i++) {
+		int family = i % 2 ? AF_UNIX : AF_INET;
+		int proto = i % 2 ? 0 : IPPROTO_UDP;
+
+		EXPECT_EQ(2 * (10 + i),
+			  sent_as(&fc, ino[i], family, proto, &calls))
+		TH_LOG("socket %d", i);
+		/* An IPv4 socket's connect() is one more (empty) call. */
+		EXPECT_EQ(i % 2 ? 2 : 3, calls);
+	}
+	ft_counters_free(&fc);
+	close(rx);
 }
 
 TEST_HARNESS_MAIN
