@@ -60,6 +60,13 @@ void ftagent_account_set_mode(unsigned int mode)
 	WRITE_ONCE(ftagent_account_mode, mode);
 }
 
+/* The kind of object a descriptor on an inode of @mode is, sockets aside. */
+static __always_inline u16 ftagent_inode_kind(umode_t mode)
+{
+	return S_ISREG(mode) ? FTAGENT_OBJ_FILE :
+	       S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE : FTAGENT_OBJ_OTHER;
+}
+
 /*
  * The socket whose family and protocol this CPU read last, and what
  * identified it then. Reading them costs a reference on the file (below);
@@ -118,21 +125,12 @@ static __always_inline u32 ftagent_sock_family_seen(const struct file *file,
 	if (!sock || SOCK_INODE(sock) != inode ||
 	    READ_ONCE(inode->i_ino) != seen->ino ||
 	    READ_ONCE(sock->ops) != seen->ops ||
-	    READ_ONCE(sock->sk) != seen->sk || READ_ONCE(sock->type) != seen->type)
+	    READ_ONCE(sock->sk) != seen->sk ||
+	    READ_ONCE(sock->type) != seen->type)
 		return 0;
 	return seen->family | (u32)seen->protocol << 16;
 }
 
-/*
- * A socket's family and protocol. Preemption off keeps the inode (the
- * struct socket) from being freed, but not the struct sock of
- * AF_UNIX, AF_PACKET or AF_NETLINK sockets, which a close on another CPU
- * frees without waiting for RCU. So read them holding a reference on the
- * file, as lifecycle.c does with fget(): while it is held, sock_close()
- * cannot run. Only if the descriptor still names @seen, the inode the
- * key already holds: if it was closed (and perhaps reused)
- * meanwhile, they stay 0 rather than mix two sockets in one key.
- */
 /* Whether a @family socket of @type has one protocol for its ops (above). */
 static bool ftagent_sock_one_protocol(unsigned int family, short type)
 {
@@ -148,6 +146,16 @@ static bool ftagent_sock_one_protocol(unsigned int family, short type)
 	}
 }
 
+/*
+ * A socket's family and protocol. Preemption off keeps the inode (the
+ * struct socket) from being freed, but not the struct sock of
+ * AF_UNIX, AF_PACKET or AF_NETLINK sockets, which a close on another CPU
+ * frees without waiting for RCU. So read them holding a reference on the
+ * file, as lifecycle.c does with fget(): while it is held, sock_close()
+ * cannot run. Only if the descriptor still names @seen, the inode the
+ * key already holds: if it was closed (and perhaps reused)
+ * meanwhile, they stay 0 rather than mix two sockets in one key.
+ */
 static noinline notrace void ftagent_sock_family(unsigned int fd,
 						 const struct inode *seen,
 						 struct ftagent_key *key)
@@ -257,9 +265,7 @@ static __always_inline bool ftagent_key_for_fd(unsigned int fd,
 			ftagent_sock_family(fd, inode, key);
 		}
 	} else {
-		key->kind = S_ISREG(mode) ? FTAGENT_OBJ_FILE :
-			    S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE :
-			    FTAGENT_OBJ_OTHER;
+		key->kind = ftagent_inode_kind(mode);
 		key->dev = inode->i_sb->s_dev;
 	}
 	return true;
@@ -298,9 +304,7 @@ static bool ftagent_key_for_file(struct file *file, u32 tgid,
 			key->protocol = READ_ONCE(sk->sk_protocol);
 		}
 	} else {
-		key->kind = S_ISREG(mode) ? FTAGENT_OBJ_FILE :
-			    S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE :
-			    FTAGENT_OBJ_OTHER;
+		key->kind = ftagent_inode_kind(mode);
 		key->dev = inode->i_sb->s_dev;
 	}
 	return true;
@@ -880,6 +884,9 @@ static noinline void ftagent_account_ia32(const struct ftagent_call *call,
  * The key's first two words as ftagent_key_equal() reads them, built in
  * registers: the fast path below never puts a key in memory.
  */
+#ifdef __BIG_ENDIAN
+#error "ftagent: the key words below are laid out for a little-endian CPU"
+#endif
 static_assert(offsetof(struct ftagent_key, tgid) == 0 &&
 	      offsetof(struct ftagent_key, kind) == 4 &&
 	      offsetof(struct ftagent_key, family) == 6 &&
@@ -896,23 +903,22 @@ static_assert(offsetof(struct ftagent_key, tgid) == 0 &&
 
 /*
  * The common case in full, or false to leave it to ftagent_account_class()
- * (which then does all of it again): a 64-bit read or write on a
- * descriptor (read, write, pread, send, recv without an address, ...)
- * whose object this CPU charged last, with every object tracked, no
+ * (which then does all of it again): a 64-bit read or write class call
+ * (read, write, their vector and positioned forms, sendto, sendmsg) on a
+ * descriptor whose object this CPU charged last, with every object tracked, no
  * process excluded, no budget and no read fault pending. It is what
  * ftagent_charge_fd() and ftagent_counter_count() do for that call, in
  * fewer instructions: the key stays in registers and is compared with
  * the last slot's in place, so there is no key on the stack (and no
  * stack protector), and no slow path shares the frame.
  */
-static __always_inline bool ftagent_account_fast(const struct ftagent_call *call,
-						 const struct pt_regs *uregs,
-						 long ret)
+static __always_inline bool
+ftagent_account_fast(const struct ftagent_call *call,
+		     const struct pt_regs *uregs, long ret)
 {
 	const u64 *slot_key;
 	struct ftagent_last *last;
 	struct ftagent_slot *slot;
-	struct ftagent_dir_counts *c;
 	struct inode *inode;
 	struct file *file;
 	unsigned int fd = uregs->di;
@@ -942,8 +948,7 @@ static __always_inline bool ftagent_account_fast(const struct ftagent_call *call
 			return false;
 		kind = FTAGENT_OBJ_SOCKET;
 	} else {
-		kind = S_ISREG(mode) ? FTAGENT_OBJ_FILE :
-		       S_ISFIFO(mode) ? FTAGENT_OBJ_PIPE : FTAGENT_OBJ_OTHER;
+		kind = ftagent_inode_kind(mode);
 		dev = inode->i_sb->s_dev;
 	}
 	/* As ftagent_counter_add(), on the last slot only. */
@@ -956,13 +961,8 @@ static __always_inline bool ftagent_account_fast(const struct ftagent_call *call
 	    (slot_key[1] ^ FTAGENT_KEY_W1(dev, seen >> 16)) |
 	    (slot_key[2] ^ inode->i_ino) | slot_key[3])
 		return false;
-	c = &slot->dir[call->class == FTAGENT_CALL_READ ? FTAGENT_DIR_IN :
-						      FTAGENT_DIR_OUT];
-	c->calls++;
-	if (ret < 0)
-		c->errors++;
-	else
-		c->bytes += ret;
+	ftagent_slot_add(slot, call->class == FTAGENT_CALL_READ ?
+			 FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret, 1);
 	return true;
 }
 
@@ -980,10 +980,16 @@ static noinline void ftagent_account_slow(const struct ftagent_call *call,
 	ftagent_account_class(call->class, false, uregs, ret, keys);
 }
 
+/*
+ * A miss on the fast path (a process moving between descriptors) pays
+ * the descriptor lookup twice: about 20 instructions, against the 20 a
+ * hit saves.
+ */
 void ftagent_account(const struct ftagent_call *call,
 		     const struct pt_regs *uregs, long ret,
 		     const struct ftagent_call_keys *keys)
 {
+	lockdep_assert_preemption_disabled();	/* per-CPU slots and caches */
 	if (likely(!keys) && ftagent_account_fast(call, uregs, ret))
 		return;
 	ftagent_account_slow(call, uregs, ret, keys);

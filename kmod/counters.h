@@ -59,6 +59,20 @@ static __always_inline bool ftagent_key_equal(const struct ftagent_key *a,
 		(x[3] ^ y[3])) == 0;
 }
 
+/* Add @calls calls that returned @ret (bytes, or an errno) to @slot. */
+static __always_inline void ftagent_slot_add(struct ftagent_slot *slot,
+					     enum ftagent_dir dir, long ret,
+					     unsigned int calls)
+{
+	struct ftagent_dir_counts *c = &slot->dir[dir];
+
+	c->calls += calls;
+	if (ret < 0)
+		c->errors++;
+	else
+		c->bytes += ret;
+}
+
 /*
  * Hot path: count @calls returned calls (1, or 0 for bytes moved by a
  * call counted on its own) on @key, budgets aside. Caller has
@@ -73,7 +87,6 @@ static __always_inline void ftagent_counter_add(const struct ftagent_key *key,
 	struct ftagent_last *last = this_cpu_ptr(&ftagent_last);
 	unsigned long seq = READ_ONCE(ftagent_gen_seq);
 	struct ftagent_slot *slot = last->slot;
-	struct ftagent_dir_counts *c;
 
 	if (unlikely(last->seq != seq || !slot ||
 		     !ftagent_key_equal(&slot->key, key))) {
@@ -81,12 +94,7 @@ static __always_inline void ftagent_counter_add(const struct ftagent_key *key,
 		if (unlikely(!slot))
 			return;
 	}
-	c = &slot->dir[dir];
-	c->calls += calls;
-	if (ret < 0)
-		c->errors++;
-	else
-		c->bytes += ret;
+	ftagent_slot_add(slot, dir, ret, calls);
 }
 
 static __always_inline void ftagent_counter_count(const struct ftagent_key *key,

@@ -920,20 +920,17 @@ static __always_inline void ftagent_sys_exit_work(struct pt_regs *regs,
 
 /*
  * 6.1 and 6.12 run syscall tracepoint probes with preemption off, which
- * the per-CPU counters and the RCU-sched reads above rely on. Kernels
- * whose syscall tracepoints may fault (they have DECLARE_TRACE_SYSCALL)
- * run them preemptible: there it is turned off here.
+ * the per-CPU counters and caches and the RCU-sched reads above rely on.
+ * Later kernels may run them preemptible (faultable syscall
+ * tracepoints), and no macro marks those reliably: turn it off here on
+ * every kernel, nested where it is off already (three instructions).
  */
 static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
 				     long ret)
 {
-#ifdef DECLARE_TRACE_SYSCALL
 	preempt_disable_notrace();
 	ftagent_sys_exit_work(regs, ret);
 	preempt_enable_notrace();
-#else
-	ftagent_sys_exit_work(regs, ret);
-#endif
 }
 
 static void ftagent_sys_bits_all(void)
