@@ -218,6 +218,28 @@ static noinline notrace void ftagent_sock_family(unsigned int fd,
 }
 
 /*
+ * The file @fd names in the current task's table and, in @inode, its
+ * inode; NULL if there is none or the file has no inode yet, and then
+ * @inode means nothing. Preemption off: see ftagent_key_for_fd() for
+ * why the table, the file and the inode can be read so.
+ */
+static __always_inline struct file *ftagent_fd_file(unsigned int fd,
+						    struct inode **inode)
+{
+	struct file *file;
+
+	if (fd > INT_MAX)
+		return NULL;
+	file = files_lookup_fd_raw(current->files, fd);
+	if (!file)
+		return NULL;
+	*inode = READ_ONCE(file->f_inode);
+	if (unlikely(!*inode))
+		return NULL;
+	return file;
+}
+
+/*
  * Fill @key for the object @fd names; false (and a zero kind) if there is
  * none. @fd is unsigned int because the kernel's own descriptor
  * arguments are (int or unsigned int): a register's upper half never
@@ -239,13 +261,8 @@ static __always_inline bool ftagent_key_for_fd(unsigned int fd,
 	u32 seen;
 
 	key->kind = FTAGENT_OBJ_UNSPEC;
-	if (fd > INT_MAX)
-		return false;
-	file = files_lookup_fd_raw(current->files, fd);
+	file = ftagent_fd_file(fd, &inode);
 	if (!file)
-		return false;
-	inode = READ_ONCE(file->f_inode);
-	if (unlikely(!inode))
 		return false;
 	mode = inode->i_mode;
 	key->tgid = current->tgid;
@@ -931,15 +948,11 @@ ftagent_account_fast(const struct ftagent_call *call,
 	    static_branch_unlikely(&ftagent_exclusions_on) ||
 	    static_branch_unlikely(&ftagent_budgets_on) ||
 	    READ_ONCE(ftagent_filter_flags) != FTAGENT_TRACK_ALL ||
-	    !ftagent_standard_mode() || ftagent_read_faults(call->class) ||
-	    fd > INT_MAX)
+	    !ftagent_standard_mode() || ftagent_read_faults(call->class))
 		return false;
 	/* As ftagent_key_for_fd(), which see. */
-	file = files_lookup_fd_raw(current->files, fd);
+	file = ftagent_fd_file(fd, &inode);
 	if (!file)
-		return false;
-	inode = READ_ONCE(file->f_inode);
-	if (unlikely(!inode))
 		return false;
 	mode = inode->i_mode;
 	if (S_ISSOCK(mode)) {
