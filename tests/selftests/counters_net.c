@@ -33,16 +33,20 @@ FIXTURE_VARIANT_ADD(net, tcp6){.family = AF_INET6, .type = SOCK_STREAM};
 FIXTURE_VARIANT_ADD(net, udp4){.family = AF_INET, .type = SOCK_DGRAM};
 FIXTURE_VARIANT_ADD(net, udp6){.family = AF_INET6, .type = SOCK_DGRAM};
 
+/* 127.0.0.1, port 0. */
+static socklen_t loopback4(struct sockaddr_in *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->sin_family = AF_INET;
+	in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return sizeof(*in);
+}
+
 static socklen_t loopback(int family, struct sockaddr_storage *ss)
 {
 	memset(ss, 0, sizeof(*ss));
-	if (family == AF_INET) {
-		struct sockaddr_in *in = (struct sockaddr_in *)ss;
-
-		in->sin_family = AF_INET;
-		in->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		return sizeof(*in);
-	}
+	if (family == AF_INET)
+		return loopback4((struct sockaddr_in *)ss);
 	((struct sockaddr_in6 *)ss)->sin6_family = AF_INET6;
 	((struct sockaddr_in6 *)ss)->sin6_addr = in6addr_loopback;
 	return sizeof(struct sockaddr_in6);
@@ -255,10 +259,7 @@ TEST(a_socket_turned_ipv4_by_addrform_is_charged_as_ipv4)
 		TH_LOG("%s", proto == IPPROTO_TCP ? "tcp" : "udp");
 		lfd = socket(AF_INET, types[t], 0);
 		ASSERT_LE(0, lfd);
-		memset(&in4, 0, sizeof(in4));
-		in4.sin_family = AF_INET;
-		in4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-		len = sizeof(in4);
+		len = loopback4(&in4);
 		ASSERT_EQ(0, bind(lfd, (struct sockaddr *)&in4, len));
 		ASSERT_EQ(0, getsockname(lfd, (struct sockaddr *)&in4, &len));
 		if (types[t] == SOCK_STREAM)
@@ -319,9 +320,7 @@ TEST(a_new_socket_at_an_old_ones_descriptor_has_its_own_family)
 	memset(buf, 'b', sizeof(buf));
 	rx = socket(AF_INET, SOCK_DGRAM, 0);
 	ASSERT_LE(0, rx);
-	memset(&sink, 0, sizeof(sink));
-	sink.sin_family = AF_INET;
-	sink.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	loopback4(&sink);
 	ASSERT_EQ(0, bind(rx, (struct sockaddr *)&sink, sizeof(sink)));
 	ASSERT_EQ(0, getsockname(rx, (struct sockaddr *)&sink, &len));
 	ASSERT_EQ(0, ft_collect(&fc));
