@@ -164,6 +164,7 @@ static long nth_disarm(void)
 struct kmsg_scan {
 	int splat; /* a kernel report that is not an allocation failure */
 	int alloc_reports; /* warn_alloc() reports */
+	int fallbacks;	   /* kmemleak's scan-area notice */
 	int load_failed;   /* "ftagent: load failed" */
 	char first[256];   /* the first splat line */
 };
@@ -216,6 +217,21 @@ static int alloc_report_start(const char *text)
 }
 
 /*
+ * kmemleak's own answer to an injected fault: add_scan_area() could not
+ * allocate its bookkeeping and marks the object for a full scan instead
+ * (mm/kmemleak.c, pr_warn_once). A full scan can only hide a leak behind
+ * a stray pointer, never report a false one; the module's sections get
+ * scan areas at every load, so the first fault there prints it. Not a
+ * report. kmemleak disabling itself ("Cannot allocate a kmemleak_object
+ * structure") still is: the leak check would be void.
+ */
+static int kmemleak_fallback(const char *text)
+{
+	return strstr(text, "kmemleak: Cannot allocate a scan area, "
+			    "scanning the full object") != NULL;
+}
+
+/*
  * Read the kernel log written since the last call. A warn_alloc() report
  * runs from its header to the stack's "</TASK>"; "Call Trace" inside it
  * is the allocation failure's own trace, not a splat.
@@ -249,6 +265,13 @@ static void kmsg_read(struct kmsg_scan *s)
 		if (in_alloc_report) {
 			if (strstr(text, "</TASK>"))
 				in_alloc_report = 0;
+			continue;
+		}
+		if (kmemleak_fallback(text)) {
+			s->fallbacks++;
+			diag("kernel: %.*s (an injected fault in kmemleak's "
+			     "own allocation)",
+			     (int)strcspn(text, "\n"), text);
 			continue;
 		}
 		if (strstr(text, "ftagent: load failed"))
