@@ -510,7 +510,7 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 			break;
 		}
 		if (!rc) {
-			struct ftagent_status st;
+			struct ftagent_status st = {0};
 			struct ftnl_error err;
 
 			if (ftagent_query_status(&st, &err) < 0) {
@@ -519,9 +519,16 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 				     params, n, strerror(err.err));
 				bad++;
 			}
-			tally_add(&t, "loaded, %s%s",
-				  ftagent_state_name(st.state),
-				  st.degraded ? " (degraded)" : "");
+			/*
+			 * What came up, told apart: a fault the module
+			 * answers by running with less must show here (a
+			 * degraded feature, a missing function, no direct
+			 * calls) against the unfaulted load's line.
+			 */
+			tally_add(&t, "loaded, %s, degraded 0x%x, %u missing%s",
+				  ftagent_state_name(st.state), st.degraded,
+				  st.n_missing,
+				  st.direct_calls ? ", direct calls" : "");
 			rc = unload_module();
 			if (rc) {
 				diag("init[%s]: N=%u: unload: %s", params, n,
