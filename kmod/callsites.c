@@ -28,45 +28,46 @@
 /*
  * Where function @name starts and how long it is, from the kernel's
  * symbol table ("name+0x4/0x210": kprobes may place a function's address
- * past its ENDBR). 0 if it is not there.
+ * past its ENDBR). 0, -ENOENT if it is not there (or kprobes refuse it),
+ * -ENOMEM if the lookup could not allocate: that says nothing about the
+ * kernel, and callers must not take it for a missing function.
  */
-static unsigned long ftagent_function(const char *name, unsigned long *size)
+int ftagent_function_find(const char *name, unsigned long *start,
+			  unsigned long *size)
 {
 	struct kprobe kp = { .symbol_name = name,
 			     .flags = KPROBE_FLAG_DISABLED };
 	size_t len = strlen(name);
-	unsigned long addr, off, start = 0;
+	unsigned long addr, off;
 	char *buf;
+	int err;
 
-	if (register_kprobe(&kp))
-		return 0;
+	*start = 0;
+	*size = 0;
+	err = register_kprobe(&kp);
+	if (err)
+		return err == -ENOMEM ? err : -ENOENT;
 	addr = (unsigned long)kp.addr;
 	unregister_kprobe(&kp);
 	/* Not on the stack: with the kprobe, over 1 KB under KASAN. */
 	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
 	if (!buf)
-		return 0;
+		return -ENOMEM;
 	sprint_symbol(buf, addr);
 	if (!strncmp(buf, name, len) && buf[len] == '+' &&
 	    sscanf(buf + len + 1, "%lx/%lx", &off, size) == 2 && off <= addr)
-		start = addr - off;
+		*start = addr - off;
+	else
+		*size = 0;
 	kfree(buf);
-	return start;
+	return *start ? 0 : -ENOENT;
 }
 
 unsigned long ftagent_function_start(const char *name)
 {
-	unsigned long size;
+	unsigned long start, size;
 
-	return ftagent_function(name, &size);
-}
-
-unsigned long ftagent_function_range(const char *name, unsigned long *size)
-{
-	unsigned long start = ftagent_function(name, size);
-
-	if (!start)
-		*size = 0;
+	ftagent_function_find(name, &start, &size);
 	return start;
 }
 
@@ -88,8 +89,10 @@ int ftagent_callsites(const char *caller, const char *callee,
 	int err = 0;
 	u8 *text;
 
-	start = ftagent_function(caller, &size);
-	if (!start || size < FTAGENT_CALL_LEN || size > FTAGENT_MAX_TEXT)
+	err = ftagent_function_find(caller, &start, &size);
+	if (err)
+		return err;
+	if (size < FTAGENT_CALL_LEN || size > FTAGENT_MAX_TEXT)
 		return -ENOENT;
 	text = kmalloc(size, GFP_KERNEL);
 	if (!text)

@@ -36,11 +36,16 @@ int ftagent_calls_rejoin(const char *caller, const char *callee,
 
 /*
  * Where function @name starts (a static one too), as a pointer to it
- * would hold it; 0 if the symbol table has no such function. Process
- * context.
+ * would hold it, and its length: 0, or -ENOENT if the symbol table has no
+ * such function (@start and @size 0), or -ENOMEM if the lookup could not
+ * allocate. Process context.
+ */
+int ftagent_function_find(const char *name, unsigned long *start,
+			  unsigned long *size);
+/*
+ * Only where a failed lookup has a fallback that does not depend on it:
+ * @name's start, 0 if not found or out of memory.
  */
 unsigned long ftagent_function_start(const char *name);
-/* The same, and its length in @size (0 with no such function). */
-unsigned long ftagent_function_range(const char *name, unsigned long *size);
 
 #endif /* _FTAGENT_CALLSITES_H */

@@ -248,9 +248,10 @@ int __init ftagent_config_init(void)
 	err = ftagent_lifecycle_init();
 	if (err)
 		goto err_hooks;
+	/* A failed init leaves filters and its table: exit frees them. */
 	err = ftagent_iouring_init(strict);
 	if (err)
-		goto err_lifecycle;
+		goto err_iouring;
 	err = ftagent_zerocopy_init(strict);
 	if (err)
 		goto err_iouring;
@@ -269,7 +270,6 @@ err_zerocopy:
 	ftagent_zerocopy_exit();
 err_iouring:
 	ftagent_iouring_exit();
-err_lifecycle:
 	ftagent_lifecycle_exit();
 err_hooks:
 	ftagent_hooks_exit();

@@ -86,7 +86,7 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 {
 	const struct ftagent_hook_driver *drv = ftagent_driver_for(set);
 	unsigned int i, failed = 0;
-	int err, first_err = 0;
+	int err, first_err = 0, nomem = 0;
 
 	ftagent_hooks_detach();
 	if (drv->start) {
@@ -116,6 +116,8 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 			failed++;
 			if (!first_err)
 				first_err = err;
+			if (err == -ENOMEM)
+				nomem = err;
 			continue;
 		}
 		hook->state = FTAGENT_HOOK_ATTACHED;
@@ -139,9 +141,14 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 			return err;
 		}
 	}
-	if (failed && strict) {
+	/*
+	 * A hook the kernel refuses leaves the set DEGRADED; one that
+	 * failed for want of memory fails the whole attach, as strict=1
+	 * makes any failure do (ftagent_setup_fails()).
+	 */
+	if (failed && (strict || nomem)) {
 		ftagent_hooks_detach();
-		return first_err;
+		return nomem ?: first_err;
 	}
 	return 0;
 }

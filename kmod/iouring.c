@@ -805,15 +805,17 @@ void ftagent_iouring_exit(void)
 
 /*
  * A hook that would not attach: io_uring goes uncounted, said in the
- * log and in GET_STATUS (DEGRADED), and the rest of the module loads.
+ * log and in GET_STATUS (DEGRADED), and the rest of the module loads;
+ * unless strict=1 or memory ran out (ftagent_setup_fails()): the load
+ * fails, and ftagent_iouring_exit() frees the rest.
  */
 static int ftagent_iouring_off(const char *what, const char *name, int err,
 			       bool strict)
 {
 	ftagent_iouring_unhook();
-	if (strict) {
-		pr_err("io_uring: cannot attach %s %s (%d): strict=1 refuses the load\n",
-		       what, name, err);
+	if (ftagent_setup_fails(err, strict)) {
+		pr_err("io_uring: cannot attach %s %s (%d): %s\n", what, name,
+		       err, ftagent_setup_why(err, strict));
 		return err;
 	}
 	pr_warn("io_uring: cannot attach %s %s (%d): running without io_uring counting\n",
@@ -825,6 +827,7 @@ static int ftagent_iouring_off(const char *what, const char *name, int err,
 int ftagent_iouring_init(bool strict)
 {
 	bool funnels = ftagent_iouring_funnels();
+	unsigned long start, size;
 	unsigned int i;
 	int err;
 
@@ -841,7 +844,11 @@ int ftagent_iouring_init(bool strict)
 		atomic_set(&ftagent_skip_count, 0);
 	}
 	/* Missing, io_uring reads of a socket keep no note: no hook. */
-	ftagent_io_complete_rw = (void *)ftagent_function_start("io_complete_rw");
+	err = ftagent_function_find("io_complete_rw", &start, &size);
+	if (err == -ENOMEM)
+		return ftagent_iouring_off("the hook of", "io_complete_rw", err,
+					   strict);
+	ftagent_io_complete_rw = (void *)start;
 	if (!ftagent_io_complete_rw) {
 		pr_warn("io_uring: io_complete_rw not found: io_uring reads of a socket whose copy faults are not charged what landed\n");
 		ftagent_symbol_unusable("io_complete_rw");
@@ -887,8 +894,14 @@ int ftagent_iouring_init(bool strict)
 						   strict);
 		t->registered = true;
 	}
-	/* Records only (said in the log if not): after the counting. */
-	ftagent_iouring_install_start();
+	/*
+	 * Records only (said in the log if not): after the counting. Fails
+	 * only when out of memory.
+	 */
+	err = ftagent_iouring_install_start();
+	if (err)
+		return ftagent_iouring_off("the records hook", "fd_install", err,
+					   strict);
 	return 0;
 }
 

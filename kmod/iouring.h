@@ -38,7 +38,7 @@ void ftagent_iouring_exit(void);
  * by the first io_uring_setup() or io_uring_enter()), and taken off
  * with the other io_uring hooks. Process context.
  */
-void ftagent_iouring_install_start(void);
+int ftagent_iouring_install_start(void);
 void ftagent_iouring_install_stop(void);
 
 #endif /* _FTAGENT_IOURING_H */

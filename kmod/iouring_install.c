@@ -176,13 +176,14 @@ static void ftagent_wake_off_fn(struct work_struct *work)
 static DECLARE_WORK(ftagent_wake_off_work, ftagent_wake_off_fn);
 
 /* Attach the hook, once (process context; sleeps). Under the lock. */
-static void ftagent_install_attach_locked(void)
+/* 0, or why the hook did not go on (said in the log). */
+static int ftagent_install_attach_locked(void)
 {
 	int err;
 
 	lockdep_assert_held(&ftagent_install_lock);
 	if (ftagent_install_on || ftagent_install_stopping)
-		return;
+		return 0;
 	err = register_ftrace_function(&ftagent_install_ops);
 	if (err)
 		pr_warn("io_uring: cannot attach fd_install (%d): io_uring opens and accepts write no records\n",
@@ -192,6 +193,7 @@ static void ftagent_install_attach_locked(void)
 	WRITE_ONCE(ftagent_install_settled, true);
 	if (ftagent_wake_on)
 		schedule_work(&ftagent_wake_off_work);
+	return err;
 }
 
 /*
@@ -338,32 +340,36 @@ static bool ftagent_wake_start(void)
 	return !err;
 }
 
-void ftagent_iouring_install_start(void)
+int ftagent_iouring_install_start(void)
 {
 	unsigned int i, found = 0;
-	int err;
+	int err = 0;
 
 	if (WARN_ON_ONCE(ftagent_install_on || ftagent_install_filtered))
-		return;
+		return 0;
 	ftagent_install_settled = false;
 	ftagent_install_stopping = false;
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_installers); i++) {
 		struct ftagent_iouring_installer *in =
 			&ftagent_iouring_installers[i];
 
-		in->start = ftagent_function_range(in->name, &in->size);
+		err = ftagent_function_find(in->name, &in->start, &in->size);
+		if (err == -ENOMEM)
+			return err;
 		found += in->size != 0;
 	}
 	if (!found) {
 		pr_warn("io_uring: io_openat2, io_openat and io_accept not found: io_uring opens and accepts write no records\n");
-		return;
+		return 0;
 	}
 	err = ftagent_symbol_filter(&ftagent_install_ops, "fd_install");
 	ftagent_install_filtered = true;
+	if (err == -ENOMEM)
+		return err;
 	if (err) {
 		pr_warn("io_uring: cannot attach fd_install (%d): io_uring opens and accepts write no records\n",
 			err);
-		return;
+		return 0;
 	}
 	/*
 	 * The wake ops first, then the look at the tasks: a ring set up
@@ -371,9 +377,11 @@ void ftagent_iouring_install_start(void)
 	 */
 	if (!ftagent_wake_start() || ftagent_iouring_in_use()) {
 		mutex_lock(&ftagent_install_lock);
-		ftagent_install_attach_locked();
+		err = ftagent_install_attach_locked();
 		mutex_unlock(&ftagent_install_lock);
 	}
+	/* Short of memory at load: the load fails (ftagent_setup_fails()). */
+	return err == -ENOMEM ? err : 0;
 }
 
 /* Returns once no task runs in the hooks (module exit, or a failed load). */
@@ -413,8 +421,9 @@ void ftagent_iouring_install_stop(void)
 
 #else /* !CONFIG_IO_URING */
 
-void ftagent_iouring_install_start(void)
+int ftagent_iouring_install_start(void)
 {
+	return 0;
 }
 
 void ftagent_iouring_install_stop(void)

@@ -1105,9 +1105,10 @@ static int ftagent_mmsg_probe_iour(bool strict)
 			}
 			/* Never half on: the sites it did probe come off. */
 			ftagent_mmsg_unprobe_one(c);
-			if (strict) {
-				pr_err("cannot probe the calls %s makes to %s (%d): strict=1 refuses the load\n",
-				       c->caller, c->callee, err);
+			if (ftagent_setup_fails(err, strict)) {
+				pr_err("cannot probe the calls %s makes to %s (%d): %s\n",
+				       c->caller, c->callee, err,
+				       ftagent_setup_why(err, strict));
 				return err;
 			}
 			/* DEGRADED, the callee MISSING: a bypass is shown. */
@@ -1123,6 +1124,12 @@ static int ftagent_mmsg_probe_iour(bool strict)
 		if (!err)
 			continue;
 		ftagent_mmsg_unprobe_one(c);
+		if (err == -ENOMEM) {
+			pr_err("cannot probe the calls %s makes to %s (%d): %s\n",
+			       c->caller, c->callee, err,
+			       ftagent_setup_why(err, strict));
+			return err;
+		}
 		pr_warn("cannot probe the calls %s makes to %s (%d): io_uring receives there whose copy faults are counted as lost\n",
 			c->caller, c->callee, err);
 		/*
@@ -1171,9 +1178,9 @@ static int ftagent_mmsg_watch_faults(bool strict)
 	}
 	ftagent_mmsg_unprobe(ftagent_mmsg_watches_faults);
 	ftagent_mmsg_csum_stop();
-	if (strict) {
-		pr_err("cannot watch %s for receive copies that fault (%d): strict=1 refuses the load\n",
-		       missing, err);
+	if (ftagent_setup_fails(err, strict)) {
+		pr_err("cannot watch %s for receive copies that fault (%d): %s\n",
+		       missing, err, ftagent_setup_why(err, strict));
 		return err;
 	}
 	pr_warn("cannot watch %s for receive copies that fault (%d): a receive whose copy faults, and an io_uring RECVMSG that fails after receiving, are charged nothing\n",
@@ -1209,8 +1216,11 @@ int ftagent_mmsg_init(bool strict)
 		err = ftagent_mmsg_entry_start();
 	if (err) {
 		ftagent_mmsg_exit();
-		if (strict)
+		if (ftagent_setup_fails(err, strict)) {
+			pr_err("socket byte counts: no table or entry hook (%d): %s\n",
+			       err, ftagent_setup_why(err, strict));
 			return err;
+		}
 		pr_warn("socket byte counts: no table or entry hook (%d): *mmsg lengths are read from the caller's memory, failed receives charge no bytes\n",
 			err);
 		for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++)
@@ -1234,9 +1244,10 @@ int ftagent_mmsg_init(bool strict)
 		if (!err)
 			continue;
 		ftagent_mmsg_exit();
-		if (strict) {
-			pr_err("cannot probe the calls %s makes to %s (%d): strict=1 refuses the load\n",
-			       c->caller, c->callee, err);
+		if (ftagent_setup_fails(err, strict)) {
+			pr_err("cannot probe the calls %s makes to %s (%d): %s\n",
+			       c->caller, c->callee, err,
+			       ftagent_setup_why(err, strict));
 			return err;
 		}
 		pr_warn("cannot probe the calls %s makes to %s (%d): *mmsg lengths are read from the caller's memory, failed receives charge no bytes\n",

@@ -200,15 +200,16 @@ static bool ftagent_pretend_missing(const char *name)
 bool ftagent_traceable(const char *name)
 {
 	struct ftrace_ops *scratch;
-	bool found;
+	int err;
 
+	/* Out of memory, it can't tell: the hook itself fails if need be. */
 	scratch = kzalloc(sizeof(*scratch), GFP_KERNEL);
 	if (!scratch)
-		return true;	/* can't tell: let the hook itself fail */
-	found = !ftagent_ftrace_filter(scratch, name);
+		return true;
+	err = ftagent_ftrace_filter(scratch, name);
 	ftrace_free_filter(scratch);
 	kfree(scratch);
-	return found;
+	return !err || err == -ENOMEM;
 }
 
 /* Say once that internal @i is missing, and turn its feature off. */

@@ -7,6 +7,7 @@
 #define _FTAGENT_SYMBOLS_H
 
 #include <linux/bitops.h>
+#include <linux/errno.h>
 #include <linux/types.h>
 #include <linux/ftagent.h>
 
@@ -42,6 +43,28 @@ bool ftagent_symbol_missing(const char *name);
  * function: a quarter of a second under TCG). Process context.
  */
 bool ftagent_traceable(const char *name);
+
+/*
+ * Whether a feature whose set-up failed with @err fails the load (or the
+ * request) instead of leaving the module DEGRADED without it: with
+ * strict=1 always, and whenever the kernel was only short of memory.
+ * DEGRADED is for what this kernel lacks or refuses, which a reload does
+ * not change. A failed allocation says nothing about the kernel: a module
+ * that ran on without the feature would stay without it until reloaded,
+ * and name as MISSING a function that is there. A failed load says why,
+ * and modprobe, the unit or the operator can retry.
+ */
+static inline bool ftagent_setup_fails(int err, bool strict)
+{
+	return strict || err == -ENOMEM;
+}
+
+/* The end of the log line of a set-up that fails: why it does. */
+static inline const char *ftagent_setup_why(int err, bool strict)
+{
+	return err == -ENOMEM ? "out of memory, the load fails" :
+				"strict=1 refuses the load";
+}
 
 /* Bits of enum ftagent_feature found off on this kernel so far. */
 extern unsigned long ftagent_degraded;

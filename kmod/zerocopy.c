@@ -157,9 +157,9 @@ int ftagent_zerocopy_init(bool strict)
 		WRITE_ONCE(ftagent_zc_on, true);
 		return 0;
 	}
-	if (strict) {
-		pr_err("cannot probe %s (%d): strict=1 refuses the load\n",
-		       FTAGENT_ZC_SYMBOL, err);
+	if (ftagent_setup_fails(err, strict)) {
+		pr_err("cannot probe %s (%d): %s\n", FTAGENT_ZC_SYMBOL, err,
+		       ftagent_setup_why(err, strict));
 		return err;
 	}
 	pr_warn("cannot probe %s (%d): TCP zero-copy receives are not counted\n",
