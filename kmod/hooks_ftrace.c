@@ -690,7 +690,9 @@ static int ftagent_filter_both(struct ftrace_ops *ops,
 /*
  * Make a set live: as direct calls to its trampoline if ftrace allows (no
  * other direct caller on any of its functions), else as the ftrace_ops
- * @ops with the same callbacks.
+ * @ops with the same callbacks. Not for want of memory: the set would run
+ * slower until the next load for a shortage that says nothing about the
+ * kernel (ftagent_setup_fails()); the attach fails instead.
  */
 static int ftagent_register(struct ftrace_ops *ops,
 			    struct ftagent_direct_set *d)
@@ -701,8 +703,8 @@ static int ftagent_register(struct ftrace_ops *ops,
 	if (!direct_calls)
 		return register_ftrace_function(ops);
 	err = ftagent_direct_try(d);
-	if (!err)
-		return 0;
+	if (!err || err == -ENOMEM)
+		return err;
 	pr_info("ftrace hooks: no direct calls (%d), using ftrace_ops\n", err);
 	return register_ftrace_function(ops);
 }
