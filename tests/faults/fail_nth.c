@@ -75,7 +75,7 @@
 #define ACK_TIMEOUT_S 20
 
 static int nth_fd = -1, kmsg_fd = -1;
-static unsigned int nth_max = 100000, nth_step = 1;
+static unsigned int nth_max = 100000, nth_step = 1, nth_samples;
 static int tap_n, tap_failed;
 
 static void tap(int ok, const char *fmt, ...)
@@ -465,6 +465,7 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 	struct leftovers base;
 	struct kmsg_scan ks;
 	unsigned int n, injected = 0, alloc_reports = 0, bad = 0, last = 0;
+	unsigned int points;
 	double t0 = now_s();
 	char arm[16];
 	int fd, rc, e, done = 0;
@@ -482,6 +483,30 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 	leftovers_base(&base);
 	diag("init[%s]: baseline: %d kprobes, %d ftrace callbacks", params,
 	     base.kprobes, base.ftrace);
+	/*
+	 * How many points one load passes: armed past the last, nothing
+	 * fails and the count left says. A kretprobe's instances are one
+	 * allocation each (the kprobe set's loads pass tens of thousands),
+	 * so FAIL_NTH_SAMPLES=K spreads K faults over the whole load.
+	 */
+	snprintf(arm, sizeof(arm), "%u", nth_max);
+	if (pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+		tap(0, "init[%s]: arm fail-nth: %s", params, strerror(errno));
+		return 1;
+	}
+	rc = syscall(SYS_finit_module, fd, params, 0);
+	left = nth_disarm();
+	if (rc || unload_module()) {
+		tap(0, "init[%s]: the unfaulted load to count points: %s",
+		    params, strerror(errno));
+		return 1;
+	}
+	points = left > 0 ? nth_max - (unsigned int)left : 0;
+	if (nth_samples && points / nth_samples > nth_step)
+		nth_step = points / nth_samples;
+	diag("init[%s]: an unfaulted load passes %u points; every %u from %u",
+	     params, points, nth_step, first);
+	kmsg_read(&ks);
 	for (n = first; n <= nth_max && !done; n += nth_step) {
 		const char *left_behind;
 
@@ -578,8 +603,9 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 	}
 	tally_print(params, &t);
 	diag("summary init[%s]: N_max=%u faults injected=%u (from N=%u, every "
-	     "%u) warn_alloc reports=%u time=%.0f s",
-	     params, last, injected, first, nth_step, alloc_reports,
+	     "%u; an unfaulted load passed %u points) warn_alloc reports=%u "
+	     "time=%.0f s",
+	     params, last, injected, first, nth_step, points, alloc_reports,
 	     now_s() - t0);
 	tap(!bad, "init[%s]: %u faults injected (N=%u..%u), every load clean",
 	    params, injected, first, last);
@@ -1571,11 +1597,14 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	const char *step = getenv("FAIL_NTH_STEP");
+	const char *samples = getenv("FAIL_NTH_SAMPLES");
 
 	if (max)
 		nth_max = strtoul(max, NULL, 0);
 	if (step && strtoul(step, NULL, 0) > 1)
 		nth_step = strtoul(step, NULL, 0);
+	if (samples)
+		nth_samples = strtoul(samples, NULL, 0);
 	if (argc < 2) {
 		fprintf(stderr, "usage: fail_nth check | init MODULE.ko PARAMS "
 				"[FIRST] | set | daemon A.conf B.conf\n");
