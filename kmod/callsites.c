@@ -63,14 +63,6 @@ int ftagent_function_find(const char *name, unsigned long *start,
 	return *start ? 0 : -ENOENT;
 }
 
-unsigned long ftagent_function_start(const char *name)
-{
-	unsigned long start, size;
-
-	ftagent_function_find(name, &start, &size);
-	return start;
-}
-
 /* Whether @target is the start of function @callee. */
 static bool ftagent_starts(unsigned long target, const char *callee)
 {

@@ -42,10 +42,5 @@ int ftagent_calls_rejoin(const char *caller, const char *callee,
  */
 int ftagent_function_find(const char *name, unsigned long *start,
 			  unsigned long *size);
-/*
- * Only where a failed lookup has a fallback that does not depend on it:
- * @name's start, 0 if not found or out of memory.
- */
-unsigned long ftagent_function_start(const char *name);
 
 #endif /* _FTAGENT_CALLSITES_H */

@@ -133,8 +133,12 @@ int ftagent_config_apply(const struct ftagent_config *next,
 				NL_SET_ERR_MSG(extack,
 					       "hooks failed to attach; previous configuration restored");
 			}
-			if (ftagent_attach(&prev))
+			if (ftagent_attach(&prev)) {
+				/* GET_STATUS says DEGRADED, and which hooks. */
+				NL_SET_ERR_MSG(extack,
+					       "hooks failed to attach, and the previous ones could not all be put back (see GET_STATUS)");
 				pr_err("cannot restore the previous hooks\n");
+			}
 			if (ring != ftagent_config_ring_bytes(&prev) &&
 			    ftagent_events_resize(ftagent_config_ring_bytes(&prev)))
 				pr_err("cannot restore the event buffer size\n");

@@ -147,8 +147,21 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 	 * makes any failure do (ftagent_setup_fails()).
 	 */
 	if (failed && (strict || nomem)) {
+		err = nomem ?: first_err;
 		ftagent_hooks_detach();
-		return nomem ?: first_err;
+		/*
+		 * None on, all FAILED: if the caller cannot put the previous
+		 * set back either, the state says DEGRADED, not READY.
+		 */
+		for (i = 0; i < ftagent_nr_calls; i++) {
+			struct ftagent_hook *hook = &ftagent_hooks[i];
+
+			if (!(hook->call->modes & BIT(mode)))
+				continue;
+			hook->state = FTAGENT_HOOK_FAILED;
+			hook->error = -err;
+		}
+		return err;
 	}
 	return 0;
 }

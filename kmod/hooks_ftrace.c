@@ -793,17 +793,27 @@ struct tracepoint *ftagent_tracepoint(const char *name)
  * TCG, a dozen at each load). The address is found first instead, as the
  * entry points' are (a kprobe's lookup, read back through the symbol
  * table, so it is @symbol's own start), and filtered by address; only if
- * that fails (no kprobe support, a function kprobes refuse, none by that
- * name) does the scan by name decide, with its own errors (EINVAL when no
- * function matches). None of the names hooked this way has a namesake
- * on 6.1 or 6.12, which the scan would also have filtered.
+ * that finds nothing (no kprobe support, a function kprobes refuse, none
+ * by that name) does the scan by name decide, with its own errors (EINVAL
+ * when no function matches). None of the names hooked this way has a
+ * namesake on 6.1 or 6.12, which the scan would also have filtered.
+ * Never after ENOMEM: the scan counts a record it could not add to the
+ * hash as a match (match_records()), and an ops left with an empty
+ * filter would trace every function in the kernel.
  */
 int ftagent_ftrace_filter(struct ftrace_ops *ops, const char *symbol)
 {
-	unsigned long start = ftagent_function_start(symbol);
+	unsigned long start, size;
+	int err;
 
-	if (start && !ftrace_set_filter_ip(ops, start, 0, 0))
-		return 0;
+	err = ftagent_function_find(symbol, &start, &size);
+	if (!err) {
+		err = ftrace_set_filter_ip(ops, start, 0, 0);
+		if (!err || err == -ENOMEM)
+			return err;
+	} else if (err == -ENOMEM) {
+		return err;
+	}
 	return ftrace_set_filter(ops, (unsigned char *)symbol, strlen(symbol),
 				 0);
 }
@@ -1265,7 +1275,12 @@ static void ftagent_resolve_entry_points(void)
 				    GFP_KERNEL);
 	kps = kcalloc(ftagent_nr_calls, sizeof(*kps), GFP_KERNEL);
 	done = kcalloc(ftagent_nr_calls, sizeof(*done), GFP_KERNEL);
-	if (ftagent_entry_ips && kps && done) {
+	if (!ftagent_entry_ips || !kps || !done) {
+		/* Tried again at the next attach, not by name for good. */
+		kfree(ftagent_entry_ips);
+		ftagent_entry_ips = NULL;
+		ftagent_entry_ips_tried = false;
+	} else {
 		for (i = 0; i < ftagent_nr_calls; i++) {
 			kps[i].symbol_name = ftagent_calls[i].symbol;
 			kps[i].flags = KPROBE_FLAG_DISABLED;

@@ -775,8 +775,15 @@ static void ftagent_iouring_unhook(void)
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
 		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
 
-		if (f->registered)
-			unregister_ftrace_function(&f->ops);
+		/* Refused: it may still be called, so its filter stays. */
+		if (f->registered) {
+			int err = unregister_ftrace_function(&f->ops);
+
+			if (err) {
+				ftagent_stuck(f->symbol, err);
+				f->filtered = false;
+			}
+		}
 		f->registered = false;
 	}
 	ftagent_iouring_install_stop();

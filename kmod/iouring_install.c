@@ -315,8 +315,11 @@ static bool ftagent_iouring_in_use(void)
 	return used;
 }
 
-/* The wake ops on; false if it could not be (the hook is then put on). */
-static bool ftagent_wake_start(void)
+/*
+ * The wake ops on: 0, or why not (the hook is then put on at once,
+ * unless memory ran out: the load fails).
+ */
+static int ftagent_wake_start(void)
 {
 	unsigned int i;
 	int err = 0;
@@ -334,10 +337,10 @@ static bool ftagent_wake_start(void)
 		err = register_ftrace_function(&ftagent_install_wake_ops);
 	ftagent_wake_on = !err;
 	mutex_unlock(&ftagent_install_lock);
-	if (err)
+	if (err && err != -ENOMEM)
 		pr_info("io_uring: cannot watch io_uring_setup (%d): fd_install is hooked from the load\n",
 			err);
-	return !err;
+	return err;
 }
 
 int ftagent_iouring_install_start(void)
@@ -375,7 +378,10 @@ int ftagent_iouring_install_start(void)
 	 * The wake ops first, then the look at the tasks: a ring set up
 	 * in between is seen by one or the other.
 	 */
-	if (!ftagent_wake_start() || ftagent_iouring_in_use()) {
+	err = ftagent_wake_start();
+	if (err == -ENOMEM)
+		return err;
+	if (err || ftagent_iouring_in_use()) {
 		mutex_lock(&ftagent_install_lock);
 		err = ftagent_install_attach_locked();
 		mutex_unlock(&ftagent_install_lock);

@@ -1099,7 +1099,7 @@ static int ftagent_mmsg_probe_iour(bool strict)
 			if (!err)
 				continue;
 			/* Not this way: the next alternative, if any. */
-			if (c->alternative && !c->report) {
+			if (c->alternative && !c->report && err != -ENOMEM) {
 				ftagent_mmsg_unprobe_one(c);
 				continue;
 			}
@@ -1230,10 +1230,17 @@ int ftagent_mmsg_init(bool strict)
 	}
 	/* Received bytes: the tracepoint if there is one, else kprobes. */
 	ftagent_mmsg_recv_tp = ftagent_tracepoint("sock_recv_length");
-	if (ftagent_mmsg_recv_tp &&
-	    tracepoint_probe_register(ftagent_mmsg_recv_tp,
-				      ftagent_mmsg_recv_length, NULL))
+	err = ftagent_mmsg_recv_tp ?
+	      tracepoint_probe_register(ftagent_mmsg_recv_tp,
+					ftagent_mmsg_recv_length, NULL) : 0;
+	if (err)
 		ftagent_mmsg_recv_tp = NULL;
+	if (err == -ENOMEM) {
+		ftagent_mmsg_exit();
+		pr_err("socket byte counts: no probe on sock_recv_length (%d): %s\n",
+		       err, ftagent_setup_why(err, strict));
+		return err;
+	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
 		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
 
