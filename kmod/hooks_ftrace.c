@@ -807,13 +807,10 @@ int ftagent_ftrace_filter(struct ftrace_ops *ops, const char *symbol)
 	int err;
 
 	err = ftagent_function_find(symbol, &start, &size);
-	if (!err) {
+	if (!err)
 		err = ftrace_set_filter_ip(ops, start, 0, 0);
-		if (!err || err == -ENOMEM)
-			return err;
-	} else if (err == -ENOMEM) {
+	if (!err || err == -ENOMEM)
 		return err;
-	}
 	return ftrace_set_filter(ops, (unsigned char *)symbol, strlen(symbol),
 				 0);
 }

@@ -175,8 +175,10 @@ static void ftagent_wake_off_fn(struct work_struct *work)
 
 static DECLARE_WORK(ftagent_wake_off_work, ftagent_wake_off_fn);
 
-/* Attach the hook, once (process context; sleeps). Under the lock. */
-/* 0, or why the hook did not go on (said in the log). */
+/*
+ * Attach the hook, once (process context; sleeps). Under the lock. 0, or
+ * why the hook did not go on (said in the log).
+ */
 static int ftagent_install_attach_locked(void)
 {
 	int err;
