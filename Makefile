@@ -300,12 +300,13 @@ check-rt: userspace tests
 # first line it prints); the results are in build/nl-fuzz.
 NLFUZZ_PER_COMMAND ?= 10000
 NLFUZZ_SEED ?=
+NLFUZZ_PART ?= 1/1
 NLFUZZ_TIMEOUT ?= 14400
 nl-fuzz: module
 	@rm -rf $(BUILD)/nl-fuzz && mkdir -p $(BUILD)/nl-fuzz $(BUILD)/tests/no-selftests
 	tools/guest/run-guest --kver $(KVER) --timeout $(NLFUZZ_TIMEOUT) \
 		--out $(BUILD)/nl-fuzz --log $(BUILD)/nl-fuzz/kernel.log --quiet -- \
-		env NLFUZZ_PER_COMMAND=$(NLFUZZ_PER_COMMAND) NLFUZZ_SEED=$(NLFUZZ_SEED) \
+		env NLFUZZ_PER_COMMAND=$(NLFUZZ_PER_COMMAND) NLFUZZ_SEED=$(NLFUZZ_SEED) NLFUZZ_PART=$(NLFUZZ_PART) \
 		$(CURDIR)/tests/selftests/guest-run --no-lockdown --only nl_fuzz.py \
 		--e2e $(CURDIR)/tests/e2e --build $(CURDIR)/$(BUILD) \
 		$(CURDIR)/$(MODULE) $(CURDIR)/$(BUILD)/tests/no-selftests
@@ -328,7 +329,7 @@ nl-fuzz-debug: userspace tests
 		--smp 4 --mem 4608 --append "panic_on_warn=1 no5lvl" \
 		--timeout $(NLFUZZ_TIMEOUT) --out $(BUILD)/nl-fuzz-debug \
 		--log $(BUILD)/nl-fuzz-debug/kernel.log --quiet -- \
-		env NLFUZZ_PER_COMMAND=$(NLFUZZ_PER_COMMAND) NLFUZZ_SEED=$(NLFUZZ_SEED) \
+		env NLFUZZ_PER_COMMAND=$(NLFUZZ_PER_COMMAND) NLFUZZ_SEED=$(NLFUZZ_SEED) NLFUZZ_PART=$(NLFUZZ_PART) \
 		$(CURDIR)/tests/selftests/guest-run --no-lockdown --only nl_fuzz.py \
 		--e2e $(CURDIR)/tests/e2e --build $(CURDIR)/$(BUILD) \
 		$(CURDIR)/$(BUILD)/kmod/debug-$$k/kmod/ftagent.ko \
