@@ -58,7 +58,12 @@ static void ftagent_hits_reset(unsigned int i)
 		per_cpu_ptr(ftagent_hook_hits, cpu)[i] = 0;
 }
 
-void ftagent_hooks_detach(void)
+/*
+ * Take the attached hooks off and stop the driver. A FAILED hook keeps
+ * its state and error, so that an attach that fails whole can still say
+ * which hook failed and why.
+ */
+static void ftagent_hooks_release(void)
 {
 	const struct ftagent_hook_driver *drv = ftagent_driver;
 	unsigned int i, n = 0;
@@ -68,10 +73,10 @@ void ftagent_hooks_detach(void)
 	for (i = 0; i < ftagent_nr_calls; i++) {
 		struct ftagent_hook *hook = &ftagent_hooks[i];
 
-		if (hook->state == FTAGENT_HOOK_ATTACHED)
-			ftagent_attached[n++] = hook;
+		if (hook->state != FTAGENT_HOOK_ATTACHED)
+			continue;
+		ftagent_attached[n++] = hook;
 		hook->state = FTAGENT_HOOK_DETACHED;
-		hook->error = 0;
 	}
 	if (n)
 		drv->detach(ftagent_attached, n);
@@ -80,6 +85,38 @@ void ftagent_hooks_detach(void)
 	/* The driver is gone: nothing reads the map concurrently any more. */
 	ftagent_by_nr_clear();
 	ftagent_driver = NULL;
+}
+
+void ftagent_hooks_detach(void)
+{
+	unsigned int i;
+
+	ftagent_hooks_release();
+	for (i = 0; i < ftagent_nr_calls; i++) {
+		ftagent_hooks[i].state = FTAGENT_HOOK_DETACHED;
+		ftagent_hooks[i].error = 0;
+	}
+}
+
+/*
+ * None of @mode's hooks on after a failed attach: each is FAILED, with its
+ * own error where it had one, else @err. If the caller cannot put the
+ * previous set back either, the state then says DEGRADED, not READY.
+ */
+static void ftagent_hooks_fail(unsigned int mode, int err)
+{
+	unsigned int i;
+
+	for (i = 0; i < ftagent_nr_calls; i++) {
+		struct ftagent_hook *hook = &ftagent_hooks[i];
+
+		if (!(hook->call->modes & BIT(mode)))
+			continue;
+		if (hook->state == FTAGENT_HOOK_FAILED && hook->error)
+			continue;
+		hook->state = FTAGENT_HOOK_FAILED;
+		hook->error = -err;
+	}
 }
 
 int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
@@ -95,6 +132,7 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 			pr_err("%s hooks: cannot start: %d\n",
 			       set == FTAGENT_HOOKS_KPROBE ? "kprobe" : "ftrace",
 			       err);
+			ftagent_hooks_fail(mode, err);
 			return err;
 		}
 	}
@@ -132,12 +170,7 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 				drv->stop();
 			ftagent_by_nr_clear();
 			ftagent_driver = NULL;
-			for (i = 0; i < ftagent_nr_calls; i++) {
-				if (ftagent_hooks[i].state != FTAGENT_HOOK_ATTACHED)
-					continue;
-				ftagent_hooks[i].state = FTAGENT_HOOK_FAILED;
-				ftagent_hooks[i].error = -err;
-			}
+			ftagent_hooks_fail(mode, err);
 			return err;
 		}
 	}
@@ -148,19 +181,8 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 	 */
 	if (failed && (strict || nomem)) {
 		err = nomem ?: first_err;
-		ftagent_hooks_detach();
-		/*
-		 * None on, all FAILED: if the caller cannot put the previous
-		 * set back either, the state says DEGRADED, not READY.
-		 */
-		for (i = 0; i < ftagent_nr_calls; i++) {
-			struct ftagent_hook *hook = &ftagent_hooks[i];
-
-			if (!(hook->call->modes & BIT(mode)))
-				continue;
-			hook->state = FTAGENT_HOOK_FAILED;
-			hook->error = -err;
-		}
+		ftagent_hooks_release();
+		ftagent_hooks_fail(mode, err);
 		return err;
 	}
 	return 0;

@@ -58,6 +58,8 @@ int ftagent_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
  * warning, and the module is pinned for good, with what the ops use.
  */
 void ftagent_stuck(const char *what, int err);
+/* Whether a hook stays for good (ftagent_stuck()): keep what it uses. */
+bool ftagent_hooks_stuck(void);
 struct tracepoint *ftagent_tracepoint(const char *name);
 /* Whether the ftrace set is attached through direct calls right now. */
 bool ftagent_ftrace_direct_on(void);

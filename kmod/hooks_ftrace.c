@@ -726,6 +726,11 @@ void ftagent_stuck(const char *what, int err)
 	ftagent_ftrace_stuck = true;
 }
 
+bool ftagent_hooks_stuck(void)
+{
+	return ftagent_ftrace_stuck;
+}
+
 static void ftagent_unregister(struct ftrace_ops *ops,
 			       struct ftagent_direct_set *d)
 {
@@ -1261,11 +1266,12 @@ err_free:
 static unsigned long *ftagent_entry_ips;	/* [ftagent_nr_calls]; 0: none */
 static bool ftagent_entry_ips_tried;
 
-static void ftagent_resolve_entry_points(void)
+static int ftagent_resolve_entry_points(void)
 {
 #ifdef CONFIG_KPROBES
 	struct kprobe *kps, **done;
 	unsigned int i, n = 0;
+	int err = 0;
 
 	ftagent_entry_ips_tried = true;
 	ftagent_entry_ips = kcalloc(ftagent_nr_calls, sizeof(*ftagent_entry_ips),
@@ -1273,10 +1279,14 @@ static void ftagent_resolve_entry_points(void)
 	kps = kcalloc(ftagent_nr_calls, sizeof(*kps), GFP_KERNEL);
 	done = kcalloc(ftagent_nr_calls, sizeof(*done), GFP_KERNEL);
 	if (!ftagent_entry_ips || !kps || !done) {
-		/* Tried again at the next attach, not by name for good. */
+		/*
+		 * Tried again at the next attach, not by name for good; this
+		 * attach fails whole (ftagent_setup_fails()).
+		 */
 		kfree(ftagent_entry_ips);
 		ftagent_entry_ips = NULL;
 		ftagent_entry_ips_tried = false;
+		err = -ENOMEM;
 	} else {
 		for (i = 0; i < ftagent_nr_calls; i++) {
 			kps[i].symbol_name = ftagent_calls[i].symbol;
@@ -1292,8 +1302,10 @@ static void ftagent_resolve_entry_points(void)
 	}
 	kfree(done);
 	kfree(kps);
+	return err;
 #else
 	ftagent_entry_ips_tried = true;
+	return 0;
 #endif
 }
 
@@ -1303,14 +1315,22 @@ static int ftagent_ftrace_attach(struct ftagent_hook *hook)
 	unsigned long ip;
 	int err;
 
-	if (!ftagent_entry_ips_tried)
-		ftagent_resolve_entry_points();
+	if (!ftagent_entry_ips_tried) {
+		err = ftagent_resolve_entry_points();
+		if (err)
+			return err;
+	}
 	ip = ftagent_entry_ips ? ftagent_entry_ips[hook->index] : 0;
-	if (ip && d->n + d->n_ips < FTAGENT_DIRECT_MAX &&
-	    !ftrace_set_filter_ip(&ftagent_entry_ops, ip, 0, 0)) {
-		d->ips[d->n_ips++] = ip;
-		ftagent_entry_filters++;
-		return 0;
+	if (ip && d->n + d->n_ips < FTAGENT_DIRECT_MAX) {
+		err = ftrace_set_filter_ip(&ftagent_entry_ops, ip, 0, 0);
+		if (!err) {
+			d->ips[d->n_ips++] = ip;
+			ftagent_entry_filters++;
+			return 0;
+		}
+		/* Out of memory is not "try the name": the attach fails. */
+		if (err == -ENOMEM)
+			return err;
 	}
 	err = ftagent_filter_both(&ftagent_entry_ops, d, hook->call->symbol);
 	if (!err)

@@ -806,6 +806,9 @@ void ftagent_iouring_exit(void)
 			ftrace_free_filter(&f->ops);
 		f->filtered = false;
 	}
+	/* A hook ftrace would not take off may still use the table. */
+	if (ftagent_hooks_stuck())
+		return;
 	kvfree(ftagent_skip_table);
 	ftagent_skip_table = NULL;
 }

@@ -924,10 +924,16 @@ static int ftagent_mmsg_entry_start(void)
 
 static void ftagent_mmsg_entry_stop(void)
 {
+	int err;
+
 	if (!ftagent_mmsg_entry_on)
 		return;
-	unregister_ftrace_function(&ftagent_mmsg_entry_ops);
-	ftrace_free_filter(&ftagent_mmsg_entry_ops);
+	err = unregister_ftrace_function(&ftagent_mmsg_entry_ops);
+	/* Refused: it may still be called, so its filter stays. */
+	if (err)
+		ftagent_stuck("mmsg entry", err);
+	else
+		ftrace_free_filter(&ftagent_mmsg_entry_ops);
 	ftagent_mmsg_entry_on = false;
 }
 
@@ -949,10 +955,16 @@ static int ftagent_mmsg_csum_start(void)
 
 static void ftagent_mmsg_csum_stop(void)
 {
+	int err;
+
 	if (!ftagent_mmsg_csum_on)
 		return;
-	unregister_ftrace_function(&ftagent_mmsg_csum_ops);
-	ftrace_free_filter(&ftagent_mmsg_csum_ops);
+	err = unregister_ftrace_function(&ftagent_mmsg_csum_ops);
+	/* Refused: it may still be called, so its filter stays. */
+	if (err)
+		ftagent_stuck("receive checksum copy", err);
+	else
+		ftrace_free_filter(&ftagent_mmsg_csum_ops);
 	ftagent_mmsg_csum_on = false;
 }
 
