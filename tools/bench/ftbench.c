@@ -17,7 +17,7 @@
  * file system round trips (the guest's root is 9p).
  *
  * usage: ftbench [-n SCALE%] [-w WORKLOAD,...]   per-call samples
- *        ftbench storm SECONDS                   exec/connect/open storm
+ *        ftbench storm SECONDS [fail]            exec/connect/open storm
  *        ftbench --exit                          (the exec'd child)
  *
  * Output, one line per workload:
@@ -690,6 +690,15 @@ static bool selected(const char *list, const char *name)
  * connecting, one opening, as fast as the guest runs them. Prints the
  * operations each completed.
  */
+static void make_it_fail(void)
+{
+	int fd = open("/proc/self/make-it-fail", O_WRONLY);
+
+	if (fd < 0 || write(fd, "1", 1) != 1)
+		die("/proc/self/make-it-fail (CONFIG_FAULT_INJECTION)");
+	close(fd);
+}
+
 static int storm(double seconds)
 {
 	const char *kinds[] = {"exec", "connect", "open"};
@@ -748,8 +757,16 @@ int main(int argc, char **argv)
 		die("readlink /proc/self/exe");
 	self_path[len] = '\0';
 	signal(SIGPIPE, SIG_IGN);
-	if (argc > 2 && !strcmp(argv[1], "storm"))
+	if (argc > 2 && !strcmp(argv[1], "storm")) {
+		/*
+		 * "storm S fail": this process and the ones it forks are
+		 * the fault injector's targets (failslab's task-filter;
+		 * tests/faults/run-faults), from before their first call.
+		 */
+		if (argc > 3 && !strcmp(argv[3], "fail"))
+			make_it_fail();
 		return storm(atof(argv[2]));
+	}
 
 	while ((opt = getopt(argc, argv, "n:w:")) != -1) {
 		switch (opt) {
@@ -757,7 +774,7 @@ int main(int argc, char **argv)
 		case 'w': only = optarg; break;
 		default:
 			fprintf(stderr, "usage: ftbench [-n SCALE%%] [-w "
-					"WORKLOAD,...] | storm SECONDS\n");
+					"WORKLOAD,...] | storm SECONDS [fail]\n");
 			return 2;
 		}
 	}
