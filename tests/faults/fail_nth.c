@@ -1065,6 +1065,27 @@ static int unarmed(struct nlmsghdr *nlh, struct sent *r, const char *what)
 	return 0;
 }
 
+/*
+ * The step of a sweep whose unfaulted run passes @points: --step, or
+ * FAIL_NTH_SAMPLES faults spread evenly over the points if that is wider.
+ */
+static unsigned int sample_step(const char *name, unsigned int points)
+{
+	unsigned int step = nth_step;
+
+	if (nth_samples && points / nth_samples > step)
+		step = points / nth_samples;
+	diag("%s: an unfaulted run passes %u points; every %u from 1", name,
+	     points, step);
+	return step;
+}
+
+/* Points an armed-past-the-end run passed: nth_max less what was left. */
+static unsigned int points_passed(long left)
+{
+	return left > 0 ? nth_max - (unsigned int)left : 0;
+}
+
 static int sweep_case(const struct cmd_case *c)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -1072,7 +1093,7 @@ static int sweep_case(const struct cmd_case *c)
 	struct tally t = {0};
 	struct msg_stats ms = {0};
 	struct kmsg_scan ks;
-	unsigned int n, injected = 0, bad = 0, reports = 0, last = 0;
+	unsigned int n, injected = 0, bad = 0, reports = 0, last = 0, step;
 	double t0 = now_s();
 	struct sent r;
 
@@ -1087,7 +1108,19 @@ static int sweep_case(const struct cmd_case *c)
 		return 1;
 	}
 	snap_free(&after);
-	for (n = 1; n <= nth_max; n += nth_step) {
+	step = nth_step;
+	if (nth_samples) {
+		/* Armed past the last point: nothing fails, the rest says. */
+		send_nth(&ctl, c->build(buf, c->apply), nth_max, &r);
+		if (r.how != SENT_ACKED || r.err ||
+		    unarmed(c->build(buf, c->undo), &r, c->name)) {
+			tap(0, "%s: the unfaulted run to count points",
+			    c->name);
+			return 1;
+		}
+		step = sample_step(c->name, points_passed(r.left));
+	}
+	for (n = 1; n <= nth_max; n += step) {
 		const char *d;
 		int changed;
 
@@ -1176,9 +1209,10 @@ static int sweep_case(const struct cmd_case *c)
 	snap_free(&want);
 	snap_free(&orig);
 	tally_print(c->name, &t);
-	diag("summary %s: N_max=%u faults injected=%u, module refusals with "
-	     "message=%u without=%u, warn_alloc reports=%u, time=%.0f s",
-	     c->name, last, injected, ms.with, ms.without, reports,
+	diag("summary %s: N_max=%u faults injected=%u (every %u), module "
+	     "refusals with message=%u without=%u, warn_alloc reports=%u, "
+	     "time=%.0f s",
+	     c->name, last, injected, step, ms.with, ms.without, reports,
 	     now_s() - t0);
 	bad += ms.without + none_injected(injected);
 	tap(!bad,
@@ -1463,7 +1497,7 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 	struct snap sa, sb, s;
 	struct tally t = {0};
 	struct kmsg_scan ks;
-	unsigned int n, injected = 0, bad = 0, no_msg = 0, last = 0;
+	unsigned int n, injected = 0, bad = 0, no_msg = 0, last = 0, step;
 	double t0 = now_s();
 	char why[512], arm[16];
 	int replaced, rc;
@@ -1492,7 +1526,25 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 		tap(0, "daemon: A and B give the same module state");
 		return 1;
 	}
-	for (n = 1; n <= nth_max; n += nth_step) {
+	step = nth_step;
+	if (nth_samples) {
+		/* Armed past the last point: nothing fails, the rest says. */
+		snprintf(arm, sizeof(arm), "%u", nth_max);
+		if (pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+			tap(0, "daemon: arm fail-nth: %s", strerror(errno));
+			return 1;
+		}
+		rc = ftd_module_apply(&m, &b, &replaced, why, sizeof(why));
+		left = nth_disarm();
+		if (rc ||
+		    ftd_module_apply(&m, &a, &replaced, why, sizeof(why))) {
+			tap(0, "daemon: the unfaulted run to count points: %s",
+			    why);
+			return 1;
+		}
+		step = sample_step("daemon", points_passed(left));
+	}
+	for (n = 1; n <= nth_max; n += step) {
 		why[0] = '\0';
 		kmsg_skip();
 		snprintf(arm, sizeof(arm), "%u", n);
@@ -1567,9 +1619,9 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 		bad++;
 	ftd_module_close(&m);
 	tally_print("daemon", &t);
-	diag("summary daemon: N_max=%u faults injected=%u, failures without a "
-	     "message=%u, time=%.0f s",
-	     last, injected, no_msg, now_s() - t0);
+	diag("summary daemon: N_max=%u faults injected=%u (every %u), "
+	     "failures without a message=%u, time=%.0f s",
+	     last, injected, step, no_msg, now_s() - t0);
 	bad += no_msg + none_injected(injected);
 	tap(!bad, "daemon: %u faults injected into ftd_module_apply(B over A)",
 	    injected);

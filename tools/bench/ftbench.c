@@ -773,8 +773,9 @@ int main(int argc, char **argv)
 		case 'n': scale = atoi(optarg); break;
 		case 'w': only = optarg; break;
 		default:
-			fprintf(stderr, "usage: ftbench [-n SCALE%%] [-w "
-					"WORKLOAD,...] | storm SECONDS [fail]\n");
+			fprintf(stderr,
+				"usage: ftbench [-n SCALE%%] [-w "
+				"WORKLOAD,...] | storm SECONDS [fail]\n");
 			return 2;
 		}
 	}
