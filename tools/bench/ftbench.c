@@ -127,6 +127,27 @@ static int listener(struct sockaddr_in *sa)
 	return lfd;
 }
 
+/*
+ * listener() for a process under injected faults: -1 where a call failed
+ * (nothing left open), else a non-blocking listener.
+ */
+static int listener_tolerant(struct sockaddr_in *sa)
+{
+	socklen_t len = sizeof(*sa);
+	int lfd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	sa->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (lfd >= 0 && (bind(lfd, (struct sockaddr *)sa, sizeof(*sa)) ||
+			 listen(lfd, 128) ||
+			 getsockname(lfd, (struct sockaddr *)sa, &len))) {
+		close(lfd);
+		lfd = -1;
+	}
+	return lfd;
+}
+
 /* A loopback TCP pair with buffers big enough for a burst of sends. */
 static void tcp_pair(int *tx, int *rx)
 {
@@ -685,11 +706,6 @@ static bool selected(const char *list, const char *name)
 	return false;
 }
 
-/*
- * The storm: three processes for @seconds each, one exec'ing, one
- * connecting, one opening, as fast as the guest runs them. Prints the
- * operations each completed.
- */
 static void make_it_fail(void)
 {
 	int fd = open("/proc/self/make-it-fail", O_WRONLY);
@@ -699,11 +715,63 @@ static void make_it_fail(void)
 	close(fd);
 }
 
-static int storm(double seconds)
+/*
+ * One storm operation that may fail (the storm under injected faults):
+ * 0 if it completed, -1 if a call failed. Never dies, never blocks on a
+ * connection that a fault left half made: the listener is non-blocking,
+ * and every connection queued on it is taken and closed.
+ */
+static int storm_op_tolerant(int k, int lfd, const struct sockaddr_in *sa)
+{
+	struct linger lg = {.l_onoff = 1, .l_linger = 0};
+	char *argv[] = {self_path, "--exit", NULL};
+	int fd, status, ok;
+	pid_t pid;
+
+	switch (k) {
+	case 0:
+		pid = fork();
+		if (pid < 0)
+			return -1;
+		if (!pid) {
+			execv(self_path, argv);
+			_exit(127);
+		}
+		while (waitpid(pid, &status, 0) != pid)
+			if (errno != EINTR)
+				return -1;
+		return WIFEXITED(status) && !WEXITSTATUS(status) ? 0 : -1;
+	case 1:
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd < 0)
+			return -1;
+		setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg));
+		ok = !connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+		close(fd);
+		while ((fd = accept(lfd, NULL, NULL)) >= 0)
+			close(fd);
+		return ok ? 0 : -1;
+	default:
+		fd = openat(AT_FDCWD, data_path, O_RDONLY);
+		if (fd < 0)
+			return -1;
+		close(fd);
+		return 0;
+	}
+}
+
+/*
+ * The storm: three processes for @seconds each, one exec'ing, one
+ * connecting, one opening, as fast as the guest runs them. Prints the
+ * operations each completed. With @fail, each of the three (and what it
+ * execs) is a target of the fault injector from its first call on; an
+ * operation a fault breaks is counted as failed and the storm goes on.
+ */
+static int storm(double seconds, bool fail)
 {
 	const char *kinds[] = {"exec", "connect", "open"};
+	long done[3][2] = {{0}};
 	int pipes[3][2], k;
-	long done[3] = {0};
 
 	close(data_file());
 	for (k = 0; k < 3; k++) {
@@ -712,33 +780,50 @@ static int storm(double seconds)
 		if (fork() == 0) {
 			struct sockaddr_in sa;
 			double end = now_ns() + seconds * 1e9;
-			int lfd = k == 1 ? listener(&sa) : -1;
-			long ops = 0;
+			long ops[2] = {0, 0};
+			int lfd = -1;
 
+			if (fail) {
+				make_it_fail();
+				while (k == 1 && lfd < 0 && now_ns() < end) {
+					lfd = listener_tolerant(&sa);
+					ops[1] += lfd < 0;
+				}
+			} else if (k == 1) {
+				lfd = listener(&sa);
+			}
 			while (now_ns() < end) {
+				if (fail) {
+					if (k == 1 && lfd < 0)
+						break;
+					ops[!!storm_op_tolerant(k, lfd, &sa)]++;
+					continue;
+				}
 				if (k == 0)
 					spawn_exit();
 				else if (k == 1)
 					connect_close(lfd, &sa);
 				else
 					open_close();
-				ops++;
+				ops[0]++;
 			}
-			if (write(pipes[k][1], &ops, sizeof(ops)) !=
-			    sizeof(ops))
-				die("storm result");
+			if (write(pipes[k][1], ops, sizeof(ops)) != sizeof(ops))
+				_exit(1);
 			_exit(0);
 		}
 		close(pipes[k][1]);
 	}
 	for (k = 0; k < 3; k++) {
-		if (read(pipes[k][0], &done[k], sizeof(done[k])) !=
+		if (read(pipes[k][0], done[k], sizeof(done[k])) !=
 		    sizeof(done[k]))
-			done[k] = -1;
+			done[k][0] = -1;
 		wait(NULL);
 	}
 	for (k = 0; k < 3; k++)
-		printf("storm %s=%ld\n", kinds[k], done[k]);
+		printf("storm %s=%ld\n", kinds[k], done[k][0]);
+	if (fail)
+		for (k = 0; k < 3; k++)
+			printf("storm-failed %s=%ld\n", kinds[k], done[k][1]);
 	unlink(data_path);
 	return 0;
 }
@@ -758,14 +843,9 @@ int main(int argc, char **argv)
 	self_path[len] = '\0';
 	signal(SIGPIPE, SIG_IGN);
 	if (argc > 2 && !strcmp(argv[1], "storm")) {
-		/*
-		 * "storm S fail": this process and the ones it forks are
-		 * the fault injector's targets (failslab's task-filter;
-		 * tests/faults/run-faults), from before their first call.
-		 */
-		if (argc > 3 && !strcmp(argv[3], "fail"))
-			make_it_fail();
-		return storm(atof(argv[2]));
+		/* "storm S fail": tests/faults/run-faults' random phase. */
+		return storm(atof(argv[2]),
+			     argc > 3 && !strcmp(argv[3], "fail"));
 	}
 
 	while ((opt = getopt(argc, argv, "n:w:")) != -1) {
