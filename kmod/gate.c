@@ -1061,6 +1061,8 @@ static void notrace ftagent_gate_zc_hook(unsigned long ip,
 
 static struct ftrace_ops ftagent_gate_zc_ops;
 static bool ftagent_gate_zc_on;
+/* A zerocopy ops ftrace would not take off (ftagent_stuck()): not reused. */
+static bool ftagent_gate_zc_stuck;
 
 /*
  * With the recv point. A kernel without the function has no zero-copy
@@ -1075,6 +1077,8 @@ static int ftagent_gate_zc_hook_on(void)
 	struct ftrace_ops *o = &ftagent_gate_zc_ops;
 	int err;
 
+	if (ftagent_gate_zc_stuck)
+		return -EBUSY;
 	memset(o, 0, sizeof(*o));
 	o->func = ftagent_gate_zc_hook;
 	o->flags = FTRACE_OPS_FL_IPMODIFY;
@@ -1097,8 +1101,8 @@ static void ftagent_gate_zc_hook_off(void)
 {
 	if (!ftagent_gate_zc_on)
 		return;
-	unregister_ftrace_function(&ftagent_gate_zc_ops);
-	ftrace_free_filter(&ftagent_gate_zc_ops);
+	if (!ftagent_ftrace_off(&ftagent_gate_zc_ops, FTAGENT_GATE_ZC_SYMBOL))
+		ftagent_gate_zc_stuck = true;
 	ftagent_gate_zc_on = false;
 }
 
@@ -1116,6 +1120,7 @@ static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 
 static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX];
 static u32 ftagent_gate_on;	/* points registered now */
+static u32 ftagent_gate_stuck;	/* points ftrace would not take off */
 
 /* Hook @point's function (@name); -ENOENT when this kernel lacks it. */
 static int ftagent_gate_hook_one(unsigned int point, const char *name)
@@ -1123,6 +1128,9 @@ static int ftagent_gate_hook_one(unsigned int point, const char *name)
 	struct ftrace_ops *o = &ftagent_gate_ops[point];
 	int err;
 
+	/* An ops ftrace would not take off is still live: not reused. */
+	if (ftagent_gate_stuck & BIT(point))
+		return -EBUSY;
 	memset(o, 0, sizeof(*o));
 	o->func = ftagent_gate_hook;
 	o->flags = FTRACE_OPS_FL_IPMODIFY;
@@ -1142,10 +1150,8 @@ static int ftagent_gate_hook_one(unsigned int point, const char *name)
 	}
 	if (point == FTAGENT_GATE_RECV) {
 		err = ftagent_gate_zc_hook_on();
-		if (err) {
-			unregister_ftrace_function(o);
-			ftrace_free_filter(o);
-		}
+		if (err && !ftagent_ftrace_off(o, name))
+			ftagent_gate_stuck |= BIT(point);
 	}
 	return err;
 }
@@ -1154,8 +1160,9 @@ static void ftagent_gate_unhook_one(unsigned int point)
 {
 	if (point == FTAGENT_GATE_RECV)
 		ftagent_gate_zc_hook_off();
-	unregister_ftrace_function(&ftagent_gate_ops[point]);
-	ftrace_free_filter(&ftagent_gate_ops[point]);
+	if (!ftagent_ftrace_off(&ftagent_gate_ops[point],
+				ftagent_gate_symbols[point]))
+		ftagent_gate_stuck |= BIT(point);
 }
 
 static int ftagent_gate_attach(u32 want)

@@ -126,6 +126,11 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 	int err, first_err = 0, nomem = 0;
 
 	ftagent_hooks_detach();
+	for (i = 0; i < ftagent_nr_calls; i++) {
+		ftagent_hooks[i].kind = drv->kind;
+		ftagent_hooks[i].seen = false;
+		ftagent_hits_reset(i);
+	}
 	if (drv->start) {
 		err = drv->start();
 		if (err) {
@@ -141,9 +146,6 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 	for (i = 0; i < ftagent_nr_calls; i++) {
 		struct ftagent_hook *hook = &ftagent_hooks[i];
 
-		hook->kind = drv->kind;
-		hook->seen = false;
-		ftagent_hits_reset(i);
 		if (!(hook->call->modes & BIT(mode)))
 			continue;
 		err = drv->attach(hook);
@@ -165,6 +167,9 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 		err = drv->commit();
 		if (err) {
 			pr_err("cannot enable the hooks: %d\n", err);
+			/* After a hook ran out of memory, say so (not ENOENT). */
+			if (nomem)
+				err = nomem;
 			/* Nothing went live: report every hook as failed. */
 			if (drv->stop)
 				drv->stop();

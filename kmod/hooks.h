@@ -58,8 +58,10 @@ int ftagent_ftrace_filter(struct ftrace_ops *ops, const char *symbol);
  * warning, and the module is pinned for good, with what the ops use.
  */
 void ftagent_stuck(const char *what, int err);
-/* Whether a hook stays for good (ftagent_stuck()): keep what it uses. */
-bool ftagent_hooks_stuck(void);
+/* Whether an ftrace hook stays for good (ftagent_stuck()): keep what it uses. */
+bool ftagent_ftrace_is_stuck(void);
+struct ftrace_ops;
+bool ftagent_ftrace_off(struct ftrace_ops *ops, const char *what);
 struct tracepoint *ftagent_tracepoint(const char *name);
 /* Whether the ftrace set is attached through direct calls right now. */
 bool ftagent_ftrace_direct_on(void);
@@ -79,8 +81,9 @@ int ftagent_hooks_init(void);
 void ftagent_hooks_exit(void);
 /*
  * Attach the hooks @mode needs with driver @set. A hook that fails is
- * reported by name and reason and the rest stay attached, unless @strict,
- * when any failure detaches everything and is returned.
+ * reported by name and reason and the rest stay attached, unless @strict
+ * or the failure is ENOMEM (ftagent_setup_fails()): then everything is
+ * detached, the mode's hooks read FAILED, and the error is returned.
  */
 int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict);
 void ftagent_hooks_detach(void);

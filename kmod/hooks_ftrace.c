@@ -723,12 +723,29 @@ void ftagent_stuck(const char *what, int err)
 	/* Holds off an unload that has not begun; one that has, can't be. */
 	if (!ftagent_ftrace_stuck)
 		__module_get(THIS_MODULE);
-	ftagent_ftrace_stuck = true;
+	WRITE_ONCE(ftagent_ftrace_stuck, true);
 }
 
-bool ftagent_hooks_stuck(void)
+bool ftagent_ftrace_is_stuck(void)
 {
-	return ftagent_ftrace_stuck;
+	return READ_ONCE(ftagent_ftrace_stuck);
+}
+
+/*
+ * Take @ops off and free its filter: true. If ftrace refuses (it only
+ * does once it has failed itself), @ops may still be called: it keeps its
+ * filter, and it and the module stay for good (ftagent_stuck()): false.
+ */
+bool ftagent_ftrace_off(struct ftrace_ops *ops, const char *what)
+{
+	int err = unregister_ftrace_function(ops);
+
+	if (err) {
+		ftagent_stuck(what, err);
+		return false;
+	}
+	ftrace_free_filter(ops);
+	return true;
 }
 
 static void ftagent_unregister(struct ftrace_ops *ops,

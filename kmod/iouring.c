@@ -807,7 +807,7 @@ void ftagent_iouring_exit(void)
 		f->filtered = false;
 	}
 	/* A hook ftrace would not take off may still use the table. */
-	if (ftagent_hooks_stuck())
+	if (ftagent_ftrace_is_stuck())
 		return;
 	kvfree(ftagent_skip_table);
 	ftagent_skip_table = NULL;

@@ -563,10 +563,12 @@ void ftagent_lifecycle_exit(void)
 	for (i = 0; i < ARRAY_SIZE(ftagent_fn_hooks); i++) {
 		struct ftagent_fn_hook *h = &ftagent_fn_hooks[i];
 
-		if (h->registered)
-			unregister_ftrace_function(&h->ops);
+		/* Refused: the ops and its filter stay (ftagent_stuck()). */
+		if (!h->registered)
+			ftrace_free_filter(&h->ops);
+		else
+			ftagent_ftrace_off(&h->ops, h->symbol);
 		h->registered = false;
-		ftrace_free_filter(&h->ops);
 	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_tps); i++) {
 		if (ftagent_tps[i].registered)

@@ -924,16 +924,9 @@ static int ftagent_mmsg_entry_start(void)
 
 static void ftagent_mmsg_entry_stop(void)
 {
-	int err;
-
 	if (!ftagent_mmsg_entry_on)
 		return;
-	err = unregister_ftrace_function(&ftagent_mmsg_entry_ops);
-	/* Refused: it may still be called, so its filter stays. */
-	if (err)
-		ftagent_stuck("mmsg entry", err);
-	else
-		ftrace_free_filter(&ftagent_mmsg_entry_ops);
+	ftagent_ftrace_off(&ftagent_mmsg_entry_ops, "mmsg entry");
 	ftagent_mmsg_entry_on = false;
 }
 
@@ -955,16 +948,9 @@ static int ftagent_mmsg_csum_start(void)
 
 static void ftagent_mmsg_csum_stop(void)
 {
-	int err;
-
 	if (!ftagent_mmsg_csum_on)
 		return;
-	err = unregister_ftrace_function(&ftagent_mmsg_csum_ops);
-	/* Refused: it may still be called, so its filter stays. */
-	if (err)
-		ftagent_stuck("receive checksum copy", err);
-	else
-		ftrace_free_filter(&ftagent_mmsg_csum_ops);
+	ftagent_ftrace_off(&ftagent_mmsg_csum_ops, "receive checksum copy");
 	ftagent_mmsg_csum_on = false;
 }
 
@@ -1303,6 +1289,9 @@ void ftagent_mmsg_exit(void)
 		tracepoint_synchronize_unregister();
 	ftagent_mmsg_recv_tp = NULL;
 	ftagent_mmsg_exit_tp = NULL;
+	/* A hook ftrace would not take off may still use the table. */
+	if (ftagent_ftrace_is_stuck())
+		return;
 	kvfree(ftagent_mmsg_slots);
 	kvfree(ftagent_mmsg_spills);
 	ftagent_mmsg_slots = NULL;
