@@ -1094,6 +1094,7 @@ static int sweep_case(const struct cmd_case *c)
 	struct msg_stats ms = {0};
 	struct kmsg_scan ks;
 	unsigned int n, injected = 0, bad = 0, reports = 0, last = 0, step;
+	unsigned int points;
 	double t0 = now_s();
 	struct sent r;
 
@@ -1112,13 +1113,14 @@ static int sweep_case(const struct cmd_case *c)
 	if (nth_samples) {
 		/* Armed past the last point: nothing fails, the rest says. */
 		send_nth(&ctl, c->build(buf, c->apply), nth_max, &r);
+		points = points_passed(r.left);
 		if (r.how != SENT_ACKED || r.err ||
 		    unarmed(c->build(buf, c->undo), &r, c->name)) {
 			tap(0, "%s: the unfaulted run to count points",
 			    c->name);
 			return 1;
 		}
-		step = sample_step(c->name, points_passed(r.left));
+		step = sample_step(c->name, points);
 	}
 	for (n = 1; n <= nth_max; n += step) {
 		const char *d;
