@@ -1084,7 +1084,7 @@ static int ftagent_gate_zc_hook_on(void)
 	o->flags = FTRACE_OPS_FL_IPMODIFY;
 	err = ftagent_symbol_filter(o, FTAGENT_GATE_ZC_SYMBOL);
 	if (!err)
-		err = register_ftrace_function(o);
+		err = ftagent_ftrace_on(o);
 	if (err) {
 		ftrace_free_filter(o);
 		if (err == -ENOENT)
@@ -1142,7 +1142,7 @@ static int ftagent_gate_hook_one(unsigned int point, const char *name)
 		return err;
 	}
 	if (!err)
-		err = register_ftrace_function(o);
+		err = ftagent_ftrace_on(o);
 	if (err) {
 		ftrace_free_filter(o);
 		pr_err("gate: cannot hook %s: %d\n", name, err);

@@ -61,6 +61,7 @@ void ftagent_stuck(const char *what, int err);
 /* Whether an ftrace hook stays for good (ftagent_stuck()): keep what it uses. */
 bool ftagent_ftrace_is_stuck(void);
 struct ftrace_ops;
+int ftagent_ftrace_on(struct ftrace_ops *ops);
 bool ftagent_ftrace_off(struct ftrace_ops *ops, const char *what);
 struct tracepoint *ftagent_tracepoint(const char *name);
 /* Whether the ftrace set is attached through direct calls right now. */

@@ -726,6 +726,22 @@ void ftagent_stuck(const char *what, int err)
 	WRITE_ONCE(ftagent_ftrace_stuck, true);
 }
 
+/*
+ * register_ftrace_function(), and if it fails, a wait until nothing can
+ * still look at @ops' filter, which the caller then frees: a registration
+ * that fails late (an IPMODIFY conflict with a livepatch: EBUSY) was on
+ * ftrace's list for a moment, where callbacks walk it with preemption
+ * off. Process context.
+ */
+int ftagent_ftrace_on(struct ftrace_ops *ops)
+{
+	int err = register_ftrace_function(ops);
+
+	if (err)
+		synchronize_rcu();
+	return err;
+}
+
 bool ftagent_ftrace_is_stuck(void)
 {
 	return READ_ONCE(ftagent_ftrace_stuck);

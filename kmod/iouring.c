@@ -885,7 +885,7 @@ int ftagent_iouring_init(bool strict)
 			return 0;
 		}
 		if (!err)
-			err = register_ftrace_function(&f->ops);
+			err = ftagent_ftrace_on(&f->ops);
 		if (err)
 			return ftagent_iouring_off("function", f->symbol, err,
 						   strict);

@@ -186,7 +186,7 @@ static int ftagent_install_attach_locked(void)
 	lockdep_assert_held(&ftagent_install_lock);
 	if (ftagent_install_on || ftagent_install_stopping)
 		return 0;
-	err = register_ftrace_function(&ftagent_install_ops);
+	err = ftagent_ftrace_on(&ftagent_install_ops);
 	if (err)
 		pr_warn("io_uring: cannot attach fd_install (%d): io_uring opens and accepts write no records\n",
 			err);
@@ -336,7 +336,7 @@ static int ftagent_wake_start(void)
 	 */
 	mutex_lock(&ftagent_install_lock);
 	if (!err)
-		err = register_ftrace_function(&ftagent_install_wake_ops);
+		err = ftagent_ftrace_on(&ftagent_install_wake_ops);
 	ftagent_wake_on = !err;
 	mutex_unlock(&ftagent_install_lock);
 	if (err && err != -ENOMEM)

@@ -609,7 +609,7 @@ int ftagent_lifecycle_init(void)
 			continue;
 		}
 		if (!err)
-			err = register_ftrace_function(&h->ops);
+			err = ftagent_ftrace_on(&h->ops);
 		if (err) {
 			pr_err("lifecycle: cannot trace %s: %d\n", h->symbol,
 			       err);

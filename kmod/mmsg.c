@@ -913,7 +913,7 @@ static int ftagent_mmsg_entry_start(void)
 		err = ftagent_ftrace_filter(&ftagent_mmsg_entry_ops,
 					    ftagent_mmsg_loops[i]);
 	if (!err)
-		err = register_ftrace_function(&ftagent_mmsg_entry_ops);
+		err = ftagent_ftrace_on(&ftagent_mmsg_entry_ops);
 	if (err) {
 		ftrace_free_filter(&ftagent_mmsg_entry_ops);
 		return err;
@@ -937,7 +937,7 @@ static int ftagent_mmsg_csum_start(void)
 					"skb_copy_and_csum_datagram_msg");
 
 	if (!err)
-		err = register_ftrace_function(&ftagent_mmsg_csum_ops);
+		err = ftagent_ftrace_on(&ftagent_mmsg_csum_ops);
 	if (err) {
 		ftrace_free_filter(&ftagent_mmsg_csum_ops);
 		return err;
