@@ -179,6 +179,12 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(wildcard tests/unit/*.h) $(DAEMON_LIB) $
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) $(LDLIBS_DAEMON) \
 		$(LDLIBS_CRYPTO)
 
+# ftnl's transport against a fake kernel: its requests go to the test.
+$(BUILD)/tests/unit/ftnl_transact_test: tests/unit/ftnl_transact_test.c $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Wl,--wrap=mnl_socket_sendto -o $@ $(filter %.c %.a,$^) \
+		-lcmocka $(LDLIBS_NL)
+
 # ftctl's text helpers, tested on their own.
 $(BUILD)/tests/unit/printable_test: tests/unit/printable_test.c $(BUILD)/tools/ftctl/human.o $(LIB)
 	@mkdir -p $(dir $@)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests for the NLMSG_ERROR / extended ACK decoder, on messages built
- * by hand the way the kernel lays them out (net/netlink/af_netlink.c:
- * netlink_ack()), including truncated and hostile ones.
+ * Unit tests for the NLMSG_ERROR / NLMSG_DONE / extended ACK decoder, on
+ * messages built by hand the way the kernel lays them out
+ * (net/netlink/af_netlink.c: netlink_ack(), netlink_dump_done()),
+ * including truncated and hostile ones.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -189,10 +190,92 @@ static void format_includes_kernel_message(void **state)
 			    "Invalid argument");
 }
 
+/* An NLMSG_DONE as netlink_dump_done() lays it out: errno, then TLVs. */
+static struct nlmsghdr *build_done(char *buf, int error, const char *msg)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	int32_t *e;
+
+	nlh->nlmsg_type = NLMSG_DONE;
+	nlh->nlmsg_flags = NLM_F_MULTI;
+	e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
+	*e = error;
+	if (msg) {
+		nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, msg);
+	}
+	return nlh;
+}
+
+static void done_without_error_ends_the_dump(void **state)
+{
+	char buf[256] = {0};
+	struct ftnl_error e;
+
+	(void)state;
+	assert_int_equal(ftnl_parse_done(build_done(buf, 0, NULL), &e), 0);
+	assert_int_equal(e.err, 0);
+}
+
+static void done_without_payload_ends_the_dump(void **state)
+{
+	char buf[256] = {0};
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ftnl_error e;
+
+	(void)state;
+	nlh->nlmsg_type = NLMSG_DONE;
+	assert_int_equal(ftnl_parse_done(nlh, &e), 0);
+}
+
+static void done_with_errno_is_an_error(void **state)
+{
+	char buf[256] = {0};
+	struct ftnl_error e;
+
+	(void)state;
+	assert_int_equal(ftnl_parse_done(build_done(buf, -EMSGSIZE, NULL), &e),
+			 1);
+	assert_int_equal(e.err, EMSGSIZE);
+	assert_string_equal(e.msg, "");
+}
+
+static void done_with_errno_keeps_the_message(void **state)
+{
+	char buf[256] = {0};
+	struct ftnl_error e;
+
+	(void)state;
+	assert_int_equal(
+		ftnl_parse_done(
+			build_done(buf, -ENOMEM, "no memory for a rule"), &e),
+		1);
+	assert_int_equal(e.err, ENOMEM);
+	assert_string_equal(e.msg, "no memory for a rule");
+}
+
+static void done_with_impossible_errno_is_malformed(void **state)
+{
+	char buf[256] = {0};
+	struct ftnl_error e;
+
+	(void)state;
+	assert_int_equal(ftnl_parse_done(build_done(buf, 5, NULL), &e), -1);
+	assert_int_equal(e.err, EBADMSG);
+	assert_int_equal(ftnl_parse_done(build_done(buf, -100000, NULL), &e),
+			 -1);
+	assert_int_equal(e.err, EBADMSG);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ack_is_not_an_error),
+		cmocka_unit_test(done_without_error_ends_the_dump),
+		cmocka_unit_test(done_without_payload_ends_the_dump),
+		cmocka_unit_test(done_with_errno_is_an_error),
+		cmocka_unit_test(done_with_errno_keeps_the_message),
+		cmocka_unit_test(done_with_impossible_errno_is_malformed),
 		cmocka_unit_test(plain_errno_without_tlvs),
 		cmocka_unit_test(message_and_offset_capped),
 		cmocka_unit_test(message_after_echoed_request),

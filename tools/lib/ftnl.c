@@ -46,6 +46,7 @@ struct nlmsghdr *ftnl_put_request(struct ftnl *nl, void *buf, uint8_t cmd,
 
 struct transact_ctx {
 	struct ftnl_error *err;
+	int ended; /* the ACK or the NLMSG_DONE that ends the exchange came */
 };
 
 static int on_error_msg(const struct nlmsghdr *nlh, void *data)
@@ -53,17 +54,34 @@ static int on_error_msg(const struct nlmsghdr *nlh, void *data)
 	struct transact_ctx *ctx = data;
 	int rc = ftnl_parse_error(nlh, ctx->err);
 
-	if (rc == 0)
+	if (rc == 0) {
+		ctx->ended = 1;
 		return MNL_CB_STOP; /* the ACK that ends the exchange */
+	}
+	/*
+	 * A refused request ends the exchange too, but for a dump whose first
+	 * part the kernel had no memory for (__netlink_dump_start() answers
+	 * ENOBUFS then, and keeps the dump running).
+	 */
+	if (ctx->err->err != ENOBUFS)
+		ctx->ended = 1;
 	errno = ctx->err->err;
 	return MNL_CB_ERROR;
 }
 
+/*
+ * The end of a dump. It carries the dump's own errno: a dump callback that
+ * failed half-way ends the dump early, and what came before is not all.
+ */
 static int on_done_msg(const struct nlmsghdr *nlh, void *data)
 {
-	(void)nlh;
-	(void)data;
-	return MNL_CB_STOP;
+	struct transact_ctx *ctx = data;
+
+	ctx->ended = 1;
+	if (ftnl_parse_done(nlh, ctx->err) == 0)
+		return MNL_CB_STOP;
+	errno = ctx->err->err;
+	return MNL_CB_ERROR;
 }
 
 struct reply_ctx {
@@ -86,8 +104,77 @@ static int on_ctl_msg(const struct nlmsghdr *nlh, void *data)
 	if (nlh->nlmsg_type == NLMSG_ERROR)
 		return on_error_msg(nlh, &rctx->tctx);
 	if (nlh->nlmsg_type == NLMSG_DONE)
-		return on_done_msg(nlh, NULL);
+		return on_done_msg(nlh, &rctx->tctx);
 	return MNL_CB_OK;
+}
+
+static int is_dump(const struct nlmsghdr *req)
+{
+	return (req->nlmsg_flags & NLM_F_DUMP) == NLM_F_DUMP;
+}
+
+/* Ask the kernel for an ACK of nothing (NLMSG_NOOP): see settle_dump(). */
+static int send_noop(struct ftnl *nl, uint32_t *seq)
+{
+	char buf[MNL_NLMSG_HDRLEN];
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+
+	nlh->nlmsg_type = NLMSG_NOOP;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK;
+	nlh->nlmsg_seq = *seq = ++nl->seq;
+	return mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0 ? -1 : 0;
+}
+
+/* Enough for a dump of every counter table, part by part, and its faults. */
+#define FTNL_SETTLE_READS 4096
+
+/*
+ * Read out a dump this socket gave up on. The kernel may still be running
+ * it: it makes a dump's next part only inside a read of this socket
+ * (netlink_recvmsg() calls netlink_dump()), and refuses a new dump on it
+ * (EBUSY) until the old one has ended. When it had no memory for a part,
+ * it reported ENOBUFS, kept its place, and waits for a read with nothing
+ * left to read. So: send a NOOP asking for an ACK, which puts something
+ * in the queue, then read without waiting, dropping everything (each read
+ * lets the kernel add the next part). The socket is settled when the ACK
+ * was read and the queue is then empty with no error: a dump still running
+ * would have queued its next part, or an ENOBUFS, within that very read.
+ * Another ENOBUFS (a part, or the ACK, failed again) sends another NOOP.
+ * 0, or -1 if it did not settle (the next dump may then meet EBUSY).
+ */
+static int settle_dump(struct ftnl *nl, char *buf, size_t cap)
+{
+	int fd = mnl_socket_get_fd(nl->sock), acked = 0, reads;
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	uint32_t noop;
+	ssize_t n;
+
+	if (send_noop(nl, &noop) < 0)
+		return -1;
+	for (reads = 0; reads < FTNL_SETTLE_READS; reads++) {
+		n = recv(fd, buf, cap, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			if (acked)
+				return 0;
+			/* The ACK is queued before sendto() returns. */
+			return -1;
+		}
+		if (n < 0 && errno == ENOBUFS) {
+			acked = 0;
+			if (send_noop(nl, &noop) < 0)
+				return -1;
+			continue;
+		}
+		if (n < 0)
+			return -1;
+		/* An ACK is a datagram of its own. */
+		if (n >= (ssize_t)sizeof(*nlh) && nlh->nlmsg_seq == noop &&
+		    nlh->nlmsg_type == NLMSG_ERROR)
+			acked = 1;
+	}
+	return -1;
 }
 
 int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
@@ -101,7 +188,7 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 	};
 	char stack_buf[FTNL_RECV_BUFFER], *buf = stack_buf, *big = NULL;
 	size_t cap = sizeof(stack_buf);
-	struct reply_ctx rctx = {cb, data, {err}};
+	struct reply_ctx rctx = {cb, data, {err, 0}};
 	ssize_t n;
 	int rc;
 
@@ -119,35 +206,29 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		/*
 		 * An error here is the socket's pending one, which this call
 		 * just cleared: ENOBUFS when the kernel dropped an answer
-		 * (no memory for the ACK, or a full receive buffer). Waiting
-		 * on would wait for that answer for ever.
+		 * (no memory for the ACK, or a full receive buffer), or had
+		 * no memory for a dump's next part. Waiting on would wait for
+		 * that answer for ever.
 		 */
 		if (n < 0) {
-			int e = errno;
-
-			free(big);
-			set_errno_error(err, e, "cannot receive the reply");
-			return -1;
+			set_errno_error(err, errno, "cannot receive the reply");
+			goto fail;
 		}
 		if (n > (ssize_t)cap) {
 			char *p = realloc(big, n);
 
 			if (!p) {
-				free(big);
 				set_errno_error(err, ENOMEM,
 						"cannot receive the reply");
-				return -1;
+				goto fail;
 			}
 			buf = big = p;
 			cap = n;
 		}
 		n = mnl_socket_recvfrom(nl->sock, buf, cap);
 		if (n < 0) {
-			int e = errno;
-
-			free(big);
-			set_errno_error(err, e, "cannot receive the reply");
-			return -1;
+			set_errno_error(err, errno, "cannot receive the reply");
+			goto fail;
 		}
 		/*
 		 * A late answer to an earlier request (one whose ACK was lost,
@@ -166,16 +247,23 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		rc = mnl_cb_run2(buf, n, req->nlmsg_seq, nl->portid,
 				 on_data_msg, &rctx, ctl, MNL_ARRAY_SIZE(ctl));
 	} while (rc == MNL_CB_OK);
-	free(big);
 
-	if (rc == MNL_CB_ERROR) {
-		/* Keep the kernel's message if on_error_msg filled one in. */
-		if (!err->err)
-			set_errno_error(err, errno ? errno : EPROTO,
-					"malformed or unexpected reply");
-		return -1;
+	if (rc != MNL_CB_ERROR) {
+		/* A callback that stopped a dump early leaves it running. */
+		if (is_dump(req) && !rctx.tctx.ended)
+			settle_dump(nl, buf, cap);
+		free(big);
+		return 0;
 	}
-	return 0;
+	/* Keep the kernel's message if on_error_msg filled one in. */
+	if (!err->err)
+		set_errno_error(err, errno ? errno : EPROTO,
+				"malformed or unexpected reply");
+fail:
+	if (is_dump(req) && !rctx.tctx.ended)
+		settle_dump(nl, buf, cap);
+	free(big);
+	return -1;
 }
 
 struct family_ctx {

@@ -63,6 +63,13 @@ struct nlmsghdr *ftnl_put_request(struct ftnl *nl, void *buf, uint8_t cmd,
 /*
  * ftnl_transact() - send @req and feed every reply message to @cb until the
  * kernel's ACK (or the end of a dump). Returns 0, or -1 with @err filled.
+ *
+ * A dump is whole only when it returns 0: an NLMSG_DONE carrying an error
+ * fails it. A dump that fails for any reason (ENOBUFS: the kernel had no
+ * memory for its next part; @cb's error; no memory here) is read out to
+ * its end before this returns, so the next dump on @nl does not meet
+ * the old one (EBUSY) or its parts; what @cb saw of it must be thrown
+ * away, and asking again is safe.
  */
 int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		  void *data, struct ftnl_error *err);
@@ -73,6 +80,14 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
  * 1 for an error, -1 if the message is malformed (then @out->err is EBADMSG).
  */
 int ftnl_parse_error(const struct nlmsghdr *nlh, struct ftnl_error *out);
+
+/*
+ * ftnl_parse_done() - decode the NLMSG_DONE that ends a dump: the kernel
+ * puts the dump's own error there (a dump callback that failed half-way),
+ * with its extended ACK message. Returns 0 for a dump that ended whole, 1
+ * for an error (in @out), -1 if the message is malformed (EBADMSG).
+ */
+int ftnl_parse_done(const struct nlmsghdr *nlh, struct ftnl_error *out);
 
 /* ftnl_format_error() - "Operation not permitted: <kernel message>". */
 const char *ftnl_format_error(const struct ftnl_error *e, char *buf,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Decoding of NLMSG_ERROR replies and their extended ACK attributes. Kept
+ * Decoding of NLMSG_ERROR replies, the errno that ends a dump (NLMSG_DONE)
+ * and their extended ACK attributes. Kept
  * apart from the socket code so that it can be tested on crafted buffers.
  */
 #include <errno.h>
@@ -79,6 +80,40 @@ int ftnl_parse_error(const struct nlmsghdr *nlh, struct ftnl_error *out)
 		out->has_offset = 1;
 		out->offset = mnl_attr_get_u32(ack.offs);
 	}
+	return 1;
+}
+
+int ftnl_parse_done(const struct nlmsghdr *nlh, struct ftnl_error *out)
+{
+	struct ext_ack ack = {0};
+	size_t payload;
+	int32_t error;
+
+	memset(out, 0, sizeof(*out));
+	if (nlh->nlmsg_len < MNL_NLMSG_HDRLEN) {
+		out->err = EBADMSG;
+		return -1;
+	}
+	payload = mnl_nlmsg_get_payload_len(nlh);
+	/* Kernels before 2.6.x sent no payload: nothing to report. */
+	if (payload < sizeof(error))
+		return 0;
+	memcpy(&error, mnl_nlmsg_get_payload(nlh), sizeof(error));
+	if (error == 0)
+		return 0;
+	if (error > 0 || error < -4095) {
+		out->err = EBADMSG;
+		return -1;
+	}
+	out->err = -error;
+	/* The attributes follow the errno, as netlink_dump_done() puts them. */
+	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) &&
+	    payload > MNL_ALIGN(sizeof(error)) &&
+	    mnl_attr_parse(nlh, MNL_ALIGN(sizeof(error)), ext_ack_attr, &ack) ==
+		    MNL_CB_OK &&
+	    ack.msg)
+		snprintf(out->msg, sizeof(out->msg), "%s",
+			 mnl_attr_get_str(ack.msg));
 	return 1;
 }
 
