@@ -34,6 +34,11 @@
  *	of the whole exchange failing: it must succeed (state B) or fail with
  *	a message, after which pushing A.conf again (what ftagentd does on a
  *	failed reload) must give state A.
+ *   fail_nth drain A.conf
+ *	the daemon's counter drain (ftd_drain_counters() of daemon/drain.c)
+ *	with the N-th point failing, after a child wrote a known number of
+ *	bytes: a failure must say why, the next unarmed drain must succeed,
+ *	and every child's bytes must be in the collector exactly once.
  *
  * Every sweep watches /dev/kmsg: a kernel report (BUG, WARNING, KASAN,
  * lockdep, ...) ends it as a failure. The kernel's own report of an
@@ -67,7 +72,10 @@
 #include "../../tools/lib/ftnl.h"
 #include "../../tools/lib/policy.h"
 #include "../../tools/lib/status.h"
+#include "../../daemon/collector.h"
+#include "../../daemon/drain.h"
 #include "../../daemon/module.h"
+#include "../../daemon/state.h"
 
 #define NTH_PATH      "/proc/thread-self/fail-nth"
 #define KPROBES_LIST  "/sys/kernel/debug/kprobes/list"
@@ -1630,6 +1638,240 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 	return !!bad;
 }
 
+/* ---- the daemon's counter drain ---- */
+
+#define DRAIN_CHILDREN_MAX 100000
+
+/*
+ * Traffic the module counts under a tgid the sweep knows: a child writes
+ * @bytes to @path and exits, made while nothing is armed (fail-nth is the
+ * calling task's; the child is not armed).
+ */
+static pid_t write_child(const char *path, size_t bytes)
+{
+	static const char chunk[4096];
+	int status;
+	pid_t pid;
+
+	pid = fork();
+	if (pid == 0) {
+		int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+			      0600);
+		size_t done = 0;
+
+		if (fd < 0)
+			_exit(1);
+		while (done < bytes) {
+			size_t want = bytes - done;
+			ssize_t n = write(fd, chunk,
+					  want < sizeof(chunk) ? want
+							       : sizeof(chunk));
+
+			if (n <= 0)
+				_exit(1);
+			done += (size_t)n;
+		}
+		_exit(close(fd) ? 1 : 0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
+	return pid;
+}
+
+/* The file bytes the collector holds for @tgid. */
+static uint64_t written_by(const struct ftd_collector *c, uint32_t tgid)
+{
+	struct ftd_proc_key key = {.tgid = tgid};
+	const struct ftd_proc *p =
+		ftd_table_find(&c->table[FTD_T_PROCESSES], &key);
+
+	return p ? p->file.out.bytes : 0;
+}
+
+/* A failure's reason without its numbers, for the tally. */
+static void tally_reason(struct tally *t, const char *why)
+{
+	char key[64];
+	size_t i;
+
+	snprintf(key, sizeof(key), "%s", why);
+	for (i = 0; key[i]; i++)
+		if (key[i] >= '0' && key[i] <= '9')
+			key[i] = 'N';
+	tally_add(t, "failed: %s", key);
+}
+
+/*
+ * ftd_drain_counters() of daemon/drain.c (consume the idle generation,
+ * swap, consume the new one; journal each, then acknowledge it), the
+ * N-th point of the whole drain failing: the dumps (ENOBUFS when the
+ * kernel has no memory for a part: the dump is read out and redone), the
+ * FLUSH and ACK_GENERATION requests, the journal's writes. Before each,
+ * a child writes a known number of bytes; after each, an unarmed drain
+ * must succeed at once, and every child's bytes must then be in the
+ * collector exactly: none lost (a generation the drain failed on stays
+ * in the module), none twice (one journaled but not acknowledged is
+ * acknowledged, not merged again). A failed drain must say why.
+ */
+static int sweep_drain(const char *conf_path)
+{
+	static pid_t pids[DRAIN_CHILDREN_MAX];
+	static uint64_t sizes[DRAIN_CHILDREN_MAX];
+	struct ftagentd_config cfg;
+	struct ftd_collector c;
+	struct ftd_module m;
+	struct ftd_state st;
+	struct tally t = {0};
+	struct kmsg_scan ks;
+	unsigned int n, injected = 0, bad = 0, no_msg = 0, last = 0, step;
+	unsigned int children = 0, i, retries_before;
+	char dir[] = "/tmp/fail_nth-drain.XXXXXX", path[64], why[512], arm[16];
+	uint64_t total = 0, seen;
+	double t0 = now_s();
+	int replaced, rc, tries;
+	long left;
+
+	if (ftagentd_config_load(conf_path, &cfg, why, sizeof(why))) {
+		tap(0, "drain: config: %s", why);
+		return 1;
+	}
+	if (!mkdtemp(dir) || ftd_collector_init(&c, &cfg)) {
+		tap(0, "drain: state directory or collector: %s",
+		    strerror(errno));
+		return 1;
+	}
+	c.read_proc_names = 0;
+	snprintf(path, sizeof(path), "%s/written", dir);
+	if (ftd_state_open(&st, dir, &c) < 0) {
+		tap(0, "drain: state: %s", st.error);
+		return 1;
+	}
+	if (ftd_module_connect(&m, why, sizeof(why)) != FTAGENTD_EXIT_OK ||
+	    ftd_module_apply(&m, &cfg, &replaced, why, sizeof(why)) ||
+	    set_timeout(&m.ctl) || set_timeout(&m.stats)) {
+		tap(0, "drain: connect: %s", why);
+		return 1;
+	}
+	/* What other tasks left in the module is not this sweep's. */
+	if (ftd_drain_counters(&m, &c, &st, why, sizeof(why))) {
+		tap(0, "drain: the first, unarmed drain: %s", why);
+		return 1;
+	}
+	step = nth_step;
+	if (nth_samples) {
+		snprintf(arm, sizeof(arm), "%u", nth_max);
+		if (write_child(path, 1) < 0 ||
+		    pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+			tap(0, "drain: arm fail-nth: %s", strerror(errno));
+			return 1;
+		}
+		rc = ftd_drain_counters(&m, &c, &st, why, sizeof(why));
+		left = nth_disarm();
+		if (rc) {
+			tap(0, "drain: the unfaulted run to count points: %s",
+			    why);
+			return 1;
+		}
+		step = sample_step("drain", points_passed(left));
+	}
+	retries_before = c.drops[FTD_DROP_DUMP_RETRY];
+	for (n = 1; n <= nth_max; n += step) {
+		if (children == DRAIN_CHILDREN_MAX) {
+			bad++;
+			break;
+		}
+		/* 1 to 3 pages and a bit: a size no other child has. */
+		sizes[children] = 4096 + (n % 3) * 4096 + children % 4093 + 1;
+		pids[children] = write_child(path, sizes[children]);
+		if (pids[children] < 0) {
+			tap(0, "drain: N=%u: the writer failed", n);
+			return 1;
+		}
+		total += sizes[children++];
+
+		why[0] = '\0';
+		kmsg_skip();
+		snprintf(arm, sizeof(arm), "%u", n);
+		if (pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+			bad++;
+			break;
+		}
+		rc = ftd_drain_counters(&m, &c, &st, why, sizeof(why));
+		left = nth_disarm();
+		kmsg_read(&ks);
+		if (left == 0) {
+			injected++;
+			last = n;
+		}
+		if (ks.splat) {
+			tap(0, "drain: N=%u: kernel report: %s", n, ks.first);
+			return 1;
+		}
+		if (!rc) {
+			tally_add(&t, "drained");
+		} else {
+			tally_reason(&t, why[0] ? why : "NO message");
+			if (!why[0])
+				no_msg++;
+			diag("drain: N=%u: %s", n, why);
+		}
+		/* The next tick's drain, unarmed, must work at once. */
+		for (tries = 0; tries < 4; tries++) {
+			if (!ftd_drain_counters(&m, &c, &st, why, sizeof(why)))
+				break;
+			diag("drain: N=%u: unarmed drain %d failed: %s", n,
+			     tries + 1, why);
+		}
+		if (tries) {
+			tally_add(&t, "the next unarmed drain failed");
+			bad++;
+			if (tries == 4)
+				break;
+		}
+		for (i = 0, seen = 0; i < children; i++) {
+			uint64_t got = written_by(&c, (uint32_t)pids[i]);
+
+			seen += got;
+			if (got != sizes[i] && i == children - 1) {
+				diag("drain: N=%u: pid %d wrote %llu bytes, "
+				     "the collector has %llu",
+				     n, (int)pids[i],
+				     (unsigned long long)sizes[i],
+				     (unsigned long long)got);
+				bad++;
+			}
+		}
+		if (seen != total) {
+			diag("drain: N=%u: children wrote %llu bytes, the "
+			     "collector has %llu",
+			     n, (unsigned long long)total,
+			     (unsigned long long)seen);
+			bad++;
+		}
+		if (left != 0)
+			break;
+	}
+	if (n > nth_max)
+		bad++;
+	ftd_module_close(&m);
+	ftd_state_close(&st);
+	tally_print("drain", &t);
+	diag("summary drain: N_max=%u faults injected=%u (every %u), "
+	     "dumps redone=%u, failures without a message=%u, children=%u, "
+	     "bytes=%llu, time=%.0f s",
+	     last, injected, step,
+	     (unsigned int)(c.drops[FTD_DROP_DUMP_RETRY] - retries_before),
+	     no_msg, children, (unsigned long long)total, now_s() - t0);
+	ftd_collector_free(&c);
+	bad += no_msg + none_injected(injected);
+	tap(!bad,
+	    "drain: %u faults injected into ftd_drain_counters(); %u children's "
+	    "%llu bytes counted exactly",
+	    injected, children, (unsigned long long)total);
+	return !!bad;
+}
+
 /*
  * Touch the stack the sweeps will use now, while nothing is armed: with
  * the memory locked, a page fault taken later would allocate inside an
@@ -1661,7 +1903,8 @@ int main(int argc, char **argv)
 		nth_samples = strtoul(samples, NULL, 0);
 	if (argc < 2) {
 		fprintf(stderr, "usage: fail_nth check | init MODULE.ko PARAMS "
-				"[FIRST] | set | daemon A.conf B.conf\n");
+				"[FIRST] | set | daemon A.conf B.conf | "
+				"drain A.conf\n");
 		return 2;
 	}
 	if (nth_open()) {
@@ -1699,6 +1942,9 @@ int main(int argc, char **argv)
 	} else if (!strcmp(argv[1], "daemon") && argc >= 4) {
 		printf("1..1\n");
 		bad = sweep_daemon(argv[2], argv[3]);
+	} else if (!strcmp(argv[1], "drain") && argc >= 3) {
+		printf("1..1\n");
+		bad = sweep_drain(argv[2]);
 	} else {
 		fprintf(stderr, "fail_nth: unknown command %s\n", argv[1]);
 		return 2;
