@@ -49,6 +49,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1679,6 +1680,69 @@ static pid_t write_child(const char *path, size_t bytes)
 	return pid;
 }
 
+/*
+ * The children of a process excluded by EXCLUDE_SELF are excluded too, and
+ * the sweep's own task is (ftd_module_connect()): the writers are forked
+ * by a helper forked before that. It reads a size from @req, forks a
+ * writer of that size and answers its pid (or -1) on @resp; 0 ends it.
+ */
+struct writer_helper {
+	int req, resp;
+	pid_t pid;
+};
+
+static int helper_start(struct writer_helper *h, const char *path)
+{
+	int req[2], resp[2];
+
+	if (pipe2(req, O_CLOEXEC) || pipe2(resp, O_CLOEXEC))
+		return -1;
+	h->pid = fork();
+	if (h->pid < 0)
+		return -1;
+	if (h->pid == 0) {
+		size_t bytes;
+		pid_t w;
+
+		close(req[1]);
+		close(resp[0]);
+		while (read(req[0], &bytes, sizeof(bytes)) ==
+			       (ssize_t)sizeof(bytes) &&
+		       bytes) {
+			w = write_child(path, bytes);
+			if (write(resp[1], &w, sizeof(w)) != (ssize_t)sizeof(w))
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(req[0]);
+	close(resp[1]);
+	h->req = req[1];
+	h->resp = resp[0];
+	return 0;
+}
+
+static pid_t helper_write(struct writer_helper *h, size_t bytes)
+{
+	pid_t w;
+
+	if (write(h->req, &bytes, sizeof(bytes)) != (ssize_t)sizeof(bytes) ||
+	    read(h->resp, &w, sizeof(w)) != (ssize_t)sizeof(w))
+		return -1;
+	return w;
+}
+
+static void helper_stop(struct writer_helper *h)
+{
+	size_t zero = 0;
+
+	if (write(h->req, &zero, sizeof(zero)) != (ssize_t)sizeof(zero))
+		kill(h->pid, SIGKILL);
+	close(h->req);
+	close(h->resp);
+	waitpid(h->pid, NULL, 0);
+}
+
 /* The file bytes the collector holds for @tgid. */
 static uint64_t written_by(const struct ftd_collector *c, uint32_t tgid)
 {
@@ -1722,6 +1786,7 @@ static int sweep_drain(const char *conf_path)
 	struct ftd_collector c;
 	struct ftd_module m;
 	struct ftd_state st;
+	struct writer_helper writer;
 	struct tally t = {0};
 	struct kmsg_scan ks;
 	unsigned int n, injected = 0, bad = 0, no_msg = 0, last = 0, step;
@@ -1747,6 +1812,10 @@ static int sweep_drain(const char *conf_path)
 		tap(0, "drain: state: %s", st.error);
 		return 1;
 	}
+	if (helper_start(&writer, path)) {
+		tap(0, "drain: writer: %s", strerror(errno));
+		return 1;
+	}
 	if (ftd_module_connect(&m, why, sizeof(why)) != FTAGENTD_EXIT_OK ||
 	    ftd_module_apply(&m, &cfg, &replaced, why, sizeof(why)) ||
 	    set_timeout(&m.ctl) || set_timeout(&m.stats)) {
@@ -1761,7 +1830,7 @@ static int sweep_drain(const char *conf_path)
 	step = nth_step;
 	if (nth_samples) {
 		snprintf(arm, sizeof(arm), "%u", nth_max);
-		if (write_child(path, 1) < 0 ||
+		if (helper_write(&writer, 1) < 0 ||
 		    pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
 			tap(0, "drain: arm fail-nth: %s", strerror(errno));
 			return 1;
@@ -1783,7 +1852,7 @@ static int sweep_drain(const char *conf_path)
 		}
 		/* 1 to 3 pages and a bit: a size no other child has. */
 		sizes[children] = 4096 + (n % 3) * 4096 + children % 4093 + 1;
-		pids[children] = write_child(path, sizes[children]);
+		pids[children] = helper_write(&writer, sizes[children]);
 		if (pids[children] < 0) {
 			tap(0, "drain: N=%u: the writer failed", n);
 			return 1;
@@ -1854,6 +1923,7 @@ static int sweep_drain(const char *conf_path)
 	}
 	if (n > nth_max)
 		bad++;
+	helper_stop(&writer);
 	ftd_module_close(&m);
 	ftd_state_close(&st);
 	tally_print("drain", &t);
@@ -1866,7 +1936,8 @@ static int sweep_drain(const char *conf_path)
 	ftd_collector_free(&c);
 	bad += no_msg + none_injected(injected);
 	tap(!bad,
-	    "drain: %u faults injected into ftd_drain_counters(); %u children's "
+	    "drain: %u faults injected into ftd_drain_counters(); %u "
+	    "children's "
 	    "%llu bytes counted exactly",
 	    injected, children, (unsigned long long)total);
 	return !!bad;
