@@ -49,7 +49,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1681,44 +1680,55 @@ static pid_t write_child(const char *path, size_t bytes)
 }
 
 /*
- * The children of a process excluded by EXCLUDE_SELF are excluded too, and
- * the sweep's own task is (ftd_module_connect()): the writers are forked
- * by a helper forked before that. It reads a size from @req, forks a
- * writer of that size and answers its pid (or -1) on @resp; 0 ends it.
+ * EXCLUDE_SELF (ftd_module_connect()) excludes the sweep's process and
+ * every descendant of it, and its children from then on: the writers
+ * come from a helper that is none of those. It is forked twice before the
+ * exclusion, so that it is an orphan (reparented to init or a subreaper,
+ * before the middle child is reaped) when the module looks at ancestors.
+ * It reads a size from the request pipe, forks a writer of that size and
+ * answers the writer's pid (or -1); the pipe's end stops it.
  */
 struct writer_helper {
 	int req, resp;
-	pid_t pid;
 };
+
+static void helper_serve(int req, int resp, const char *path)
+{
+	size_t bytes;
+	pid_t w;
+
+	while (read(req, &bytes, sizeof(bytes)) == (ssize_t)sizeof(bytes)) {
+		w = write_child(path, bytes);
+		if (write(resp, &w, sizeof(w)) != (ssize_t)sizeof(w))
+			break;
+	}
+	_exit(0);
+}
 
 static int helper_start(struct writer_helper *h, const char *path)
 {
-	int req[2], resp[2];
+	int req[2], resp[2], status;
+	pid_t mid;
 
 	if (pipe2(req, O_CLOEXEC) || pipe2(resp, O_CLOEXEC))
 		return -1;
-	h->pid = fork();
-	if (h->pid < 0)
+	mid = fork();
+	if (mid < 0)
 		return -1;
-	if (h->pid == 0) {
-		size_t bytes;
-		pid_t w;
-
+	if (mid == 0) {
 		close(req[1]);
 		close(resp[0]);
-		while (read(req[0], &bytes, sizeof(bytes)) ==
-			       (ssize_t)sizeof(bytes) &&
-		       bytes) {
-			w = write_child(path, bytes);
-			if (write(resp[1], &w, sizeof(w)) != (ssize_t)sizeof(w))
-				_exit(1);
-		}
+		if (fork() == 0)
+			helper_serve(req[0], resp[1], path);
 		_exit(0);
 	}
 	close(req[0]);
 	close(resp[1]);
 	h->req = req[1];
 	h->resp = resp[0];
+	if (waitpid(mid, &status, 0) != mid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status))
+		return -1;
 	return 0;
 }
 
@@ -1732,15 +1742,11 @@ static pid_t helper_write(struct writer_helper *h, size_t bytes)
 	return w;
 }
 
+/* The helper ends when it reads the end of its pipe. */
 static void helper_stop(struct writer_helper *h)
 {
-	size_t zero = 0;
-
-	if (write(h->req, &zero, sizeof(zero)) != (ssize_t)sizeof(zero))
-		kill(h->pid, SIGKILL);
 	close(h->req);
 	close(h->resp);
-	waitpid(h->pid, NULL, 0);
 }
 
 /* The file bytes the collector holds for @tgid. */
