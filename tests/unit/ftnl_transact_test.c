@@ -4,9 +4,11 @@
  * socket send to another, so the request ftnl sends (mnl_socket_sendto(),
  * wrapped at link time: -Wl,--wrap) is handed to a script that answers
  * from a second socket, message by message, the way the kernel lays its
- * answers out. What the real kernel alone can do (ENOBUFS when it had no
- * memory for a dump's next part) is swept on the debug kernel instead
- * (tests/faults/fail_nth.c, the drain sweep).
+ * answers out. What only a kernel can do, answer ENOBUFS to a read when it
+ * had no memory for a dump's next part, is out of reach here and of a
+ * single fail-nth fault too (netlink_dump() tries a second allocation);
+ * the scripts play what the kernel then does: the dump runs on, and its
+ * next part comes with the next read.
  */
 #include <errno.h>
 #include <setjmp.h>
