@@ -25,8 +25,12 @@ static int dump(struct ftd_module *m, struct ftd_collector *c,
 
 	for (tries = 0; tries < DUMP_TRIES; tries++) {
 		if (ftagent_dump_generation(&m->stats, gen, err) < 0) {
-			/* The socket overflowed: the dump is redone whole. */
-			if (err->err == ENOBUFS) {
+			/*
+			 * The kernel had no memory for a part (ENOBUFS), or
+			 * still ran a dump given up on earlier (EBUSY; ftnl
+			 * reads it out): the dump is redone whole.
+			 */
+			if (err->err == ENOBUFS || err->err == EBUSY) {
 				c->drops[FTD_DROP_DUMP_RETRY]++;
 				continue;
 			}

@@ -36,6 +36,8 @@ static int n_sent;
 
 /* The fake kernel's answer to each request; set by each test. */
 static void (*script)(const struct nlmsghdr *req);
+/* The sequence of a dump the fake kernel still runs; 0: none. */
+static uint32_t running_seq;
 
 ssize_t __wrap_mnl_socket_sendto(const struct mnl_socket *nl, const void *buf,
 				 size_t len);
@@ -72,15 +74,20 @@ static void end(struct nlmsghdr *nlh)
 	out_len += MNL_ALIGN(nlh->nlmsg_len);
 }
 
-/* One dump message carrying @value. */
-static void part(uint32_t seq, uint32_t value)
+/* One dump message carrying @value, with @flags besides NLM_F_MULTI. */
+static void part_flagged(uint32_t seq, uint32_t value, uint16_t flags)
 {
-	struct nlmsghdr *nlh = put(FAMILY, NLM_F_MULTI, seq);
+	struct nlmsghdr *nlh = put(FAMILY, NLM_F_MULTI | flags, seq);
 	struct genlmsghdr *g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 
 	g->cmd = 1;
 	mnl_attr_put_u32(nlh, VALUE_ATTR, value);
 	end(nlh);
+}
+
+static void part(uint32_t seq, uint32_t value)
+{
+	part_flagged(seq, value, 0);
 }
 
 static void done(uint32_t seq, int32_t error, const char *msg)
@@ -129,6 +136,7 @@ struct seen {
 	uint32_t values[16];
 	int n;
 	uint32_t fail_at; /* the callback fails on this value; 0: never */
+	int interrupted;  /* a message said NLM_F_DUMP_INTR */
 };
 
 static int value_attr(const struct nlattr *attr, void *data)
@@ -144,6 +152,8 @@ static int on_part(const struct nlmsghdr *nlh, void *data)
 {
 	struct seen *s = data;
 
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		s->interrupted = 1;
 	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), value_attr, s) !=
 	    MNL_CB_OK)
 		return MNL_CB_ERROR;
@@ -173,6 +183,7 @@ static int setup(void **state)
 	n_sent = 0;
 	out_len = 0;
 	script = NULL;
+	running_seq = 0;
 	*state = nl;
 	return 0;
 }
@@ -212,6 +223,11 @@ static void assert_queue_empty(struct ftnl *nl)
 /* Values 1, 2 and 3 in two datagrams, then the end of the dump. */
 static void whole_dump(const struct nlmsghdr *req)
 {
+	if (req->nlmsg_type == NLMSG_NOOP) {
+		ack(req);
+		flush();
+		return;
+	}
 	part(req->nlmsg_seq, 1);
 	flush();
 	part(req->nlmsg_seq, 2);
@@ -234,8 +250,6 @@ static void dump_that_fails_half_way(const struct nlmsghdr *req)
  * (here: the rest comes after the NOOP that settle_dump() sends, as the
  * kernel would make it on the reads that follow).
  */
-static uint32_t running_seq;
-
 static void lazy_dump(const struct nlmsghdr *req)
 {
 	if (req->nlmsg_type == NLMSG_NOOP) {
@@ -254,6 +268,40 @@ static void lazy_dump(const struct nlmsghdr *req)
 	part(req->nlmsg_seq, 1);
 	part(req->nlmsg_seq, 2);
 	flush();
+}
+
+/* The data changed between two parts: the second says so. */
+static void interrupted_dump(const struct nlmsghdr *req)
+{
+	part(req->nlmsg_seq, 1);
+	flush();
+	part_flagged(req->nlmsg_seq, 2, NLM_F_DUMP_INTR);
+	flush();
+	part_flagged(req->nlmsg_seq, 3, NLM_F_DUMP_INTR);
+	done(req->nlmsg_seq, 0, NULL);
+	flush();
+}
+
+/*
+ * A dump given up on earlier still runs (its read-out failed): a new one
+ * is refused EBUSY until the old one's rest has been read.
+ */
+static void busy_then_whole(const struct nlmsghdr *req)
+{
+	if (running_seq) {
+		if (req->nlmsg_type == NLMSG_NOOP) {
+			ack(req);
+			part(running_seq, 9);
+			done(running_seq, 0, NULL);
+			flush();
+			running_seq = 0;
+		} else {
+			ack_with(req, -EBUSY);
+			flush();
+		}
+		return;
+	}
+	whole_dump(req);
 }
 
 /*
@@ -334,6 +382,7 @@ static void a_dump_given_up_is_read_out_before_the_next(void **state)
 	assert_int_equal(sent[1].nlmsg_type, NLMSG_NOOP);
 	assert_int_equal(sent[1].nlmsg_flags, NLM_F_REQUEST | NLM_F_ACK);
 	assert_int_equal(running_seq, 0);
+	assert_int_equal(nl->dump_pending, 0);
 	assert_queue_empty(nl);
 
 	/* The next dump sees only its own parts. */
@@ -358,6 +407,7 @@ static void a_dump_answered_enobufs_is_read_out(void **state)
 	assert_int_equal(n_sent, 2);
 	assert_int_equal(sent[1].nlmsg_type, NLMSG_NOOP);
 	assert_int_equal(running_seq, 0);
+	assert_int_equal(nl->dump_pending, 0);
 	assert_queue_empty(nl);
 }
 
@@ -384,7 +434,62 @@ static void a_dump_given_up_after_its_end_settles_at_once(void **state)
 	assert_int_equal(err.err, EPROTO);
 	/* The rest of the dump (2, 3, its end) and the NOOP's ACK were read. */
 	assert_int_equal(n_sent, 2);
+	assert_int_equal(nl->dump_pending, 0);
 	assert_queue_empty(nl);
+}
+
+static void an_interrupted_dump_is_read_whole_and_flagged(void **state)
+{
+	struct ftnl *nl = *state;
+	struct ftnl_error err;
+	struct seen s = {0};
+
+	script = interrupted_dump;
+	/* libmnl's own loop would stop at the flag (EINTR), half-read. */
+	assert_int_equal(dump(nl, &s, &err), 0);
+	assert_int_equal(s.interrupted, 1);
+	assert_int_equal(s.n, 3);
+	assert_int_equal(n_sent, 1);
+	assert_queue_empty(nl);
+}
+
+static void a_dump_left_running_is_read_out_before_the_next(void **state)
+{
+	struct ftnl *nl = *state;
+	struct ftnl_error err;
+	struct seen s = {0};
+
+	/* As after a read-out that failed: the old dump still runs. */
+	running_seq = 7;
+	nl->dump_pending = 1;
+	script = busy_then_whole;
+	assert_int_equal(dump(nl, &s, &err), 0);
+	assert_int_equal(nl->dump_pending, 0);
+	assert_int_equal(sent[0].nlmsg_type, NLMSG_NOOP);
+	assert_int_equal(s.n, 3); /* not the old dump's 9 */
+	assert_int_equal(s.values[0] + s.values[1] + s.values[2], 6);
+	assert_queue_empty(nl);
+}
+
+static void a_dump_refused_busy_reads_the_old_one_out(void **state)
+{
+	struct ftnl *nl = *state;
+	struct ftnl_error err;
+	struct seen s = {0};
+
+	/* Nothing told ftnl a dump was left running; the kernel says EBUSY. */
+	running_seq = 7;
+	script = busy_then_whole;
+	assert_int_equal(dump(nl, &s, &err), -1);
+	assert_int_equal(err.err, EBUSY);
+	assert_int_equal(n_sent, 2);
+	assert_int_equal(sent[1].nlmsg_type, NLMSG_NOOP);
+	assert_int_equal(running_seq, 0);
+	assert_int_equal(nl->dump_pending, 0);
+	/* Asking again works. */
+	memset(&s, 0, sizeof(s));
+	assert_int_equal(dump(nl, &s, &err), 0);
+	assert_int_equal(s.n, 3);
 }
 
 static void a_peer_that_never_acks_does_not_hang_the_client(void **state)
@@ -394,10 +499,14 @@ static void a_peer_that_never_acks_does_not_hang_the_client(void **state)
 	struct seen s = {.fail_at = 1};
 
 	script = dump_then_silence;
+	alarm(10); /* a hang fails the test rather than the whole run */
 	assert_int_equal(dump(nl, &s, &err), -1);
 	/* The callback's error is what the caller hears. */
 	assert_int_equal(err.err, EPROTO);
 	assert_int_equal(n_sent, 2);
+	/* Not read out: the next request tries again first. */
+	assert_int_equal(nl->dump_pending, 1);
+	alarm(0);
 }
 
 int main(void)
@@ -420,6 +529,15 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			a_peer_that_never_acks_does_not_hang_the_client, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			an_interrupted_dump_is_read_whole_and_flagged, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			a_dump_left_running_is_read_out_before_the_next, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			a_dump_refused_busy_reads_the_old_one_out, setup,
 			teardown),
 	};
 

@@ -61,9 +61,10 @@ static int on_error_msg(const struct nlmsghdr *nlh, void *data)
 	/*
 	 * A refused request ends the exchange too, but for a dump whose first
 	 * part the kernel had no memory for (__netlink_dump_start() answers
-	 * ENOBUFS then, and keeps the dump running).
+	 * ENOBUFS then, and keeps the dump running), and for one refused
+	 * because another dump still runs on this socket (EBUSY).
 	 */
-	if (ctx->err->err != ENOBUFS)
+	if (ctx->err->err != ENOBUFS && ctx->err->err != EBUSY)
 		ctx->ended = 1;
 	errno = ctx->err->err;
 	return MNL_CB_ERROR;
@@ -125,6 +126,14 @@ static int send_noop(struct ftnl *nl, uint32_t *seq)
 	return mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0 ? -1 : 0;
 }
 
+static int read_out_dump(struct ftnl *nl, char *buf, size_t cap);
+
+/* read_out_dump(), and whether the next request must try again. */
+static void settle_dump(struct ftnl *nl, char *buf, size_t cap)
+{
+	nl->dump_pending = read_out_dump(nl, buf, cap) < 0;
+}
+
 /* Enough for a dump of every counter table, part by part, and its faults. */
 #define FTNL_SETTLE_READS 4096
 
@@ -142,7 +151,7 @@ static int send_noop(struct ftnl *nl, uint32_t *seq)
  * Another ENOBUFS (a part, or the ACK, failed again) sends another NOOP.
  * 0, or -1 if it did not settle (the next dump may then meet EBUSY).
  */
-static int settle_dump(struct ftnl *nl, char *buf, size_t cap)
+static int read_out_dump(struct ftnl *nl, char *buf, size_t cap)
 {
 	int fd = mnl_socket_get_fd(nl->sock), acked = 0, reads;
 	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
@@ -177,15 +186,44 @@ static int settle_dump(struct ftnl *nl, char *buf, size_t cap)
 	return -1;
 }
 
+/*
+ * mnl_cb_run2() with our control handling, but one difference: libmnl's
+ * stops at the first message flagged NLM_F_DUMP_INTR (-1, EINTR) before
+ * any callback sees it, which leaves the dump half-read and running in
+ * the kernel, and the callers' "interrupted: ask again" never ran. Here
+ * that message goes to @rctx's callback like any other.
+ */
+static int run_messages(const char *buf, size_t len, uint32_t seq,
+			uint32_t portid, struct reply_ctx *rctx)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	int rc = MNL_CB_OK, left = (int)len;
+
+	while (mnl_nlmsg_ok(nlh, left)) {
+		if (!mnl_nlmsg_portid_ok(nlh, portid)) {
+			errno = ESRCH;
+			return MNL_CB_ERROR;
+		}
+		if (!mnl_nlmsg_seq_ok(nlh, seq)) {
+			errno = EPROTO;
+			return MNL_CB_ERROR;
+		}
+		if (nlh->nlmsg_type >= NLMSG_MIN_TYPE)
+			rc = on_data_msg(nlh, rctx);
+		else if (nlh->nlmsg_type == NLMSG_ERROR ||
+			 nlh->nlmsg_type == NLMSG_DONE)
+			rc = on_ctl_msg(nlh, rctx);
+		/* NLMSG_NOOP, NLMSG_OVERRUN and the reserved types: nothing. */
+		if (rc <= MNL_CB_STOP)
+			return rc;
+		nlh = mnl_nlmsg_next(nlh, &left);
+	}
+	return rc;
+}
+
 int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		  void *data, struct ftnl_error *err)
 {
-	static mnl_cb_t ctl[] = {
-		[NLMSG_NOOP] = on_ctl_msg,
-		[NLMSG_ERROR] = on_ctl_msg,
-		[NLMSG_DONE] = on_ctl_msg,
-		[NLMSG_OVERRUN] = on_ctl_msg,
-	};
 	char stack_buf[FTNL_RECV_BUFFER], *buf = stack_buf, *big = NULL;
 	size_t cap = sizeof(stack_buf);
 	struct reply_ctx rctx = {cb, data, {err, 0}};
@@ -193,6 +231,9 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 	int rc;
 
 	memset(err, 0, sizeof(*err));
+	/* A dump given up on earlier would answer this one EBUSY. */
+	if (nl->dump_pending)
+		settle_dump(nl, buf, cap);
 	if (mnl_socket_sendto(nl->sock, req, req->nlmsg_len) < 0) {
 		set_errno_error(err, errno, "cannot send the request");
 		return -1;
@@ -244,8 +285,8 @@ int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 			continue;
 		}
 		errno = 0;
-		rc = mnl_cb_run2(buf, n, req->nlmsg_seq, nl->portid,
-				 on_data_msg, &rctx, ctl, MNL_ARRAY_SIZE(ctl));
+		rc = run_messages(buf, (size_t)n, req->nlmsg_seq, nl->portid,
+				  &rctx);
 	} while (rc == MNL_CB_OK);
 
 	if (rc != MNL_CB_ERROR) {

@@ -27,6 +27,11 @@ struct ftnl {
 	uint32_t seq;
 	uint16_t family_id;
 	uint32_t family_version;
+	/*
+	 * A dump given up on may still run in the kernel: it could not be
+	 * read out yet (ftnl_transact() tries again before the next request).
+	 */
+	int dump_pending;
 };
 
 /*
@@ -65,11 +70,16 @@ struct nlmsghdr *ftnl_put_request(struct ftnl *nl, void *buf, uint8_t cmd,
  * kernel's ACK (or the end of a dump). Returns 0, or -1 with @err filled.
  *
  * A dump is whole only when it returns 0: an NLMSG_DONE carrying an error
- * fails it. A dump that fails for any reason (ENOBUFS: the kernel had no
- * memory for its next part; @cb's error; no memory here) is read out to
- * its end before this returns, so the next dump on @nl does not meet
- * the old one (EBUSY) or its parts; what @cb saw of it must be thrown
- * away, and asking again is safe.
+ * fails it. Messages flagged NLM_F_DUMP_INTR (the data changed while it
+ * was dumped) reach @cb like the others, and the dump is read to its end:
+ * @cb notes the flag, and its caller asks again. A dump that fails for
+ * any other reason (ENOBUFS: the kernel had no memory for its next part;
+ * @cb's error; no memory here) is read out to its end before this
+ * returns, or if it cannot be yet (@nl->dump_pending), before the next
+ * request, so the next dump on @nl does not meet the old one (EBUSY) or
+ * its parts; what @cb saw of it must be thrown away, and asking again is
+ * safe. Reading out drops whatever else waits on @nl: make dumps on a
+ * socket that joined no multicast group.
  */
 int ftnl_transact(struct ftnl *nl, struct nlmsghdr *req, mnl_cb_t cb,
 		  void *data, struct ftnl_error *err);
