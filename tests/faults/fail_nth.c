@@ -115,6 +115,15 @@ static void diag(const char *fmt, ...)
 
 /* ---- fail-nth ---- */
 
+/* Make the @n-th fault-injection point of this task fail. 0, or -1. */
+static int nth_arm(unsigned int n)
+{
+	char arm[16];
+
+	snprintf(arm, sizeof(arm), "%u", n);
+	return pwrite(nth_fd, arm, strlen(arm), 0) < 0 ? -1 : 0;
+}
+
 /* A sweep that injected nothing tested nothing: that fails. */
 static unsigned int none_injected(unsigned int injected)
 {
@@ -476,7 +485,6 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 	unsigned int n, injected = 0, alloc_reports = 0, bad = 0, last = 0;
 	unsigned int points;
 	double t0 = now_s();
-	char arm[16];
 	int fd, rc, e, done = 0;
 	long left;
 
@@ -498,8 +506,7 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 	 * allocation each (the kprobe set's loads pass tens of thousands),
 	 * so FAIL_NTH_SAMPLES=K spreads K faults over the whole load.
 	 */
-	snprintf(arm, sizeof(arm), "%u", nth_max);
-	if (pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+	if (nth_arm(nth_max) < 0) {
 		tap(0, "init[%s]: arm fail-nth: %s", params, strerror(errno));
 		return 1;
 	}
@@ -520,8 +527,7 @@ static int sweep_init(const char *ko, const char *params, unsigned int first)
 		const char *left_behind;
 
 		kmsg_skip();
-		snprintf(arm, sizeof(arm), "%u", n);
-		if (pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+		if (nth_arm(n) < 0) {
 			tap(0, "init[%s]: arm fail-nth: %s", params,
 			    strerror(errno));
 			return 1;
@@ -796,13 +802,11 @@ static void send_nth(struct ftnl *nl, struct nlmsghdr *nlh, unsigned int nth,
 {
 	int fd = mnl_socket_get_fd(nl->sock);
 	struct sockaddr_nl to = {.nl_family = AF_NETLINK};
-	char arm[16];
 	ssize_t n;
 	int e;
 
 	memset(r, 0, sizeof(*r));
-	snprintf(arm, sizeof(arm), "%u", nth);
-	if (nth && pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+	if (nth && nth_arm(nth) < 0) {
 		diag("arm fail-nth: %s", strerror(errno));
 		exit(1);
 	}
@@ -1510,7 +1514,7 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 	struct kmsg_scan ks;
 	unsigned int n, injected = 0, bad = 0, no_msg = 0, last = 0, step;
 	double t0 = now_s();
-	char why[512], arm[16];
+	char why[512];
 	int replaced, rc;
 	long left;
 
@@ -1540,8 +1544,7 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 	step = nth_step;
 	if (nth_samples) {
 		/* Armed past the last point: nothing fails, the rest says. */
-		snprintf(arm, sizeof(arm), "%u", nth_max);
-		if (pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+		if (nth_arm(nth_max) < 0) {
 			tap(0, "daemon: arm fail-nth: %s", strerror(errno));
 			return 1;
 		}
@@ -1558,8 +1561,7 @@ static int sweep_daemon(const char *a_path, const char *b_path)
 	for (n = 1; n <= nth_max; n += step) {
 		why[0] = '\0';
 		kmsg_skip();
-		snprintf(arm, sizeof(arm), "%u", n);
-		if (pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+		if (nth_arm(n) < 0) {
 			bad++;
 			break;
 		}
@@ -1829,7 +1831,7 @@ static int sweep_drain(const char *conf_path)
 	struct kmsg_scan ks;
 	unsigned int n, injected = 0, bad = 0, no_msg = 0, last = 0, step;
 	unsigned int children = 0, i, retries_before;
-	char dir[] = "/tmp/fail_nth-drain.XXXXXX", path[64], why[512], arm[16];
+	char dir[] = "/tmp/fail_nth-drain.XXXXXX", path[64], why[512];
 	uint64_t total = 0, seen, evicted_before;
 	double t0 = now_s();
 	int replaced, rc, tries;
@@ -1869,9 +1871,7 @@ static int sweep_drain(const char *conf_path)
 	}
 	step = nth_step;
 	if (nth_samples) {
-		snprintf(arm, sizeof(arm), "%u", nth_max);
-		if (helper_write(&writer, 1) < 0 ||
-		    pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+		if (helper_write(&writer, 1) < 0 || nth_arm(nth_max) < 0) {
 			tap(0, "drain: arm fail-nth: %s", strerror(errno));
 			return 1;
 		}
@@ -1902,8 +1902,7 @@ static int sweep_drain(const char *conf_path)
 
 		why[0] = '\0';
 		kmsg_skip();
-		snprintf(arm, sizeof(arm), "%u", n);
-		if (pwrite(nth_fd, arm, strlen(arm), 0) < 0) {
+		if (nth_arm(n) < 0) {
 			bad++;
 			break;
 		}
