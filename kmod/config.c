@@ -284,6 +284,7 @@ err_filters:
 	ftagent_filters_exit();
 err_counters:
 	ftagent_counters_exit();
+	ftagent_zerocopy_release();
 	return err;
 }
 
@@ -308,4 +309,5 @@ void ftagent_config_exit(void)
 	ftagent_events_exit();
 	ftagent_filters_exit();
 	ftagent_counters_exit();
+	ftagent_zerocopy_release();
 }

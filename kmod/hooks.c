@@ -262,9 +262,9 @@ void ftagent_hooks_exit(void)
 {
 	ftagent_hooks_detach();
 	if (ftagent_ftrace_driver.release)
-		ftagent_ftrace_driver.release();
+		ftagent_ftrace_driver.release(ftagent_hooks, ftagent_nr_calls);
 	if (ftagent_kprobe_driver.release)
-		ftagent_kprobe_driver.release();
+		ftagent_kprobe_driver.release(ftagent_hooks, ftagent_nr_calls);
 	free_percpu(ftagent_hook_hits);
 	kfree(ftagent_attached);
 	kfree(ftagent_hooks);

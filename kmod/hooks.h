@@ -21,7 +21,7 @@ struct ftagent_hook {
 	u8 kind;		/* enum ftagent_hook_set that attached it */
 	bool seen;		/* fired since attach: the self-check */
 	int error;		/* errno when state is FAILED */
-	struct kretprobe rp;	/* kprobe set */
+	struct ftagent_kprobe *kprobe;	/* kprobe set: hooks_kprobe.c */
 };
 
 /* A way of attaching hooks: hooks_ftrace.c, hooks_kprobe.c. */
@@ -41,11 +41,21 @@ struct ftagent_hook_driver {
 	void (*stop)(void);
 	/* Optional: after attach() for every hook, make them live at once. */
 	int (*commit)(void);
-	/* Optional: at module exit, free what start() kept for reuse. */
-	void (*release)(void);
+	/*
+	 * Optional: at module exit, free what start() and attach() kept
+	 * for reuse; @hooks are all @n hooks, all detached.
+	 */
+	void (*release)(struct ftagent_hook *hooks, unsigned int n);
 };
 
 extern const struct ftagent_hook_driver ftagent_kprobe_driver;
+
+/*
+ * After unregister_kretprobe(s)(): true if the kernel let @rp go. If not
+ * (it could not disarm it), @rp stays in the kernel's kprobe table for
+ * good and its memory must never be reused or freed (hooks_kprobe.c).
+ */
+bool ftagent_kretprobe_off(struct kretprobe *rp, const char *what);
 extern const struct ftagent_hook_driver ftagent_ftrace_driver;
 
 struct ftrace_ops;

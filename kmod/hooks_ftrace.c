@@ -1428,7 +1428,8 @@ static void ftagent_ftrace_stop(void)
 }
 
 /* Module exit: the ops are never used again. */
-static void ftagent_ftrace_release(void)
+static void ftagent_ftrace_release(struct ftagent_hook *hooks,
+				   unsigned int n)
 {
 	/* ftrace never saw this array: it goes whatever ftrace keeps. */
 	kfree(ftagent_entry_ips);

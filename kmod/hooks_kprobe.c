@@ -12,6 +12,10 @@
  * trampoline without touching module code. Each call in flight holds an
  * instance (maxactive per hook); a call that finds none is missed and
  * counted (kretprobe nmissed).
+ *
+ * Each hook's kretprobe has memory of its own, kept from one attach to
+ * the next, because the kernel may keep it: unregister_kretprobes()
+ * leaves a probe it cannot disarm in its table (ftagent_kretprobe_off()).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,11 +29,21 @@
 #include "callfiles.h"
 #include "hooks.h"
 
+/* A hook's kretprobe, and the hook its handlers work for. */
+struct ftagent_kprobe {
+	struct kretprobe rp;
+	struct ftagent_hook *hook;
+};
+
+static struct ftagent_hook *ftagent_kret_hook(struct kretprobe_instance *ri)
+{
+	return container_of(get_kretprobe(ri), struct ftagent_kprobe, rp)->hook;
+}
+
 static int ftagent_kret_handler(struct kretprobe_instance *ri,
 				struct pt_regs *regs)
 {
-	struct ftagent_hook *hook =
-		container_of(get_kretprobe(ri), struct ftagent_hook, rp);
+	struct ftagent_hook *hook = ftagent_kret_hook(ri);
 
 	struct ftagent_call_keys *keys = (struct ftagent_call_keys *)ri->data;
 
@@ -50,8 +64,7 @@ static int ftagent_kret_handler(struct kretprobe_instance *ri,
 static int ftagent_kret_entry(struct kretprobe_instance *ri,
 			      struct pt_regs *regs)
 {
-	struct ftagent_hook *hook =
-		container_of(get_kretprobe(ri), struct ftagent_hook, rp);
+	struct ftagent_hook *hook = ftagent_kret_hook(ri);
 	struct ftagent_call_keys *keys = (struct ftagent_call_keys *)ri->data;
 
 	keys->obj[0].kind = FTAGENT_OBJ_UNSPEC;
@@ -66,13 +79,50 @@ static int ftagent_kret_entry(struct kretprobe_instance *ri,
 
 static int ftagent_kprobe_attach(struct ftagent_hook *hook)
 {
-	memset(&hook->rp, 0, sizeof(hook->rp));
-	hook->rp.kp.symbol_name = hook->call->symbol;
-	hook->rp.entry_handler = ftagent_kret_entry;
-	hook->rp.handler = ftagent_kret_handler;
-	hook->rp.maxactive = hook->call->maxactive;
-	hook->rp.data_size = sizeof(struct ftagent_call_keys);
-	return register_kretprobe(&hook->rp);
+	struct ftagent_kprobe *k = hook->kprobe;
+
+	/* New for the first attach, and after the kernel kept the last. */
+	if (!k) {
+		k = kzalloc(sizeof(*k), GFP_KERNEL);
+		if (!k)
+			return -ENOMEM;
+		hook->kprobe = k;
+	}
+	/* Not in the kernel's hands: never registered, or let go. */
+	memset(&k->rp, 0, sizeof(k->rp));
+	k->hook = hook;
+	k->rp.kp.symbol_name = hook->call->symbol;
+	k->rp.entry_handler = ftagent_kret_entry;
+	k->rp.handler = ftagent_kret_handler;
+	k->rp.maxactive = hook->call->maxactive;
+	k->rp.data_size = sizeof(struct ftagent_call_keys);
+	return register_kretprobe(&k->rp);
+}
+
+/*
+ * unregister_kretprobes() gives up on a probe it cannot disarm: one on a
+ * function's ftrace site, when ftrace cannot allocate its filter without
+ * that address (kernel/kprobes.c __disarm_kprobe_ftrace() warns "Failed
+ * to disarm kprobe-ftrace", once per boot). It says so only by clearing
+ * the probe's address, and leaves the probe in its kprobe table, linked
+ * through the probe's own memory: that memory must stay, for good. The
+ * caller leaks it on purpose (the kernel's table still points to it, so
+ * kmemleak does not call it lost); the module itself may go, as nothing
+ * calls the probe's handlers any more: no lookup matches a probe without
+ * an address, and marked disabled it is also skipped by an aggregate
+ * probe sharing its address (aggr_pre_handler()) and by the debugfs
+ * switch that arms and disarms every probe. No kprobe lock is ours to
+ * take; the kernel writes a probe's flags only under its kprobe_mutex,
+ * on requests for that probe, and there are no more of those.
+ */
+bool ftagent_kretprobe_off(struct kretprobe *rp, const char *what)
+{
+	if (likely(rp->kp.addr))
+		return true;
+	WRITE_ONCE(rp->kp.flags, rp->kp.flags | KPROBE_FLAG_DISABLED);
+	pr_err("the kernel kept the %s kprobe it could not disarm: its memory stays allocated\n",
+	       what);
+	return false;
 }
 
 /* Pointers for unregister_kretprobes(), which takes them in one batch. */
@@ -96,13 +146,30 @@ static void ftagent_kprobe_detach(struct ftagent_hook **hooks, unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++)
-		ftagent_rps[i] = &hooks[i]->rp;
+		ftagent_rps[i] = &hooks[i]->kprobe->rp;
 	unregister_kretprobes(ftagent_rps, n);
+	for (i = 0; i < n; i++) {
+		/* The next attach gets a new one; the kernel keeps this. */
+		if (!ftagent_kretprobe_off(ftagent_rps[i],
+					   hooks[i]->call->symbol))
+			hooks[i]->kprobe = NULL;
+	}
 }
 
 static u64 ftagent_kprobe_missed(struct ftagent_hook *hook)
 {
-	return hook->rp.nmissed + hook->rp.kp.nmissed;
+	return hook->kprobe->rp.nmissed + hook->kprobe->rp.kp.nmissed;
+}
+
+/* Module exit: the probes are off; their memory goes. */
+static void ftagent_kprobe_release(struct ftagent_hook *hooks, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		kfree(hooks[i].kprobe);
+		hooks[i].kprobe = NULL;
+	}
 }
 
 const struct ftagent_hook_driver ftagent_kprobe_driver = {
@@ -112,4 +179,5 @@ const struct ftagent_hook_driver ftagent_kprobe_driver = {
 	.missed = ftagent_kprobe_missed,
 	.start = ftagent_kprobe_start,
 	.stop = ftagent_kprobe_stop,
+	.release = ftagent_kprobe_release,
 };

@@ -1046,7 +1046,12 @@ ftagent_mmsg_unprobe(bool (*which)(const struct ftagent_mmsg_caller *c))
 			kps[n++] = &c->kps[j];
 		c->nr_kps = 0;
 	}
-	/* One grace period for all: no handler runs after this. */
+	/*
+	 * One grace period for all: no handler runs after this. These sit
+	 * inside functions, never on an ftrace site, so the kernel removes
+	 * them with a breakpoint it always can take out: none can be kept
+	 * as ftagent_kretprobe_off() describes, and static memory will do.
+	 */
 	if (n)
 		unregister_kprobes(kps, n);
 }

@@ -46,11 +46,13 @@
 #include <linux/kprobes.h>
 #include <linux/net.h>
 #include <linux/sched.h>
+#include <linux/slab.h>
 #include <net/sock.h>
 #include <net/tcp.h>
 
 #include "account.h"
 #include "counters.h"
+#include "hooks.h"
 #include "symbols.h"
 #include "zerocopy.h"
 
@@ -61,7 +63,13 @@ struct ftagent_zc_call {
 	u32 copied_seq;
 };
 
-static struct kretprobe ftagent_zc_probe;
+/*
+ * In memory of its own, which the kernel may keep for good
+ * (ftagent_kretprobe_off()); freed by ftagent_zerocopy_release() once
+ * nothing can count the probe's misses any more.
+ */
+static struct kretprobe *ftagent_zc_probe;
+static bool ftagent_zc_kept;	/* by the kernel: not ours to free */
 static bool ftagent_zc_on;
 /* The probe's misses already counted as lost. */
 static atomic_long_t ftagent_zc_missed_seen;
@@ -89,8 +97,9 @@ static int ftagent_zc_entry(struct kretprobe_instance *ri,
 /* What the kprobe core counted as missed (recursion, or no instance). */
 static unsigned long ftagent_zc_missed(void)
 {
-	return (unsigned int)READ_ONCE(ftagent_zc_probe.nmissed) +
-	       READ_ONCE(ftagent_zc_probe.kp.nmissed);
+	const struct kretprobe *rp = ftagent_zc_probe;
+
+	return (unsigned int)READ_ONCE(rp->nmissed) + READ_ONCE(rp->kp.nmissed);
 }
 
 void ftagent_zerocopy_count_missed(void)
@@ -98,7 +107,8 @@ void ftagent_zerocopy_count_missed(void)
 	long seen = atomic_long_read(&ftagent_zc_missed_seen);
 	unsigned long missed;
 
-	if (!READ_ONCE(ftagent_zc_on))
+	/* Set after the probe's memory; cleared before it is let go. */
+	if (!smp_load_acquire(&ftagent_zc_on))
 		return;
 	missed = ftagent_zc_missed();
 	/* Newer than what another CPU already counted, or nothing. */
@@ -134,12 +144,16 @@ static int ftagent_zc_return(struct kretprobe_instance *ri,
 
 int ftagent_zerocopy_init(bool strict)
 {
-	struct kretprobe *rp = &ftagent_zc_probe;
+	struct kretprobe *rp;
 	int err;
 
 	if (ftagent_symbol_missing(FTAGENT_ZC_SYMBOL))
 		return 0;	/* pretend_missing=: said at load */
-	memset(rp, 0, sizeof(*rp));
+	rp = kzalloc(sizeof(*rp), GFP_KERNEL);
+	err = -ENOMEM;
+	if (!rp)
+		goto refused;
+	ftagent_zc_probe = rp;
 	rp->kp.symbol_name = FTAGENT_ZC_SYMBOL;
 	rp->entry_handler = ftagent_zc_entry;
 	rp->handler = ftagent_zc_return;
@@ -154,9 +168,11 @@ int ftagent_zerocopy_init(bool strict)
 	atomic_long_set(&ftagent_zc_missed_seen, 0);
 	err = register_kretprobe(rp);
 	if (!err) {
-		WRITE_ONCE(ftagent_zc_on, true);
+		/* The probe's memory, to ftagent_zerocopy_count_missed(). */
+		smp_store_release(&ftagent_zc_on, true);
 		return 0;
 	}
+refused:
 	if (ftagent_setup_fails(err, strict)) {
 		pr_err("cannot probe %s (%d): %s\n", FTAGENT_ZC_SYMBOL, err,
 		       ftagent_setup_why(err, strict));
@@ -172,7 +188,17 @@ void ftagent_zerocopy_exit(void)
 {
 	if (!ftagent_zc_on)
 		return;
-	unregister_kretprobe(&ftagent_zc_probe);
+	unregister_kretprobe(ftagent_zc_probe);
 	ftagent_zerocopy_count_missed();
 	WRITE_ONCE(ftagent_zc_on, false);
+	ftagent_zc_kept = !ftagent_kretprobe_off(ftagent_zc_probe,
+						 FTAGENT_ZC_SYMBOL);
+}
+
+void ftagent_zerocopy_release(void)
+{
+	if (!ftagent_zc_kept)
+		kfree(ftagent_zc_probe);
+	ftagent_zc_probe = NULL;
+	ftagent_zc_kept = false;
 }

@@ -12,6 +12,12 @@
 int ftagent_zerocopy_init(bool strict);
 void ftagent_zerocopy_exit(void);
 /*
+ * After ftagent_zerocopy_exit(), once nothing can call
+ * ftagent_zerocopy_count_missed() (the counters are gone): the probe's
+ * memory goes.
+ */
+void ftagent_zerocopy_release(void);
+/*
  * Count the calls the probe missed since last asked (no free instance)
  * as losses; any context.
  */
