@@ -184,6 +184,8 @@ struct kmsg_scan {
 	int alloc_reports; /* warn_alloc() reports */
 	int fallbacks;	   /* kmemleak's scan-area notice */
 	int load_failed;   /* "ftagent: load failed" */
+	int disarm_warns;  /* kprobes' "Failed to disarm kprobe-ftrace" */
+	int kept;	   /* the module's "the kernel kept the ... kprobe" */
 	char first[256];   /* the first splat line */
 };
 
@@ -250,13 +252,28 @@ static int kmemleak_fallback(const char *text)
 }
 
 /*
+ * The kernel's warning (kernel/kprobes.c __disarm_kprobe_ftrace(),
+ * WARN_ONCE) when an injected fault left ftrace no memory to take a
+ * kprobe's address out of its filter: unregister_kretprobes() then keeps
+ * the probe in its table, which the module must notice and answer by
+ * leaving the probe's memory allocated ("the kernel kept the ...
+ * kprobe", hooks_kprobe.c). Its report runs to "---[ end trace"; a
+ * warning without the module's answer is a failure (kmsg_read()).
+ */
+static int kprobe_disarm_warn(const char *text)
+{
+	return strstr(text, "Failed to disarm kprobe-ftrace at ") &&
+	       strstr(text, "(error -12)");
+}
+
+/*
  * Read the kernel log written since the last call. A warn_alloc() report
  * runs from its header to the stack's "</TASK>"; "Call Trace" inside it
  * is the allocation failure's own trace, not a splat.
  */
 static void kmsg_read(struct kmsg_scan *s)
 {
-	static int in_alloc_report;
+	static int in_alloc_report, in_disarm_warn;
 	char rec[8192];
 	ssize_t n;
 	size_t i;
@@ -285,6 +302,24 @@ static void kmsg_read(struct kmsg_scan *s)
 				in_alloc_report = 0;
 			continue;
 		}
+		if (kprobe_disarm_warn(text)) {
+			in_disarm_warn = 1;
+			s->disarm_warns++;
+			diag("kernel: %.*s (an injected fault in ftrace's "
+			     "filter)",
+			     (int)strcspn(text, "\n"), text);
+			continue;
+		}
+		if (in_disarm_warn) {
+			if (strstr(text, "---[ end trace"))
+				in_disarm_warn = 0;
+			continue;
+		}
+		if (strstr(text, "ftagent: the kernel kept the ")) {
+			s->kept++;
+			diag("kernel: %.*s", (int)strcspn(text, "\n"), text);
+			continue;
+		}
 		if (kmemleak_fallback(text)) {
 			s->fallbacks++;
 			diag("kernel: %.*s (an injected fault in kmemleak's "
@@ -305,6 +340,11 @@ static void kmsg_read(struct kmsg_scan *s)
 			break;
 		}
 	}
+	/* The module answers each kept probe at once, in the same request. */
+	if (s->disarm_warns && !s->kept && !s->splat++)
+		snprintf(s->first, sizeof(s->first),
+			 "the kernel kept a kprobe it could not disarm, and "
+			 "the module did not say so");
 }
 
 /* ---- outcome tallies ---- */
