@@ -49,13 +49,6 @@ struct ftagent_hook_driver {
 };
 
 extern const struct ftagent_hook_driver ftagent_kprobe_driver;
-
-/*
- * After unregister_kretprobe(s)(): true if the kernel let @rp go. If not
- * (it could not disarm it), @rp stays in the kernel's kprobe table for
- * good and its memory must never be reused or freed (hooks_kprobe.c).
- */
-bool ftagent_kretprobe_off(struct kretprobe *rp, const char *what);
 extern const struct ftagent_hook_driver ftagent_ftrace_driver;
 
 struct ftrace_ops;

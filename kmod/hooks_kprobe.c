@@ -15,7 +15,7 @@
  *
  * Each hook's kretprobe has memory of its own, kept from one attach to
  * the next, because the kernel may keep it: unregister_kretprobes()
- * leaves a probe it cannot disarm in its table (ftagent_kretprobe_off()).
+ * leaves a probe it cannot disarm in its table (kprobe_kept.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -28,6 +28,7 @@
 #include "account.h"
 #include "callfiles.h"
 #include "hooks.h"
+#include "kprobe_kept.h"
 
 /* A hook's kretprobe, and the hook its handlers work for. */
 struct ftagent_kprobe {
@@ -99,32 +100,6 @@ static int ftagent_kprobe_attach(struct ftagent_hook *hook)
 	return register_kretprobe(&k->rp);
 }
 
-/*
- * unregister_kretprobes() gives up on a probe it cannot disarm: one on a
- * function's ftrace site, when ftrace cannot allocate its filter without
- * that address (kernel/kprobes.c __disarm_kprobe_ftrace() warns "Failed
- * to disarm kprobe-ftrace", once per boot). It says so only by clearing
- * the probe's address, and leaves the probe in its kprobe table, linked
- * through the probe's own memory: that memory must stay, for good. The
- * caller leaks it on purpose (the kernel's table still points to it, so
- * kmemleak does not call it lost); the module itself may go, as nothing
- * calls the probe's handlers any more: no lookup matches a probe without
- * an address, and marked disabled it is also skipped by an aggregate
- * probe sharing its address (aggr_pre_handler()) and by the debugfs
- * switch that arms and disarms every probe. No kprobe lock is ours to
- * take; the kernel writes a probe's flags only under its kprobe_mutex,
- * on requests for that probe, and there are no more of those.
- */
-bool ftagent_kretprobe_off(struct kretprobe *rp, const char *what)
-{
-	if (likely(rp->kp.addr))
-		return true;
-	WRITE_ONCE(rp->kp.flags, rp->kp.flags | KPROBE_FLAG_DISABLED);
-	pr_err("the kernel kept the %s kprobe it could not disarm: its memory stays allocated\n",
-	       what);
-	return false;
-}
-
 /* Pointers for unregister_kretprobes(), which takes them in one batch. */
 static struct kretprobe **ftagent_rps;
 
@@ -143,22 +118,29 @@ static void ftagent_kprobe_stop(void)
 
 static void ftagent_kprobe_detach(struct ftagent_hook **hooks, unsigned int n)
 {
-	unsigned int i;
+	const char *first = NULL;
+	unsigned int i, kept = 0;
 
 	for (i = 0; i < n; i++)
 		ftagent_rps[i] = &hooks[i]->kprobe->rp;
 	unregister_kretprobes(ftagent_rps, n);
 	for (i = 0; i < n; i++) {
-		/* The next attach gets a new one; the kernel keeps this. */
-		if (!ftagent_kretprobe_off(ftagent_rps[i],
-					   hooks[i]->call->symbol))
-			hooks[i]->kprobe = NULL;
+		if (ftagent_kretprobe_let_go(ftagent_rps[i]))
+			continue;
+		/* The kernel keeps this one; the next attach gets a new one. */
+		if (!kept++)
+			first = hooks[i]->call->symbol;
+		hooks[i]->kprobe = NULL;
 	}
+	if (kept)
+		ftagent_kprobes_kept_say(kept, first);
 }
 
 static u64 ftagent_kprobe_missed(struct ftagent_hook *hook)
 {
-	return hook->kprobe->rp.nmissed + hook->kprobe->rp.kp.nmissed;
+	const struct kretprobe *rp = &hook->kprobe->rp;
+
+	return READ_ONCE(rp->nmissed) + READ_ONCE(rp->kp.nmissed);
 }
 
 /* Module exit: the probes are off; their memory goes. */

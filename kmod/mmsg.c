@@ -1048,9 +1048,9 @@ ftagent_mmsg_unprobe(bool (*which)(const struct ftagent_mmsg_caller *c))
 	}
 	/*
 	 * One grace period for all: no handler runs after this. These sit
-	 * inside functions, never on an ftrace site, so the kernel removes
-	 * them with a breakpoint it always can take out: none can be kept
-	 * as ftagent_kretprobe_off() describes, and static memory will do.
+	 * inside functions, never on an ftrace site, and the kernel can
+	 * always take such a probe out (breakpoint or optimized jump): none
+	 * is kept as kprobe_kept.c describes, and static memory will do.
 	 */
 	if (n)
 		unregister_kprobes(kps, n);

@@ -52,7 +52,7 @@
 
 #include "account.h"
 #include "counters.h"
-#include "hooks.h"
+#include "kprobe_kept.h"
 #include "symbols.h"
 #include "zerocopy.h"
 
@@ -65,7 +65,7 @@ struct ftagent_zc_call {
 
 /*
  * In memory of its own, which the kernel may keep for good
- * (ftagent_kretprobe_off()); freed by ftagent_zerocopy_release() once
+ * (kprobe_kept.c); freed by ftagent_zerocopy_release() once
  * nothing can count the probe's misses any more.
  */
 static struct kretprobe *ftagent_zc_probe;
@@ -150,9 +150,10 @@ int ftagent_zerocopy_init(bool strict)
 	if (ftagent_symbol_missing(FTAGENT_ZC_SYMBOL))
 		return 0;	/* pretend_missing=: said at load */
 	rp = kzalloc(sizeof(*rp), GFP_KERNEL);
-	err = -ENOMEM;
-	if (!rp)
+	if (!rp) {
+		err = -ENOMEM;
 		goto refused;
+	}
 	ftagent_zc_probe = rp;
 	rp->kp.symbol_name = FTAGENT_ZC_SYMBOL;
 	rp->entry_handler = ftagent_zc_entry;
@@ -189,10 +190,11 @@ void ftagent_zerocopy_exit(void)
 	if (!ftagent_zc_on)
 		return;
 	unregister_kretprobe(ftagent_zc_probe);
+	ftagent_zc_kept = !ftagent_kretprobe_let_go(ftagent_zc_probe);
 	ftagent_zerocopy_count_missed();
 	WRITE_ONCE(ftagent_zc_on, false);
-	ftagent_zc_kept = !ftagent_kretprobe_off(ftagent_zc_probe,
-						 FTAGENT_ZC_SYMBOL);
+	if (ftagent_zc_kept)
+		ftagent_kprobes_kept_say(1, FTAGENT_ZC_SYMBOL);
 }
 
 void ftagent_zerocopy_release(void)

@@ -185,7 +185,7 @@ struct kmsg_scan {
 	int fallbacks;	   /* kmemleak's scan-area notice */
 	int load_failed;   /* "ftagent: load failed" */
 	int disarm_warns;  /* kprobes' "Failed to disarm kprobe-ftrace" */
-	int kept;	   /* the module's "the kernel kept the ... kprobe" */
+	int kept;	   /* the module's "the kernel kept N kprobe(s)" */
 	char first[256];   /* the first splat line */
 };
 
@@ -256,8 +256,8 @@ static int kmemleak_fallback(const char *text)
  * WARN_ONCE) when an injected fault left ftrace no memory to take a
  * kprobe's address out of its filter: unregister_kretprobes() then keeps
  * the probe in its table, which the module must notice and answer by
- * leaving the probe's memory allocated ("the kernel kept the ...
- * kprobe", hooks_kprobe.c). Its report runs to "---[ end trace"; a
+ * leaving the probe's memory allocated ("the kernel kept N
+ * kprobe(s)", kmod/kprobe_kept.c). Its report runs to "---[ end trace"; a
  * warning without the module's answer is a failure (kmsg_read()).
  */
 static int kprobe_disarm_warn(const char *text)
@@ -315,7 +315,7 @@ static void kmsg_read(struct kmsg_scan *s)
 				in_disarm_warn = 0;
 			continue;
 		}
-		if (strstr(text, "ftagent: the kernel kept the ")) {
+		if (strstr(text, "ftagent: the kernel kept ")) {
 			s->kept++;
 			diag("kernel: %.*s", (int)strcspn(text, "\n"), text);
 			continue;
