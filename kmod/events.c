@@ -346,9 +346,20 @@ void ftagent_events_detach_files(void)
 
 static void ftagent_loss_alert_fn(struct work_struct *work)
 {
+	unsigned long due = READ_ONCE(ftagent_last_alert) +
+			    msecs_to_jiffies(FTAGENT_ALERT_INTERVAL_MS);
 	u64 delta[__FTAGENT_EV_LOSS_MAX], total = 0, any = 0;
 	int cpu, k;
 
+	/*
+	 * A loss while the last run was sending armed this one from the
+	 * last alert but one: the interval is kept here, where the last
+	 * alert is known (only this work writes it, one run at a time).
+	 */
+	if (time_before(jiffies, due)) {
+		schedule_delayed_work(&ftagent_loss_alert_work, due - jiffies);
+		return;
+	}
 	/* Cleared first: a loss from now on arms the next alert. */
 	clear_bit(0, &ftagent_alert_armed);
 	for (k = 0; k < __FTAGENT_EV_LOSS_MAX; k++) {
