@@ -348,6 +348,7 @@ static void ftagent_loss_alert_fn(struct work_struct *work)
 {
 	unsigned long due = READ_ONCE(ftagent_last_alert) +
 			    msecs_to_jiffies(FTAGENT_ALERT_INTERVAL_MS);
+	unsigned long now = jiffies;
 	u64 delta[__FTAGENT_EV_LOSS_MAX], total = 0, any = 0;
 	int cpu, k;
 
@@ -356,12 +357,17 @@ static void ftagent_loss_alert_fn(struct work_struct *work)
 	 * last alert but one: the interval is kept here, where the last
 	 * alert is known (only this work writes it, one run at a time).
 	 */
-	if (time_before(jiffies, due)) {
-		schedule_delayed_work(&ftagent_loss_alert_work, due - jiffies);
+	if (time_before(now, due)) {
+		schedule_delayed_work(&ftagent_loss_alert_work, due - now);
 		return;
 	}
 	/* Cleared first: a loss from now on arms the next alert. */
 	clear_bit(0, &ftagent_alert_armed);
+	/*
+	 * Pairs with the barrier in ftagent_arm_loss_alert(): a loss this
+	 * run does not read saw the bit clear, and arms the next run.
+	 */
+	smp_mb__after_atomic();
 	for (k = 0; k < __FTAGENT_EV_LOSS_MAX; k++) {
 		u64 sum = 0;
 
@@ -384,6 +390,12 @@ static void ftagent_arm_loss_alert(void)
 {
 	unsigned long due;
 
+	/*
+	 * The loss counted before the bit is read, against the work's clear
+	 * then read of the counts: one of the two sees the other. Only on a
+	 * loss, never on a record that fits.
+	 */
+	smp_mb();
 	if (test_bit(0, &ftagent_alert_armed) ||
 	    test_and_set_bit(0, &ftagent_alert_armed))
 		return;
