@@ -344,11 +344,19 @@ void ftagent_events_detach_files(void)
 	mutex_unlock(&ftagent_chan_lock);
 }
 
-static void ftagent_loss_alert_fn(struct work_struct *work)
+/* Jiffies until the next loss alert may go out: 0 if it may now. */
+static unsigned long ftagent_loss_alert_wait(void)
 {
 	unsigned long due = READ_ONCE(ftagent_last_alert) +
 			    msecs_to_jiffies(FTAGENT_ALERT_INTERVAL_MS);
 	unsigned long now = jiffies;
+
+	return time_after(due, now) ? due - now : 0;
+}
+
+static void ftagent_loss_alert_fn(struct work_struct *work)
+{
+	unsigned long wait = ftagent_loss_alert_wait();
 	u64 delta[__FTAGENT_EV_LOSS_MAX], total = 0, any = 0;
 	int cpu, k;
 
@@ -357,8 +365,8 @@ static void ftagent_loss_alert_fn(struct work_struct *work)
 	 * last alert but one: the interval is kept here, where the last
 	 * alert is known (only this work writes it, one run at a time).
 	 */
-	if (time_before(now, due)) {
-		schedule_delayed_work(&ftagent_loss_alert_work, due - now);
+	if (wait) {
+		schedule_delayed_work(&ftagent_loss_alert_work, wait);
 		return;
 	}
 	/* Cleared first: a loss from now on arms the next alert. */
@@ -388,8 +396,6 @@ static void ftagent_loss_alert_fn(struct work_struct *work)
 
 static void ftagent_arm_loss_alert(void)
 {
-	unsigned long due;
-
 	/*
 	 * The loss counted before the bit is read, against the work's clear
 	 * then read of the counts: one of the two sees the other. Only on a
@@ -399,10 +405,8 @@ static void ftagent_arm_loss_alert(void)
 	if (test_bit(0, &ftagent_alert_armed) ||
 	    test_and_set_bit(0, &ftagent_alert_armed))
 		return;
-	due = READ_ONCE(ftagent_last_alert) +
-	      msecs_to_jiffies(FTAGENT_ALERT_INTERVAL_MS);
 	schedule_delayed_work(&ftagent_loss_alert_work,
-			      time_after(due, jiffies) ? due - jiffies : 0);
+			      ftagent_loss_alert_wait());
 }
 
 static void ftagent_event_lost(struct ftagent_ev_cpu *c,
