@@ -16,21 +16,27 @@
  * so the module may still go: no lookup matches a probe without an
  * address, and the disabled flag makes an aggregate probe that shares
  * its address (aggr_pre_handler()) and the debugfs switch that arms or
- * disarms every probe skip it. Until the mark, the kernel itself may
- * still reach a kept probe that shares its address with another probe
- * (the aggregate's list), return-hook state freed: the window is the
- * kernel's; the mark comes first, before any logging, to keep it short.
- * Disabling each probe before unregistering it (disable_kprobe()) would
- * close it, at a price: a probe whose disarm failed is still armed and
- * must be left registered, handlers live, with the module pinned until
- * reboot, and a second attempt (at unload, where nothing can be pinned)
- * decrements kprobes' count of armed ftrace probes twice, which leaves
- * later probes unarmed. Keeping the kernel's choice costs a leak only.
+ * disarms every probe skip it. Disabling each probe before unregistering
+ * it (disable_kprobe()) is not used: a probe whose disarm failed would
+ * still be armed and have to stay registered, handlers live, with the
+ * module pinned until reboot, and a second attempt (at unload, where
+ * nothing can be pinned) would decrement kprobes' count of armed ftrace
+ * probes twice, which leaves later probes unarmed. For a probe alone at
+ * its address, keeping the kernel's choice costs a leak only.
+ *
+ * A kept probe that shares its address with another probe is a child of
+ * the kernel's aggregate probe, and what is left there is the kernel's:
+ * until the mark, the aggregate may still call the child, whose
+ * return-hook state the kernel has freed (the mark comes first, before
+ * any logging, to keep that window short); the aggregate itself stays
+ * armed for good, kprobes' count of armed ftrace probes already one
+ * short, which the debugfs disarm-all switch would make two.
  *
  * kprobe_mutex is not exported: the mark is a plain store. The kernel
  * writes a probe's flags under that mutex, on a request for the probe
- * (none are left for a kept one) or when a module whose code holds the
- * probe's address goes (never, without an address).
+ * (none are left for a kept one) or when the module whose code holds the
+ * address goes (kill_kprobe(), by the aggregate's address for a child):
+ * the functions probed here are the core kernel's, which never goes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

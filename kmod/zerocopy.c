@@ -107,7 +107,12 @@ void ftagent_zerocopy_count_missed(void)
 	long seen = atomic_long_read(&ftagent_zc_missed_seen);
 	unsigned long missed;
 
-	/* Set after the probe's memory; cleared before it is let go. */
+	/*
+	 * Set after the probe's memory is. What keeps that memory for a
+	 * caller past this test is the teardown's order: the families go
+	 * before the config, the counters' flush work is cancelled, and
+	 * only then does ftagent_zerocopy_release() free it.
+	 */
 	if (!smp_load_acquire(&ftagent_zc_on))
 		return;
 	missed = ftagent_zc_missed();
@@ -173,6 +178,9 @@ int ftagent_zerocopy_init(bool strict)
 		smp_store_release(&ftagent_zc_on, true);
 		return 0;
 	}
+	/* A probe that did not register is not in the kernel's table. */
+	kfree(rp);
+	ftagent_zc_probe = NULL;
 refused:
 	if (ftagent_setup_fails(err, strict)) {
 		pr_err("cannot probe %s (%d): %s\n", FTAGENT_ZC_SYMBOL, err,
