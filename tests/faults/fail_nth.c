@@ -181,12 +181,14 @@ static long nth_disarm(void)
 
 struct kmsg_scan {
 	int splat; /* a kernel report that is not an allocation failure */
-	int alloc_reports; /* warn_alloc() reports */
-	int fallbacks;	   /* kmemleak's scan-area notice */
-	int load_failed;   /* "ftagent: load failed" */
-	int disarm_warns;  /* kprobes' "Failed to disarm kprobe-ftrace" */
-	int kept;	   /* the module's "the kernel kept N kprobe(s)" */
-	char first[256];   /* the first splat line */
+	int alloc_reports;   /* warn_alloc() reports */
+	int fallbacks;	     /* kmemleak's scan-area notice */
+	int load_failed;     /* "ftagent: load failed" */
+	int disarm_warns;    /* kprobes' "Failed to disarm kprobe-ftrace" */
+	int kept;	     /* the module's "the kernel kept N kprobe(s)" */
+	int faults;	     /* fail_dump()'s "FAULT_INJECTION" reports */
+	int fault_in_module; /* one of them had a frame of the module */
+	char first[256];     /* the first splat line */
 };
 
 static void kmsg_skip(void)
@@ -237,6 +239,32 @@ static int alloc_report_start(const char *text)
 }
 
 /*
+ * fail_dump() (lib/fault-inject.c) at verbose=2: "FAULT_INJECTION:
+ * forcing a failure.", then dump_stack() to its "</TASK>". Only the set
+ * sweep turns it on (fault_reports()), to learn where each fault hit.
+ */
+static int fault_report_start(const char *text)
+{
+	return strstr(text, "FAULT_INJECTION: forcing a failure") != NULL;
+}
+
+/*
+ * A frame of the module's code in a stack dump: "name+0x1/0x2
+ * [ftagent]" (or "[ftagent BUILD-ID]"). The unwinder prints what it only
+ * found on the stack, maybe stale, as "? name+...": not a frame.
+ */
+static int module_frame(const char *text)
+{
+	const char *p = text + strspn(text, " \t");
+	const char *m;
+
+	if (!strncmp(p, "? ", 2))
+		return 0;
+	m = strstr(p, " [ftagent");
+	return m && (m[9] == ']' || m[9] == ' ');
+}
+
+/*
  * kmemleak's own answer to an injected fault: add_scan_area() could not
  * allocate its bookkeeping and marks the object for a full scan instead
  * (mm/kmemleak.c, pr_warn_once). A full scan can only hide a leak behind
@@ -269,11 +297,12 @@ static int kprobe_disarm_warn(const char *text)
 /*
  * Read the kernel log written since the last call. A warn_alloc() report
  * runs from its header to the stack's "</TASK>"; "Call Trace" inside it
- * is the allocation failure's own trace, not a splat.
+ * is the allocation failure's own trace, not a splat. So does a report of
+ * an injected fault, whose frames say whether it hit in the module.
  */
 static void kmsg_read(struct kmsg_scan *s)
 {
-	static int in_alloc_report, in_disarm_warn;
+	static int in_alloc_report, in_disarm_warn, in_fault_report;
 	char rec[8192];
 	ssize_t n;
 	size_t i;
@@ -300,6 +329,18 @@ static void kmsg_read(struct kmsg_scan *s)
 		if (in_alloc_report) {
 			if (strstr(text, "</TASK>"))
 				in_alloc_report = 0;
+			continue;
+		}
+		if (fault_report_start(text)) {
+			in_fault_report = 1;
+			s->faults++;
+			continue;
+		}
+		if (in_fault_report) {
+			if (strstr(text, "</TASK>"))
+				in_fault_report = 0;
+			else if (module_frame(text))
+				s->fault_in_module = 1;
 			continue;
 		}
 		if (kprobe_disarm_warn(text)) {
@@ -981,41 +1022,44 @@ static struct nlmsghdr *req_budgets(char *buf, int set)
 /* ---- attribution ---- */
 
 /*
- * Points the netlink and genetlink core pass before a control handler
- * runs (copying the message in, the skb, genetlink's attribute array):
- * measured by sweeping a SET_CONFIG with no attributes, which its handler
- * refuses (EINVAL, with a message) before doing anything that can fail.
- * A fault at N <= core_pre never reached the module.
+ * Where did the injected fault hit: in the module (its handler, or what
+ * the handler called), which then owes an extended-ACK message with its
+ * refusal, or in the netlink and genetlink core before or around the
+ * handler (copying the message in, the skb, genetlink's attribute array,
+ * the ACK), which refuses with a bare errno? Counting the core's points
+ * once and taking every later N for the module's does not hold: the
+ * number of points the core passes varies with the request (its size,
+ * the socket's first message) and, with --page-alloc, with the page
+ * allocator's state. So the set sweep has fail_dump() print the stack of
+ * every fault it injects (verbose=2 on every fail* attribute) and reads
+ * the module's frames in it (kmsg_read()). A fault inside a core function
+ * that the module reached by a tail call shows no module frame and is
+ * taken for the core's: the refusal is then not held to carry a message.
  */
-static unsigned int core_pre;
-
-static int measure_core(void)
+static int fault_reports(int verbose)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	unsigned int n;
-	struct sent r;
+	static const char *const attrs[] = {
+		"failslab",	 "fail_page_alloc",   "fail_usercopy",
+		"fail_futex",	 "fail_make_request", "fail_io_timeout",
+		"fail_function",
+	};
+	char path[128];
+	size_t i;
+	int fd, set = 0;
 
-	core_pre = 0;
-	for (n = 1; n <= 1000; n++) {
-		struct nlmsghdr *nlh = ftnl_put_request(
-			&ctl, buf, FTAGENT_CTL_CMD_SET_CONFIG, 0);
-
-		send_nth(&ctl, nlh, n, &r);
-		if (r.left != 0)
-			break;
-		if (r.how == SENT_ACKED && r.err == EINVAL && r.has_msg)
-			continue; /* the handler ran; its ACK point later */
-		if (r.how == SENT_ACK_LOST)
+	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/verbose",
+			 attrs[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
 			continue;
-		if (r.how == SENT_NO_ACK) {
-			diag("core probe: N=%u: no ACK", n);
-			return -1;
-		}
-		core_pre = n;
+		if (dprintf(fd, "%d\n", verbose) > 0)
+			set++;
+		close(fd);
 	}
-	diag("core probe: %u points before the handler, %u in all", core_pre,
-	     n - 1);
-	return 0;
+	if (!set)
+		diag("no fault-injection attribute takes verbose=%d", verbose);
+	return set ? 0 : -1;
 }
 
 /* ---- command sweeps ---- */
@@ -1074,38 +1118,57 @@ struct msg_stats {
 	unsigned int with, without;
 };
 
-static void account(struct tally *t, struct msg_stats *ms, unsigned int n,
-		    const struct sent *r, const char *name)
+/*
+ * Tally one faulted request. Returns 1 when a fault was injected but the
+ * kernel log has no report of it to say where it hit.
+ */
+static int account(struct tally *t, struct msg_stats *ms, unsigned int n,
+		   const struct sent *r, const struct kmsg_scan *ks,
+		   const char *name)
 {
-	const char *where = n <= core_pre ? "core" : "module";
+	int in_module = ks->fault_in_module;
+	const char *where = in_module ? "module" : "core";
+
+	if (r->left == 0 && ks->faults != 1) {
+		diag("%s: N=%u: a fault was injected, but the kernel log has "
+		     "%d reports of one: cannot say where it hit",
+		     name, n, ks->faults);
+		tally_add(t, "fault not attributed");
+		return 1;
+	}
+	if (r->left != 0)
+		where = "unfaulted";
 
 	switch (r->how) {
 	case SENT_SEND_FAILED:
 		tally_add(t, "sendmsg failed %s", errname(r->err));
-		return;
+		return 0;
 	case SENT_ACK_LOST:
 		tally_add(t, "ACK lost (%s)", errname(r->err));
-		return;
-	case SENT_NO_ACK: tally_add(t, "no ACK"); return;
+		return 0;
+	case SENT_NO_ACK: tally_add(t, "no ACK"); return 0;
 	case SENT_ACKED: break;
 	}
 	if (!r->err) {
 		tally_add(t, "ok");
-		return;
+		return 0;
 	}
 	tally_add(t, "%s %s, %s", where, errname(r->err),
 		  r->has_msg ? "message" : "no message");
-	if (n > core_pre) {
+	/* An unfaulted refusal is the module's too, and owes a message. */
+	if (in_module || r->left != 0) {
 		if (r->has_msg)
 			ms->with++;
 		else
 			ms->without++;
+		if (!r->has_msg)
+			diag("%s: N=%u: the module refused (%s) with no "
+			     "message",
+			     name, n, errname(r->err));
 	}
-	if (n > core_pre && !r->has_msg)
-		diag("%s: N=%u: the module refused (%s) with no message", name,
-		     n, errname(r->err));
 	if (r->has_msg)
 		diag("%s: N=%u: %s: %s", name, n, errname(r->err), r->msg);
+	return 0;
 }
 
 static int unarmed(struct nlmsghdr *nlh, struct sent *r, const char *what)
@@ -1191,7 +1254,7 @@ static int sweep_case(const struct cmd_case *c)
 			injected++;
 			last = n;
 		}
-		account(&t, &ms, n, &r, c->name);
+		bad += account(&t, &ms, n, &r, &ks, c->name);
 		if (ks.splat) {
 			tap(0, "%s: N=%u: kernel report: %s", c->name, n,
 			    ks.first);
@@ -1351,7 +1414,7 @@ static int sweep_flush_ack(int ack)
 			injected++;
 			last = n;
 		}
-		account(&t, &ms, n, &r, name);
+		bad += account(&t, &ms, n, &r, &ks, name);
 		if (ks.splat) {
 			tap(0, "%s: N=%u: kernel report: %s", name, n,
 			    ks.first);
@@ -1454,7 +1517,7 @@ static int sweep_exclude_self(void)
 			injected++;
 			last = n;
 		}
-		account(&t, &ms, n, &r, name);
+		bad += account(&t, &ms, n, &r, &ks, name);
 		if (ks.splat) {
 			tap(0, "%s: N=%u: kernel report: %s", name, n,
 			    ks.first);
@@ -1526,8 +1589,8 @@ static int sweep_set(void)
 	orig_hooks = s.hooks;
 	orig_flush = s.flush;
 	snap_free(&s);
-	if (measure_core()) {
-		tap(0, "set: core probe");
+	if (fault_reports(2)) {
+		tap(0, "set: fault reports to attribute faults by");
 		return 1;
 	}
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -1535,6 +1598,7 @@ static int sweep_set(void)
 	bad += sweep_flush_ack(0);
 	bad += sweep_flush_ack(1);
 	bad += sweep_exclude_self();
+	fault_reports(0);
 	return bad;
 }
 
