@@ -82,6 +82,7 @@ SELFTEST_SRCS := $(wildcard tests/selftests/*.c)
 SELFTEST_BINS := $(SELFTEST_SRCS:tests/selftests/%.c=$(BUILD)/tests/selftests/%)
 KSELFTEST_DIR := $(BUILD)/kselftest
 FAIL_NTH := $(BUILD)/tests/faults/fail_nth
+FAIL_NTH_SRCS := $(wildcard tests/faults/fail_nth*.c)
 KSELFTEST_HDRS := $(KSELFTEST_DIR)/kselftest_harness.h $(KSELFTEST_DIR)/kselftest.h
 # Each kernel's module is built in a copy of the sources of its own
 # (build/kmod/KVER), as DKMS does: kbuild puts objects beside the sources,
@@ -249,9 +250,10 @@ $(BUILD)/tests/selftests/%: tests/selftests/%.c $(wildcard tests/selftests/*.h) 
 	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-missing-prototypes -isystem $(KSELFTEST_DIR) -o $@ \
 		$(filter %.c %.a,$^) -lpthread $(LDLIBS_NL) -lxxhash
 
-# The fault-injection sweeps (tests/faults, make check-faults): the
-# daemon's own apply code comes from libftagentd.a.
-$(FAIL_NTH): tests/faults/fail_nth.c $(DAEMON_LIB) $(LIB)
+# The fault-injection sweeps (tests/faults, make check-faults): one
+# program from tests/faults/fail_nth*.c; the daemon's own apply and drain
+# code comes from libftagentd.a.
+$(FAIL_NTH): $(FAIL_NTH_SRCS) tests/faults/fail_nth.h $(DAEMON_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS_NL) $(LDLIBS_JSON) \
 		$(LDLIBS_DAEMON) $(LDLIBS_CRYPTO)
@@ -396,7 +398,7 @@ KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h \
 	kmod/compat/*.h kmod/compat/probes/*.c)) uapi/linux/ftagent.h
 USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.[ch] \
 	tests/host/*.c tests/fuzz/*.c \
-	tests/selftests/*.[ch] tests/faults/*.c tools/bench/*.c daemon/*.[ch] daemon/bench/*.c)
+	tests/selftests/*.[ch] tests/faults/*.[ch] tools/bench/*.c daemon/*.[ch] daemon/bench/*.c)
 
 $(CHECKPATCH): $(KSRC_TARBALL)
 	@mkdir -p $(CHECKPATCH_DIR)

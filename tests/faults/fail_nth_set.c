@@ -1,0 +1,578 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fail_nth set: every state-changing control command (SET_CONFIG twice,
+ * SET_FILTERS, SET_POLICY, SET_BUDGETS, FLUSH, ACK_GENERATION,
+ * EXCLUDE_SELF) with the N-th point failing. A refusal must leave the
+ * state as it was and, when the fault hit in the module (fail_dump()'s
+ * stack says), carry an extended-ACK message; a success must give the
+ * state the request asks for.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/ftagent.h>
+
+#include "fail_nth.h"
+
+/* ---- attribution ---- */
+
+/*
+ * Where did the injected fault hit: in the module (its handler, or what
+ * the handler called), which then owes an extended-ACK message with its
+ * refusal, or in the netlink and genetlink core before or around the
+ * handler (copying the message in, the skb, genetlink's attribute array,
+ * the ACK), which refuses with a bare errno? Counting the core's points
+ * once and taking every later N for the module's does not hold: the
+ * number of points the core passes varies with the request (its size,
+ * the socket's first message) and, with --page-alloc, with the page
+ * allocator's state. So the set sweep has fail_dump() print the stack of
+ * every fault it injects (verbose=2 on every fail* attribute) and reads
+ * the module's frames in it (kmsg_read()). A fault inside a core function
+ * that the module reached by a tail call shows no module frame and is
+ * taken for the core's: the refusal is then not held to carry a message.
+ */
+static int fault_reports(int verbose)
+{
+	static const char *const attrs[] = {
+		"failslab",	 "fail_page_alloc",   "fail_usercopy",
+		"fail_futex",	 "fail_make_request", "fail_io_timeout",
+		"fail_function",
+	};
+	char path[128];
+	size_t i;
+	int fd, set = 0;
+
+	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/verbose",
+			 attrs[i]);
+		fd = open(path, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		if (dprintf(fd, "%d\n", verbose) > 0)
+			set++;
+		close(fd);
+	}
+	if (!set)
+		diag("no fault-injection attribute takes verbose=%d", verbose);
+	return set ? 0 : -1;
+}
+
+/* ---- command sweeps ---- */
+
+struct cmd_case {
+	const char *name;
+	/* the request under test; the one that undoes it */
+	struct nlmsghdr *(*build)(char *buf, int variant);
+	int apply, undo;
+	int gen; /* SET_POLICY/SET_BUDGETS: a reply generation */
+};
+
+static uint32_t orig_mode, orig_hooks, orig_flush;
+
+static struct nlmsghdr *build_config(char *buf, int v)
+{
+	uint32_t other_mode = orig_mode == FTAGENT_MODE_STANDARD
+				      ? FTAGENT_MODE_MINIMAL
+				      : FTAGENT_MODE_STANDARD;
+
+	if (v == 1) /* mode, ring, flush interval */
+		return req_config(buf, other_mode, 0, 2u << 20, 500);
+	if (v == 2) /* the other hook set */
+		return req_config(buf, 0,
+				  orig_hooks == FTAGENT_HOOKS_FTRACE
+					  ? FTAGENT_HOOKS_KPROBE
+					  : FTAGENT_HOOKS_FTRACE,
+				  0, orig_flush);
+	return req_config(buf, orig_mode, orig_hooks, 0, orig_flush);
+}
+
+static struct nlmsghdr *build_filters(char *buf, int v)
+{
+	return req_filters(buf, !v);
+}
+
+static struct nlmsghdr *build_policy(char *buf, int v)
+{
+	return req_policy(buf, v);
+}
+
+static struct nlmsghdr *build_budgets(char *buf, int v)
+{
+	return req_budgets(buf, v);
+}
+
+static const struct cmd_case cases[] = {
+	{"SET_CONFIG(mode,ring,flush)", build_config, 1, 0, 0},
+	{"SET_CONFIG(hooks)", build_config, 2, 0, 0},
+	{"SET_FILTERS", build_filters, 1, 0, 0},
+	{"SET_POLICY", build_policy, 1, 0, 1},
+	{"SET_BUDGETS", build_budgets, 1, 0, 1},
+};
+
+struct msg_stats {
+	unsigned int with, without;
+};
+
+/*
+ * Tally one faulted request. Returns 1 when a fault was injected but the
+ * kernel log has no report of it to say where it hit.
+ */
+static int account(struct tally *t, struct msg_stats *ms, unsigned int n,
+		   const struct sent *r, const struct kmsg_scan *ks,
+		   const char *name)
+{
+	int in_module = ks->fault_in_module;
+	const char *where = in_module ? "module" : "core";
+
+	if (r->left == 0 && ks->faults != 1) {
+		diag("%s: N=%u: a fault was injected, but the kernel log has "
+		     "%d reports of one: cannot say where it hit",
+		     name, n, ks->faults);
+		tally_add(t, "fault not attributed");
+		return 1;
+	}
+	if (r->left != 0)
+		where = "unfaulted";
+
+	switch (r->how) {
+	case SENT_SEND_FAILED:
+		tally_add(t, "sendmsg failed %s", errname(r->err));
+		return 0;
+	case SENT_ACK_LOST:
+		tally_add(t, "ACK lost (%s)", errname(r->err));
+		return 0;
+	case SENT_NO_ACK: tally_add(t, "no ACK"); return 0;
+	case SENT_ACKED: break;
+	}
+	if (!r->err) {
+		tally_add(t, "ok");
+		return 0;
+	}
+	tally_add(t, "%s %s, %s", where, errname(r->err),
+		  r->has_msg ? "message" : "no message");
+	/* An unfaulted refusal is the module's too, and owes a message. */
+	if (in_module || r->left != 0) {
+		if (r->has_msg)
+			ms->with++;
+		else
+			ms->without++;
+		if (!r->has_msg)
+			diag("%s: N=%u: the module refused (%s) with no "
+			     "message",
+			     name, n, errname(r->err));
+	}
+	if (r->has_msg)
+		diag("%s: N=%u: %s: %s", name, n, errname(r->err), r->msg);
+	return 0;
+}
+
+static int unarmed(struct nlmsghdr *nlh, struct sent *r, const char *what)
+{
+	send_nth(&ctl, nlh, 0, r);
+	if (r->how != SENT_ACKED || r->err) {
+		diag("%s: %s (%s)", what, errname(r->err), r->msg);
+		return -1;
+	}
+	return 0;
+}
+
+static int sweep_case(const struct cmd_case *c)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct snap before, after, want, orig;
+	struct tally t = {0};
+	struct msg_stats ms = {0};
+	struct kmsg_scan ks;
+	unsigned int n, injected = 0, bad = 0, reports = 0, last = 0, step;
+	unsigned int points;
+	double t0 = now_s();
+	struct sent r;
+
+	if (snap_take(&orig) || unarmed(c->build(buf, c->apply), &r, c->name) ||
+	    snap_take(&want) || unarmed(c->build(buf, c->undo), &r, c->name)) {
+		tap(0, "%s: set-up", c->name);
+		return 1;
+	}
+	if (snap_take(&after) || *snap_diff(&orig, &after)) {
+		tap(0, "%s: undoing it does not give the state back:%s",
+		    c->name, snap_diff(&orig, &after));
+		return 1;
+	}
+	snap_free(&after);
+	step = nth_step;
+	if (nth_samples) {
+		/* Armed past the last point: nothing fails, the rest says. */
+		send_nth(&ctl, c->build(buf, c->apply), nth_max, &r);
+		points = points_passed(r.left);
+		if (r.how != SENT_ACKED || r.err ||
+		    unarmed(c->build(buf, c->undo), &r, c->name)) {
+			tap(0, "%s: the unfaulted run to count points",
+			    c->name);
+			return 1;
+		}
+		step = sample_step(c->name, points);
+	}
+	for (n = 1; n <= nth_max; n += step) {
+		const char *d;
+		int changed;
+
+		if (snap_take(&before)) {
+			bad++;
+			break;
+		}
+		kmsg_skip();
+		send_nth(&ctl, c->build(buf, c->apply), n, &r);
+		kmsg_read(&ks);
+		reports += ks.alloc_reports;
+		if (r.left == 0) {
+			injected++;
+			last = n;
+		}
+		bad += account(&t, &ms, n, &r, &ks, c->name);
+		if (ks.splat) {
+			tap(0, "%s: N=%u: kernel report: %s", c->name, n,
+			    ks.first);
+			return 1;
+		}
+		if (r.how == SENT_NO_ACK) {
+			diag("%s: N=%u: no ACK in %d s", c->name, n,
+			     ACK_TIMEOUT_S);
+			bad++;
+		}
+		if (snap_take(&after)) {
+			bad++;
+			break;
+		}
+		changed = !!*snap_diff(&before, &after);
+		if (r.how == SENT_ACKED && !r.err) {
+			d = snap_diff(&want, &after);
+			if (*d) {
+				diag("%s: N=%u: succeeded, but state "
+				     "differs:%s",
+				     c->name, n, d);
+				bad++;
+			}
+			if (c->gen &&
+			    after.policy_gen != before.policy_gen + 1 &&
+			    !strcmp(c->name, "SET_POLICY")) {
+				diag("%s: N=%u: generation %llu -> %llu",
+				     c->name, n,
+				     (unsigned long long)before.policy_gen,
+				     (unsigned long long)after.policy_gen);
+				bad++;
+			}
+		} else if (r.how == SENT_ACK_LOST) {
+			/* Either outcome, but one of the two. */
+			if (changed && *snap_diff(&want, &after)) {
+				diag("%s: N=%u: ACK lost, state is neither old "
+				     "nor new:%s",
+				     c->name, n, snap_diff(&want, &after));
+				bad++;
+			}
+		} else if (changed) {
+			diag("%s: N=%u: refused (%s%s%s), but the state "
+			     "changed:%s",
+			     c->name, n, errname(r.err), r.has_msg ? ": " : "",
+			     r.msg, snap_diff(&before, &after));
+			tally_add(&t, "refused but state changed");
+			bad++;
+		} else if (!strcmp(c->name, "SET_POLICY") &&
+			   after.policy_gen != before.policy_gen) {
+			diag("%s: N=%u: refused, but the generation moved",
+			     c->name, n);
+			bad++;
+		}
+		/* Back to the original state, unarmed. */
+		if (changed) {
+			struct sent u;
+
+			if (unarmed(c->build(buf, c->undo), &u, c->name)) {
+				bad++;
+				break;
+			}
+		}
+		snap_free(&before);
+		snap_free(&after);
+		if (r.left != 0)
+			break;
+	}
+	if (n > nth_max)
+		bad++;
+	snap_free(&want);
+	snap_free(&orig);
+	tally_print(c->name, &t);
+	diag("summary %s: N_max=%u faults injected=%u (every %u), module "
+	     "refusals with message=%u without=%u, warn_alloc reports=%u, "
+	     "time=%.0f s",
+	     c->name, last, injected, step, ms.with, ms.without, reports,
+	     now_s() - t0);
+	bad += ms.without + none_injected(injected);
+	tap(!bad,
+	    "%s: %u faults injected; refusals leave the state, successes set "
+	    "it",
+	    c->name, injected);
+	return !!bad;
+}
+
+/*
+ * FLUSH and ACK_GENERATION: the module's timer is stopped (flush
+ * interval 0) so only these requests swap generations, and the stats
+ * family's GET_RESOURCES says which generation is idle (GEN_SEQ) and
+ * whether it was acknowledged (GEN_ACKED). A FLUSH that failed must not
+ * have swapped; an ACK that failed must not have acknowledged.
+ */
+static int ack_idle(void)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh;
+	struct snap s;
+	struct sent u;
+	int rc = 0;
+
+	if (snap_take(&s))
+		return -1;
+	if (!s.gen_acked) {
+		nlh = ftnl_put_request(&ctl, buf,
+				       FTAGENT_CTL_CMD_ACK_GENERATION, 0);
+		mnl_attr_put_u64(nlh, FTAGENT_CTL_A_GEN_SEQ, s.gen_seq);
+		rc = unarmed(nlh, &u, "ACK_GENERATION");
+	}
+	snap_free(&s);
+	return rc;
+}
+
+static int sweep_flush_ack(int ack)
+{
+	const char *name = ack ? "ACK_GENERATION" : "FLUSH";
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct tally t = {0};
+	struct msg_stats ms = {0};
+	struct kmsg_scan ks;
+	unsigned int n, injected = 0, bad = 0, last = 0;
+	double t0 = now_s();
+	struct nlmsghdr *nlh;
+	struct snap before, after;
+	struct sent r, u;
+
+	if (unarmed(req_config(buf, 0, 0, 0, 0), &r, name)) {
+		tap(0, "%s: stop the flush timer", name);
+		return 1;
+	}
+	for (n = 1; n <= nth_max; n += nth_step) {
+		if (ack_idle()) {
+			bad++;
+			break;
+		}
+		if (ack) { /* an idle generation to acknowledge */
+			nlh = ftnl_put_request(&ctl, buf, FTAGENT_CTL_CMD_FLUSH,
+					       0);
+			if (unarmed(nlh, &u, name)) {
+				bad++;
+				break;
+			}
+			nlh = ftnl_put_request(
+				&ctl, buf, FTAGENT_CTL_CMD_ACK_GENERATION, 0);
+			mnl_attr_put_u64(nlh, FTAGENT_CTL_A_GEN_SEQ, u.u64);
+		} else {
+			nlh = ftnl_put_request(&ctl, buf, FTAGENT_CTL_CMD_FLUSH,
+					       0);
+		}
+		if (snap_take(&before)) {
+			bad++;
+			break;
+		}
+		kmsg_skip();
+		send_nth(&ctl, nlh, n, &r);
+		kmsg_read(&ks);
+		if (r.left == 0) {
+			injected++;
+			last = n;
+		}
+		bad += account(&t, &ms, n, &r, &ks, name);
+		if (ks.splat) {
+			tap(0, "%s: N=%u: kernel report: %s", name, n,
+			    ks.first);
+			return 1;
+		}
+		if (r.how == SENT_NO_ACK)
+			bad++;
+		if (snap_take(&after)) {
+			bad++;
+			break;
+		}
+		if (r.how == SENT_ACKED && !r.err) {
+			if (!ack &&
+			    (after.gen_seq == before.gen_seq ||
+			     after.gen_seq != r.u64 || after.gen_acked)) {
+				diag("%s: N=%u: succeeded, idle generation "
+				     "%llu -> %llu (reply %llu), acked %u",
+				     name, n,
+				     (unsigned long long)before.gen_seq,
+				     (unsigned long long)after.gen_seq,
+				     (unsigned long long)r.u64,
+				     after.gen_acked);
+				bad++;
+			}
+			if (ack && !after.gen_acked) {
+				diag("%s: N=%u: succeeded, not acknowledged",
+				     name, n);
+				bad++;
+			}
+		} else if (r.how != SENT_ACK_LOST &&
+			   (after.gen_seq != before.gen_seq ||
+			    after.gen_acked != before.gen_acked)) {
+			diag("%s: N=%u: refused (%s), but idle generation %llu "
+			     "-> %llu, acked %u -> %u",
+			     name, n, errname(r.err),
+			     (unsigned long long)before.gen_seq,
+			     (unsigned long long)after.gen_seq,
+			     before.gen_acked, after.gen_acked);
+			tally_add(&t, "refused but %s",
+				  ack ? "acknowledged" : "swapped");
+			bad++;
+		}
+		snap_free(&before);
+		snap_free(&after);
+		if (r.left != 0)
+			break;
+	}
+	if (n > nth_max)
+		bad++;
+	ack_idle();
+	unarmed(req_config(buf, 0, 0, 0, orig_flush), &u, name);
+	tally_print(name, &t);
+	diag("summary %s: N_max=%u faults injected=%u (every %u), module "
+	     "refusals with message=%u without=%u, time=%.0f s",
+	     name, last, injected, nth_step, ms.with, ms.without, now_s() - t0);
+	bad += ms.without + none_injected(injected);
+	tap(!bad, "%s: %u faults injected; a refusal changes nothing", name,
+	    injected);
+	return !!bad;
+}
+
+/*
+ * EXCLUDE_SELF on a new socket each time. The count of excluded
+ * processes must be back to what it was once the socket is closed,
+ * whatever the request's fate; a refusal must leave it unchanged while
+ * the socket is open.
+ */
+static int sweep_exclude_self(void)
+{
+	const char *name = "EXCLUDE_SELF";
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct tally t = {0};
+	struct msg_stats ms = {0};
+	struct kmsg_scan ks;
+	unsigned int n, injected = 0, bad = 0, last = 0;
+	double t0 = now_s();
+	struct snap base, s;
+	struct sent r;
+
+	if (snap_take(&base)) {
+		tap(0, "%s: state", name);
+		return 1;
+	}
+	for (n = 1; n <= nth_max; n += nth_step) {
+		struct ftnl_error err;
+		struct ftnl nl;
+
+		if (ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, &err) < 0) {
+			bad++;
+			break;
+		}
+		set_timeout(&nl);
+		kmsg_skip();
+		send_nth(&nl,
+			 ftnl_put_request(&nl, buf,
+					  FTAGENT_CTL_CMD_EXCLUDE_SELF, 0),
+			 n, &r);
+		kmsg_read(&ks);
+		if (r.left == 0) {
+			injected++;
+			last = n;
+		}
+		bad += account(&t, &ms, n, &r, &ks, name);
+		if (ks.splat) {
+			tap(0, "%s: N=%u: kernel report: %s", name, n,
+			    ks.first);
+			return 1;
+		}
+		if (r.how == SENT_NO_ACK)
+			bad++;
+		if (r.how == SENT_ACKED && r.err) {
+			if (snap_take(&s)) {
+				bad++;
+				break;
+			}
+			if (s.excluded != base.excluded) {
+				diag("%s: N=%u: refused (%s), yet %u processes "
+				     "excluded (was %u)",
+				     name, n, errname(r.err), s.excluded,
+				     base.excluded);
+				tally_add(&t, "refused but excluded");
+				bad++;
+			}
+			snap_free(&s);
+		}
+		ftnl_close(&nl);
+		/* The release is seen by a notifier: give it a moment. */
+		usleep(10000);
+		if (snap_take(&s)) {
+			bad++;
+			break;
+		}
+		if (s.excluded != base.excluded) {
+			usleep(200000);
+			snap_free(&s);
+			snap_take(&s);
+		}
+		if (s.excluded != base.excluded) {
+			diag("%s: N=%u: socket closed, yet %u processes "
+			     "excluded (was %u)",
+			     name, n, s.excluded, base.excluded);
+			bad++;
+		}
+		snap_free(&s);
+		if (r.left != 0)
+			break;
+	}
+	if (n > nth_max)
+		bad++;
+	snap_free(&base);
+	tally_print(name, &t);
+	diag("summary %s: N_max=%u faults injected=%u, module refusals with "
+	     "message=%u without=%u, time=%.0f s",
+	     name, last, injected, ms.with, ms.without, now_s() - t0);
+	bad += ms.without + none_injected(injected);
+	tap(!bad, "%s: %u faults injected; the exclusion ends with its socket",
+	    name, injected);
+	return !!bad;
+}
+
+int sweep_set(void)
+{
+	struct snap s;
+	size_t i;
+	int bad = 0;
+
+	if (open_families() || snap_take(&s)) {
+		tap(0, "set: the module does not answer");
+		return 1;
+	}
+	orig_mode = s.mode;
+	orig_hooks = s.hooks;
+	orig_flush = s.flush;
+	snap_free(&s);
+	if (fault_reports(2)) {
+		tap(0, "set: fault reports to attribute faults by");
+		return 1;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		bad += sweep_case(&cases[i]);
+	bad += sweep_flush_ack(0);
+	bad += sweep_flush_ack(1);
+	bad += sweep_exclude_self();
+	fault_reports(0);
+	return bad;
+}
