@@ -182,6 +182,18 @@ unsigned int points_passed(long left)
 	return left > 0 ? nth_max - (unsigned int)left : 0;
 }
 
+/*
+ * A sweep still injecting after FAIL_NTH_MAX points has not ended: it is
+ * a failure, and says so.
+ */
+int past_max(unsigned int n)
+{
+	if (n <= nth_max)
+		return 0;
+	diag("still injecting after FAIL_NTH_MAX=%u points", nth_max);
+	return 1;
+}
+
 /* ---- main ---- */
 
 /*

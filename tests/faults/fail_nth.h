@@ -36,6 +36,8 @@ unsigned int none_injected(unsigned int injected);
 unsigned int sample_step(const char *name, unsigned int points);
 /* The points an unfaulted run armed at nth_max passed. */
 unsigned int points_passed(long left);
+/* 1 (and why) when a sweep ended at @n past FAIL_NTH_MAX. */
+int past_max(unsigned int n);
 
 /* ---- fail_nth_kmsg.c: the kernel log ---- */
 

@@ -141,8 +141,7 @@ int sweep_daemon(const char *a_path, const char *b_path)
 		if (left != 0)
 			break;
 	}
-	if (n > nth_max)
-		bad++;
+	bad += past_max(n);
 	ftd_module_close(&m);
 	tally_print("daemon", &t);
 	diag("summary daemon: N_max=%u faults injected=%u (every %u), "

@@ -351,8 +351,7 @@ int sweep_drain(const char *conf_path)
 		if (left != 0)
 			break;
 	}
-	if (n > nth_max)
-		bad++;
+	bad += past_max(n);
 	helper_stop(&writer);
 	ftd_module_close(&m);
 	ftd_state_close(&st);

@@ -193,6 +193,8 @@ int sweep_init(const char *ko, const char *params, unsigned int first)
 			tap(0, "init[%s]: N=%u: kernel report: %s", params, n,
 			    ks.first);
 			bad++;
+			if (!rc) /* for the kmemleak scan that follows */
+				unload_module();
 			break;
 		}
 		if (!rc) {

@@ -18,10 +18,21 @@
 /* Opened by main(); -1: no kernel log, reports are left to the harness. */
 int kmsg_fd = -1;
 
+/*
+ * kmsg_read() is inside a multi-line report (one flag per kind) that a
+ * read ended in the middle of: the rest follows in the next read.
+ */
+static int in_alloc_report, in_disarm_warn, in_fault_report;
+
+/*
+ * Skip what the log holds now. A report cut by the skip is dropped whole:
+ * left set, its flag would swallow the next report's lines.
+ */
 void kmsg_skip(void)
 {
 	char rec[8192];
 
+	in_alloc_report = in_disarm_warn = in_fault_report = 0;
 	if (kmsg_fd < 0)
 		return;
 	lseek(kmsg_fd, 0, SEEK_END);
@@ -129,7 +140,6 @@ static int kprobe_disarm_warn(const char *text)
  */
 void kmsg_read(struct kmsg_scan *s)
 {
-	static int in_alloc_report, in_disarm_warn, in_fault_report;
 	char rec[8192];
 	ssize_t n;
 	size_t i;

@@ -62,10 +62,14 @@ static int fault_reports(int verbose)
 
 struct cmd_case {
 	const char *name;
-	/* the request under test; the one that undoes it */
 	struct nlmsghdr *(*build)(char *buf, int variant);
+	/* the variants of the request under test and of the one undoing it */
 	int apply, undo;
-	int gen; /* SET_POLICY/SET_BUDGETS: a reply generation */
+	/*
+	 * SET_POLICY/SET_BUDGETS: the reply carries the set's generation,
+	 * one more per set accepted, none for a set refused (gen_next()).
+	 */
+	int gen;
 };
 
 static uint32_t orig_mode, orig_hooks, orig_flush;
@@ -177,6 +181,28 @@ static int unarmed(struct nlmsghdr *nlh, struct sent *r, const char *what)
 	return 0;
 }
 
+/*
+ * The generation an accepted SET_POLICY or SET_BUDGETS replies with must
+ * follow the last one seen: a refused set must not have used one.
+ * @last 0: not known (a lost ACK may have hidden an accepted set).
+ */
+static int gen_next(const struct cmd_case *c, unsigned int n, uint64_t *last,
+		    uint64_t got, const char *what)
+{
+	int bad = 0;
+
+	if (!c->gen)
+		return 0;
+	if (*last && got != *last + 1) {
+		diag("%s: N=%u: %s replied generation %llu, after %llu",
+		     c->name, n, what, (unsigned long long)got,
+		     (unsigned long long)*last);
+		bad = 1;
+	}
+	*last = got;
+	return bad;
+}
+
 static int sweep_case(const struct cmd_case *c)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
@@ -187,6 +213,7 @@ static int sweep_case(const struct cmd_case *c)
 	unsigned int n, injected = 0, bad = 0, reports = 0, last = 0, step;
 	unsigned int points;
 	double t0 = now_s();
+	uint64_t last_gen;
 	struct sent r;
 
 	if (snap_take(&orig) || unarmed(c->build(buf, c->apply), &r, c->name) ||
@@ -194,6 +221,7 @@ static int sweep_case(const struct cmd_case *c)
 		tap(0, "%s: set-up", c->name);
 		return 1;
 	}
+	last_gen = r.u64;
 	if (snap_take(&after) || *snap_diff(&orig, &after)) {
 		tap(0, "%s: undoing it does not give the state back:%s",
 		    c->name, snap_diff(&orig, &after));
@@ -211,6 +239,7 @@ static int sweep_case(const struct cmd_case *c)
 			    c->name);
 			return 1;
 		}
+		last_gen = r.u64;
 		step = sample_step(c->name, points);
 	}
 	for (n = 1; n <= nth_max; n += step) {
@@ -253,9 +282,10 @@ static int sweep_case(const struct cmd_case *c)
 				     c->name, n, d);
 				bad++;
 			}
-			if (c->gen &&
-			    after.policy_gen != before.policy_gen + 1 &&
-			    !strcmp(c->name, "SET_POLICY")) {
+			bad += gen_next(c, n, &last_gen, r.u64, "accepted");
+			/* And GET_POLICY says the same. */
+			if (!strcmp(c->name, "SET_POLICY") &&
+			    after.policy_gen != before.policy_gen + 1) {
 				diag("%s: N=%u: generation %llu -> %llu",
 				     c->name, n,
 				     (unsigned long long)before.policy_gen,
@@ -263,6 +293,7 @@ static int sweep_case(const struct cmd_case *c)
 				bad++;
 			}
 		} else if (r.how == SENT_ACK_LOST) {
+			last_gen = 0; /* an accepted set may have used one */
 			/* Either outcome, but one of the two. */
 			if (changed && *snap_diff(&want, &after)) {
 				diag("%s: N=%u: ACK lost, state is neither old "
@@ -291,14 +322,14 @@ static int sweep_case(const struct cmd_case *c)
 				bad++;
 				break;
 			}
+			bad += gen_next(c, n, &last_gen, u.u64, "the undo");
 		}
 		snap_free(&before);
 		snap_free(&after);
 		if (r.left != 0)
 			break;
 	}
-	if (n > nth_max)
-		bad++;
+	bad += past_max(n);
 	snap_free(&want);
 	snap_free(&orig);
 	tally_print(c->name, &t);
@@ -437,8 +468,7 @@ static int sweep_flush_ack(int ack)
 		if (r.left != 0)
 			break;
 	}
-	if (n > nth_max)
-		bad++;
+	bad += past_max(n);
 	ack_idle();
 	unarmed(req_config(buf, 0, 0, 0, orig_flush), &u, name);
 	tally_print(name, &t);
@@ -525,7 +555,10 @@ static int sweep_exclude_self(void)
 		if (s.excluded != base.excluded) {
 			usleep(200000);
 			snap_free(&s);
-			snap_take(&s);
+			if (snap_take(&s)) {
+				bad++;
+				break;
+			}
 		}
 		if (s.excluded != base.excluded) {
 			diag("%s: N=%u: socket closed, yet %u processes "
@@ -537,8 +570,7 @@ static int sweep_exclude_self(void)
 		if (r.left != 0)
 			break;
 	}
-	if (n > nth_max)
-		bad++;
+	bad += past_max(n);
 	snap_free(&base);
 	tally_print(name, &t);
 	diag("summary %s: N_max=%u faults injected=%u, module refusals with "
