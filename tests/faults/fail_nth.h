@@ -39,18 +39,33 @@ unsigned int points_passed(long left);
 /* 1 (and why) when a sweep ended at @n past FAIL_NTH_MAX. */
 int past_max(unsigned int n);
 
+/* ---- fail_nth_where.c: where a fault hit (tracefs) ---- */
+
+struct fault_where {
+	int faults;    /* faults given to this task */
+	int whole;     /* their stacks that reach the system call entry */
+	int in_module; /* their stacks with a frame of the module */
+};
+
+/* Record this task's faults and their stacks from now. 0, or -1. */
+int where_start(void);
+/* Stop recording, and take the probe out. */
+void where_stop(void);
+/* Forget what was recorded: before each request. */
+void where_clear(void);
+/* What was recorded since where_clear(). 0, or -1. */
+int where_read(struct fault_where *w);
+
 /* ---- fail_nth_kmsg.c: the kernel log ---- */
 
 struct kmsg_scan {
 	int splat; /* a kernel report that is not an allocation failure */
-	int alloc_reports;   /* warn_alloc() reports */
-	int fallbacks;	     /* kmemleak's scan-area notice */
-	int load_failed;     /* "ftagent: load failed" */
-	int disarm_warns;    /* kprobes' "Failed to disarm kprobe-ftrace" */
-	int kept;	     /* the module's "the kernel kept N kprobe(s)" */
-	int faults;	     /* fail_dump()'s "FAULT_INJECTION" reports */
-	int fault_in_module; /* one of them had a frame of the module */
-	char first[256];     /* the first splat line */
+	int alloc_reports; /* warn_alloc() reports */
+	int fallbacks;	   /* kmemleak's scan-area notice */
+	int load_failed;   /* "ftagent: load failed" */
+	int disarm_warns;  /* kprobes' "Failed to disarm kprobe-ftrace" */
+	int kept;	   /* the module's "the kernel kept N kprobe(s)" */
+	char first[256];   /* the first splat line */
 };
 
 /* /dev/kmsg, opened by main(); -1 without one. */

@@ -3,10 +3,9 @@
  * fail_nth: the kernel log (/dev/kmsg) a sweep reads after each faulted
  * call. It tells kernel reports (BUG, WARNING, KASAN, lockdep, ...),
  * which fail a sweep, from what an injected fault is expected to print:
- * warn_alloc()'s allocation failures, fail_dump()'s own reports (whose
- * frames say whether the fault hit in the module), kmemleak's scan-area
- * notice, and kprobes' warning about a probe it could not disarm, which
- * the module must answer.
+ * warn_alloc()'s allocation failures, kmemleak's scan-area notice, and
+ * kprobes' warning about a probe it could not disarm, which the module
+ * must answer.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -22,7 +21,7 @@ int kmsg_fd = -1;
  * kmsg_read() is inside a multi-line report (one flag per kind) that a
  * read ended in the middle of: the rest follows in the next read.
  */
-static int in_alloc_report, in_disarm_warn, in_fault_report;
+static int in_alloc_report, in_disarm_warn;
 
 /*
  * Skip what the log holds now. A report cut by the skip is dropped whole:
@@ -32,7 +31,7 @@ void kmsg_skip(void)
 {
 	char rec[8192];
 
-	in_alloc_report = in_disarm_warn = in_fault_report = 0;
+	in_alloc_report = in_disarm_warn = 0;
 	if (kmsg_fd < 0)
 		return;
 	lseek(kmsg_fd, 0, SEEK_END);
@@ -77,32 +76,6 @@ static int alloc_report_start(const char *text)
 }
 
 /*
- * fail_dump() (lib/fault-inject.c) at verbose=2: "FAULT_INJECTION:
- * forcing a failure.", then dump_stack() to its "</TASK>". Only the set
- * sweep turns it on (fault_reports()), to learn where each fault hit.
- */
-static int fault_report_start(const char *text)
-{
-	return strstr(text, "FAULT_INJECTION: forcing a failure") != NULL;
-}
-
-/*
- * A frame of the module's code in a stack dump: "name+0x1/0x2
- * [ftagent]" (or "[ftagent BUILD-ID]"). The unwinder prints what it only
- * found on the stack, maybe stale, as "? name+...": not a frame.
- */
-static int module_frame(const char *text)
-{
-	const char *p = text + strspn(text, " \t");
-	const char *m;
-
-	if (!strncmp(p, "? ", 2))
-		return 0;
-	m = strstr(p, " [ftagent");
-	return m && (m[9] == ']' || m[9] == ' ');
-}
-
-/*
  * kmemleak's own answer to an injected fault: add_scan_area() could not
  * allocate its bookkeeping and marks the object for a full scan instead
  * (mm/kmemleak.c, pr_warn_once). A full scan can only hide a leak behind
@@ -135,8 +108,7 @@ static int kprobe_disarm_warn(const char *text)
 /*
  * Read the kernel log written since the last call. A warn_alloc() report
  * runs from its header to the stack's "</TASK>"; "Call Trace" inside it
- * is the allocation failure's own trace, not a splat. So does a report of
- * an injected fault, whose frames say whether it hit in the module.
+ * is the allocation failure's own trace, not a splat.
  */
 void kmsg_read(struct kmsg_scan *s)
 {
@@ -166,18 +138,6 @@ void kmsg_read(struct kmsg_scan *s)
 		if (in_alloc_report) {
 			if (strstr(text, "</TASK>"))
 				in_alloc_report = 0;
-			continue;
-		}
-		if (fault_report_start(text)) {
-			in_fault_report = 1;
-			s->faults++;
-			continue;
-		}
-		if (in_fault_report) {
-			if (strstr(text, "</TASK>"))
-				in_fault_report = 0;
-			else if (module_frame(text))
-				s->fault_in_module = 1;
 			continue;
 		}
 		if (kprobe_disarm_warn(text)) {

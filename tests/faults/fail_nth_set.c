@@ -3,9 +3,9 @@
  * fail_nth set: every state-changing control command (SET_CONFIG twice,
  * SET_FILTERS, SET_POLICY, SET_BUDGETS, FLUSH, ACK_GENERATION,
  * EXCLUDE_SELF) with the N-th point failing. A refusal must leave the
- * state as it was and, when the fault hit in the module (fail_dump()'s
- * stack says), carry an extended-ACK message; a success must give the
- * state the request asks for.
+ * state as it was and, when the fault hit in the module (its stack says:
+ * fail_nth_where.c), carry an extended-ACK message; a success must give
+ * the state the request asks for.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,49 +14,6 @@
 #include <linux/ftagent.h>
 
 #include "fail_nth.h"
-
-/* ---- attribution ---- */
-
-/*
- * Where did the injected fault hit: in the module (its handler, or what
- * the handler called), which then owes an extended-ACK message with its
- * refusal, or in the netlink and genetlink core before or around the
- * handler (copying the message in, the skb, genetlink's attribute array,
- * the ACK), which refuses with a bare errno? Counting the core's points
- * once and taking every later N for the module's does not hold: the
- * number of points the core passes varies with the request (its size,
- * the socket's first message) and, with --page-alloc, with the page
- * allocator's state. So the set sweep has fail_dump() print the stack of
- * every fault it injects (verbose=2 on every fail* attribute) and reads
- * the module's frames in it (kmsg_read()). A fault inside a core function
- * that the module reached by a tail call shows no module frame and is
- * taken for the core's: the refusal is then not held to carry a message.
- */
-static int fault_reports(int verbose)
-{
-	static const char *const attrs[] = {
-		"failslab",	 "fail_page_alloc",   "fail_usercopy",
-		"fail_futex",	 "fail_make_request", "fail_io_timeout",
-		"fail_function",
-	};
-	char path[128];
-	size_t i;
-	int fd, set = 0;
-
-	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
-		snprintf(path, sizeof(path), "/sys/kernel/debug/%s/verbose",
-			 attrs[i]);
-		fd = open(path, O_WRONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (dprintf(fd, "%d\n", verbose) > 0)
-			set++;
-		close(fd);
-	}
-	if (!set)
-		diag("no fault-injection attribute takes verbose=%d", verbose);
-	return set ? 0 : -1;
-}
 
 /* ---- command sweeps ---- */
 
@@ -119,25 +76,28 @@ struct msg_stats {
 };
 
 /*
- * Tally one faulted request. Returns 1 when a fault was injected but the
- * kernel log has no report of it to say where it hit.
+ * Tally one faulted request, sent after where_clear(). Returns 1 when a
+ * fault was injected but the trace cannot say where it hit.
  */
 static int account(struct tally *t, struct msg_stats *ms, unsigned int n,
-		   const struct sent *r, const struct kmsg_scan *ks,
-		   const char *name)
+		   const struct sent *r, const char *name)
 {
-	int in_module = ks->fault_in_module;
-	const char *where = in_module ? "module" : "core";
+	struct fault_where w;
+	const char *where = "unfaulted";
+	int in_module = 0;
 
-	if (r->left == 0 && ks->faults != 1) {
-		diag("%s: N=%u: a fault was injected, but the kernel log has "
-		     "%d reports of one: cannot say where it hit",
-		     name, n, ks->faults);
-		tally_add(t, "fault not attributed");
-		return 1;
+	if (r->left == 0) {
+		if (where_read(&w) || w.faults != 1 || w.whole != 1) {
+			diag("%s: N=%u: a fault was injected; the trace has "
+			     "%d, %d with a whole stack: cannot say where it "
+			     "hit",
+			     name, n, w.faults, w.whole);
+			tally_add(t, "fault not attributed");
+			return 1;
+		}
+		in_module = w.in_module;
+		where = in_module ? "module" : "core";
 	}
-	if (r->left != 0)
-		where = "unfaulted";
 
 	switch (r->how) {
 	case SENT_SEND_FAILED:
@@ -251,6 +211,7 @@ static int sweep_case(const struct cmd_case *c)
 			break;
 		}
 		kmsg_skip();
+		where_clear();
 		send_nth(&ctl, c->build(buf, c->apply), n, &r);
 		kmsg_read(&ks);
 		reports += ks.alloc_reports;
@@ -258,7 +219,7 @@ static int sweep_case(const struct cmd_case *c)
 			injected++;
 			last = n;
 		}
-		bad += account(&t, &ms, n, &r, &ks, c->name);
+		bad += account(&t, &ms, n, &r, c->name);
 		if (ks.splat) {
 			tap(0, "%s: N=%u: kernel report: %s", c->name, n,
 			    ks.first);
@@ -414,13 +375,14 @@ static int sweep_flush_ack(int ack)
 			break;
 		}
 		kmsg_skip();
+		where_clear();
 		send_nth(&ctl, nlh, n, &r);
 		kmsg_read(&ks);
 		if (r.left == 0) {
 			injected++;
 			last = n;
 		}
-		bad += account(&t, &ms, n, &r, &ks, name);
+		bad += account(&t, &ms, n, &r, name);
 		if (ks.splat) {
 			tap(0, "%s: N=%u: kernel report: %s", name, n,
 			    ks.first);
@@ -513,6 +475,7 @@ static int sweep_exclude_self(void)
 		}
 		set_timeout(&nl);
 		kmsg_skip();
+		where_clear();
 		send_nth(&nl,
 			 ftnl_put_request(&nl, buf,
 					  FTAGENT_CTL_CMD_EXCLUDE_SELF, 0),
@@ -522,7 +485,7 @@ static int sweep_exclude_self(void)
 			injected++;
 			last = n;
 		}
-		bad += account(&t, &ms, n, &r, &ks, name);
+		bad += account(&t, &ms, n, &r, name);
 		if (ks.splat) {
 			tap(0, "%s: N=%u: kernel report: %s", name, n,
 			    ks.first);
@@ -596,8 +559,8 @@ int sweep_set(void)
 	orig_hooks = s.hooks;
 	orig_flush = s.flush;
 	snap_free(&s);
-	if (fault_reports(2)) {
-		tap(0, "set: fault reports to attribute faults by");
+	if (where_start()) {
+		tap(0, "set: a probe to tell where each fault hits");
 		return 1;
 	}
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -605,6 +568,6 @@ int sweep_set(void)
 	bad += sweep_flush_ack(0);
 	bad += sweep_flush_ack(1);
 	bad += sweep_exclude_self();
-	fault_reports(0);
+	where_stop();
 	return bad;
 }
