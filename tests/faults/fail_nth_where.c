@@ -12,17 +12,22 @@
  * and, with --page-alloc, with the page allocator's state; and
  * fail_dump() prints nothing for an allocation made with __GFP_NOWARN
  * (FAULT_NOWARN), which kvmalloc()'s first try and much of the skb code
- * use. So a return probe on should_fail_ex(), the one function every
- * fault-injection point goes through, records each fault this task is
- * given (it returned true) with the kernel stack it was given in (the
- * trace's stacktrace option): a stack holding a frame of the module
- * ("... [ftagent]") is the module's. A stack that does not reach the
- * system call entry cannot say, and fails the sweep.
+ * use. So return probes record each slab and page fault this task is
+ * given (__should_failslab() and should_fail_alloc_page() returned true)
+ * with the kernel stack it was given in (the trace's stacktrace option):
+ * a stack holding a frame of the module ("... [ftagent]") is the
+ * module's. A stack that does not reach the system call entry cannot
+ * say, and fails the sweep.
+ *
+ * should_fail_ex() itself, which every point goes through, cannot be
+ * probed: lib/ is built without ftrace, and kprobe events refuse what
+ * ftrace cannot trace. So a user-copy fault (should_fail_usercopy(), in
+ * lib/ too) is seen by no probe: it is "unseen", and account() holds its
+ * refusal to the module's standard.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -30,11 +35,15 @@
 
 #include "fail_nth.h"
 
-#define TRACING	  "/sys/kernel/tracing"
-#define EVENT	  "fail_nth/fault"
-#define EVENT_DIR TRACING "/events/" EVENT
-/* Every slab allocation passes the probe: instances for all CPUs' nests. */
-#define PROBE "r64:" EVENT " should_fail_ex ret=$retval:u8"
+#define TRACING "/sys/kernel/tracing"
+#define GROUP	"fail_nth"
+
+/* Every slab allocation passes a probe: instances for all CPUs' nests. */
+static const char *const probes[][2] = {
+	{"slab", "__should_failslab"},
+	{"page", "should_fail_alloc_page"},
+};
+#define N_PROBES (sizeof(probes) / sizeof(probes[0]))
 
 static char saved_stacktrace[8], saved_sym_offset[8];
 static int started;
@@ -68,37 +77,73 @@ static void read_word(const char *path, char *buf, size_t size)
 	}
 }
 
+/* Take the probes out: at the end, and left over from a run that died. */
+static void probes_remove(void)
+{
+	char path[256], cmd[64];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < N_PROBES; i++) {
+		snprintf(path, sizeof(path), TRACING "/events/" GROUP "/%s",
+			 probes[i][0]);
+		if (stat(path, &st))
+			continue;
+		strcat(path, "/enable");
+		write_file(path, "0", 0);
+		snprintf(cmd, sizeof(cmd), "-:" GROUP "/%s\n", probes[i][0]);
+		write_file(TRACING "/kprobe_events", cmd, O_APPEND);
+	}
+}
+
+static int probe_add(const char *event, const char *func)
+{
+	char path[256], text[128];
+
+	snprintf(text, sizeof(text), "r64:" GROUP "/%s %s ret=$retval:u8\n",
+		 event, func);
+	if (write_file(TRACING "/kprobe_events", text, O_APPEND))
+		return -1;
+	/* This task's faults only (nothing else is armed, but still). */
+	snprintf(path, sizeof(path), TRACING "/events/" GROUP "/%s/filter",
+		 event);
+	snprintf(text, sizeof(text), "ret == 1 && common_pid == %d",
+		 (int)getpid());
+	if (write_file(path, text, O_TRUNC))
+		return -1;
+	snprintf(path, sizeof(path), TRACING "/events/" GROUP "/%s/enable",
+		 event);
+	return write_file(path, "1", 0);
+}
+
 int where_start(void)
 {
-	char filter[64];
 	struct stat st;
+	size_t i;
 
 	if (stat(TRACING "/kprobe_events", &st) &&
 	    mount("tracefs", TRACING, "tracefs", 0, NULL)) {
 		diag("mount tracefs on " TRACING ": %s", strerror(errno));
 		return -1;
 	}
-	/* A run that died before where_stop() left its event: gone first. */
-	if (!stat(EVENT_DIR, &st)) {
-		write_file(EVENT_DIR "/enable", "0", 0);
-		write_file(TRACING "/kprobe_events", "-:" EVENT "\n", O_APPEND);
-	}
+	probes_remove();
 	read_word(TRACING "/options/stacktrace", saved_stacktrace,
 		  sizeof(saved_stacktrace));
 	read_word(TRACING "/options/sym-offset", saved_sym_offset,
 		  sizeof(saved_sym_offset));
-	snprintf(filter, sizeof(filter), "ret == 1 && common_pid == %d",
-		 (int)getpid());
 	started = 1;
-	if (write_file(TRACING "/kprobe_events", PROBE "\n", O_APPEND) ||
-	    write_file(EVENT_DIR "/filter", filter, O_TRUNC) ||
-	    /* the module's frames as "name+off/size [ftagent]" */
-	    write_file(TRACING "/options/sym-offset", "1", 0) ||
+	/* the module's frames as "name+off/size [ftagent]" */
+	if (write_file(TRACING "/options/sym-offset", "1", 0) ||
 	    write_file(TRACING "/options/stacktrace", "1", 0) ||
-	    write_file(TRACING "/tracing_on", "1", 0) ||
-	    write_file(EVENT_DIR "/enable", "1", 0)) {
+	    write_file(TRACING "/tracing_on", "1", 0)) {
 		where_stop();
 		return -1;
+	}
+	for (i = 0; i < N_PROBES; i++) {
+		if (probe_add(probes[i][0], probes[i][1])) {
+			where_stop();
+			return -1;
+		}
 	}
 	return 0;
 }
@@ -108,8 +153,7 @@ void where_stop(void)
 	if (!started)
 		return;
 	started = 0;
-	write_file(EVENT_DIR "/enable", "0", 0);
-	write_file(TRACING "/kprobe_events", "-:" EVENT "\n", O_APPEND);
+	probes_remove();
 	if (saved_stacktrace[0])
 		write_file(TRACING "/options/stacktrace", saved_stacktrace, 0);
 	if (saved_sym_offset[0])
@@ -126,7 +170,7 @@ void where_clear(void)
 
 /*
  * The faults recorded since where_clear(). The trace reads, per fault:
- *   fail_nth-113 [000] d..1. 12.3: fault: (__should_failslab+... <- ...
+ *   fail_nth-113 [000] d..1. 12.3: slab: (should_failslab+... <- ...
  *   fail_nth-113 [000] d..1. 12.3: <stack trace>
  *    => __should_failslab+0xea/0x140
  *    ...
@@ -167,7 +211,9 @@ int where_read(struct fault_where *w)
 		if (strstr(line, ": <stack trace>")) {
 			in_stack = 1;
 			module = whole = 0;
-		} else if (strstr(line, " fault: (") && strstr(line, "ret=1")) {
+		} else if ((strstr(line, " slab: (") ||
+			    strstr(line, " page: (")) &&
+			   strstr(line, "ret=1")) {
 			w->faults++;
 		}
 	}
