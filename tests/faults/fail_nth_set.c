@@ -136,6 +136,43 @@ static int account(struct tally *t, struct msg_stats *ms, unsigned int n,
 	return 0;
 }
 
+/* What one command's sweep counts over its faulted requests. */
+struct cmd_sweep {
+	const char *name;
+	struct tally t;
+	struct msg_stats ms;
+	unsigned int injected, last, reports;
+};
+
+/*
+ * Send @nlh on @nl with the @n-th point failing and read back what it
+ * did: the kernel log, where the fault hit, the tallies. -1 when the
+ * kernel reported (said with tap(): the sweep ends there), else what
+ * account() found wrong (0 or 1).
+ */
+static int send_faulted(struct cmd_sweep *sw, struct ftnl *nl,
+			struct nlmsghdr *nlh, unsigned int n, struct sent *r)
+{
+	struct kmsg_scan ks;
+	int bad;
+
+	kmsg_skip();
+	where_clear();
+	send_nth(nl, nlh, n, r);
+	kmsg_read(&ks);
+	sw->reports += ks.alloc_reports;
+	if (r->left == 0) {
+		sw->injected++;
+		sw->last = n;
+	}
+	bad = account(&sw->t, &sw->ms, n, r, sw->name);
+	if (ks.splat) {
+		tap(0, "%s: N=%u: kernel report: %s", sw->name, n, ks.first);
+		return -1;
+	}
+	return bad;
+}
+
 static int unarmed(struct nlmsghdr *nlh, struct sent *r, const char *what)
 {
 	send_nth(&ctl, nlh, 0, r);
@@ -172,10 +209,9 @@ static int sweep_case(const struct cmd_case *c)
 {
 	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct snap before, after, want, orig;
-	struct tally t = {0};
-	struct msg_stats ms = {0};
-	struct kmsg_scan ks;
-	unsigned int n, injected = 0, bad = 0, reports = 0, last = 0, step;
+	struct cmd_sweep sw = {.name = c->name};
+	unsigned int n, bad = 0, step;
+	int rc;
 	unsigned int points;
 	double t0 = now_s();
 	uint64_t last_gen;
@@ -215,21 +251,10 @@ static int sweep_case(const struct cmd_case *c)
 			bad++;
 			break;
 		}
-		kmsg_skip();
-		where_clear();
-		send_nth(&ctl, c->build(buf, c->apply), n, &r);
-		kmsg_read(&ks);
-		reports += ks.alloc_reports;
-		if (r.left == 0) {
-			injected++;
-			last = n;
-		}
-		bad += account(&t, &ms, n, &r, c->name);
-		if (ks.splat) {
-			tap(0, "%s: N=%u: kernel report: %s", c->name, n,
-			    ks.first);
+		rc = send_faulted(&sw, &ctl, c->build(buf, c->apply), n, &r);
+		if (rc < 0)
 			return 1;
-		}
+		bad += rc;
 		if (r.how == SENT_NO_ACK) {
 			diag("%s: N=%u: no ACK in %d s", c->name, n,
 			     ACK_TIMEOUT_S);
@@ -272,7 +297,7 @@ static int sweep_case(const struct cmd_case *c)
 			     "changed:%s",
 			     c->name, n, errname(r.err), r.has_msg ? ": " : "",
 			     r.msg, snap_diff(&before, &after));
-			tally_add(&t, "refused but state changed");
+			tally_add(&sw.t, "refused but state changed");
 			bad++;
 		} else if (!strcmp(c->name, "SET_POLICY") &&
 			   after.policy_gen != before.policy_gen) {
@@ -298,17 +323,17 @@ static int sweep_case(const struct cmd_case *c)
 	bad += past_max(n);
 	snap_free(&want);
 	snap_free(&orig);
-	tally_print(c->name, &t);
+	tally_print(c->name, &sw.t);
 	diag("summary %s: N_max=%u faults injected=%u (every %u), module "
 	     "refusals with message=%u without=%u, warn_alloc reports=%u, "
 	     "time=%.0f s",
-	     c->name, last, injected, step, ms.with, ms.without, reports,
-	     now_s() - t0);
-	bad += ms.without + none_injected(injected);
+	     c->name, sw.last, sw.injected, step, sw.ms.with, sw.ms.without,
+	     sw.reports, now_s() - t0);
+	bad += sw.ms.without + none_injected(sw.injected);
 	tap(!bad,
 	    "%s: %u faults injected; refusals leave the state, successes set "
 	    "it",
-	    c->name, injected);
+	    c->name, sw.injected);
 	return !!bad;
 }
 
@@ -343,10 +368,9 @@ static int sweep_flush_ack(int ack)
 {
 	const char *name = ack ? "ACK_GENERATION" : "FLUSH";
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct tally t = {0};
-	struct msg_stats ms = {0};
-	struct kmsg_scan ks;
-	unsigned int n, injected = 0, bad = 0, last = 0;
+	struct cmd_sweep sw = {.name = name};
+	unsigned int n, bad = 0;
+	int rc;
 	double t0 = now_s();
 	struct nlmsghdr *nlh;
 	struct snap before, after;
@@ -379,20 +403,10 @@ static int sweep_flush_ack(int ack)
 			bad++;
 			break;
 		}
-		kmsg_skip();
-		where_clear();
-		send_nth(&ctl, nlh, n, &r);
-		kmsg_read(&ks);
-		if (r.left == 0) {
-			injected++;
-			last = n;
-		}
-		bad += account(&t, &ms, n, &r, name);
-		if (ks.splat) {
-			tap(0, "%s: N=%u: kernel report: %s", name, n,
-			    ks.first);
+		rc = send_faulted(&sw, &ctl, nlh, n, &r);
+		if (rc < 0)
 			return 1;
-		}
+		bad += rc;
 		if (r.how == SENT_NO_ACK)
 			bad++;
 		if (snap_take(&after)) {
@@ -426,7 +440,7 @@ static int sweep_flush_ack(int ack)
 			     (unsigned long long)before.gen_seq,
 			     (unsigned long long)after.gen_seq,
 			     before.gen_acked, after.gen_acked);
-			tally_add(&t, "refused but %s",
+			tally_add(&sw.t, "refused but %s",
 				  ack ? "acknowledged" : "swapped");
 			bad++;
 		}
@@ -438,13 +452,14 @@ static int sweep_flush_ack(int ack)
 	bad += past_max(n);
 	ack_idle();
 	unarmed(req_config(buf, 0, 0, 0, orig_flush), &u, name);
-	tally_print(name, &t);
+	tally_print(name, &sw.t);
 	diag("summary %s: N_max=%u faults injected=%u (every %u), module "
 	     "refusals with message=%u without=%u, time=%.0f s",
-	     name, last, injected, nth_step, ms.with, ms.without, now_s() - t0);
-	bad += ms.without + none_injected(injected);
+	     name, sw.last, sw.injected, nth_step, sw.ms.with, sw.ms.without,
+	     now_s() - t0);
+	bad += sw.ms.without + none_injected(sw.injected);
 	tap(!bad, "%s: %u faults injected; a refusal changes nothing", name,
-	    injected);
+	    sw.injected);
 	return !!bad;
 }
 
@@ -458,10 +473,9 @@ static int sweep_exclude_self(void)
 {
 	const char *name = "EXCLUDE_SELF";
 	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct tally t = {0};
-	struct msg_stats ms = {0};
-	struct kmsg_scan ks;
-	unsigned int n, injected = 0, bad = 0, last = 0;
+	struct cmd_sweep sw = {.name = name};
+	unsigned int n, bad = 0;
+	int rc;
 	double t0 = now_s();
 	struct snap base, s;
 	struct sent r;
@@ -479,23 +493,14 @@ static int sweep_exclude_self(void)
 			break;
 		}
 		set_timeout(&nl);
-		kmsg_skip();
-		where_clear();
-		send_nth(&nl,
-			 ftnl_put_request(&nl, buf,
-					  FTAGENT_CTL_CMD_EXCLUDE_SELF, 0),
-			 n, &r);
-		kmsg_read(&ks);
-		if (r.left == 0) {
-			injected++;
-			last = n;
-		}
-		bad += account(&t, &ms, n, &r, name);
-		if (ks.splat) {
-			tap(0, "%s: N=%u: kernel report: %s", name, n,
-			    ks.first);
+		rc = send_faulted(&sw, &nl,
+				  ftnl_put_request(&nl, buf,
+						   FTAGENT_CTL_CMD_EXCLUDE_SELF,
+						   0),
+				  n, &r);
+		if (rc < 0)
 			return 1;
-		}
+		bad += rc;
 		if (r.how == SENT_NO_ACK)
 			bad++;
 		if (r.how == SENT_ACKED && r.err) {
@@ -508,7 +513,7 @@ static int sweep_exclude_self(void)
 				     "excluded (was %u)",
 				     name, n, errname(r.err), s.excluded,
 				     base.excluded);
-				tally_add(&t, "refused but excluded");
+				tally_add(&sw.t, "refused but excluded");
 				bad++;
 			}
 			snap_free(&s);
@@ -540,13 +545,14 @@ static int sweep_exclude_self(void)
 	}
 	bad += past_max(n);
 	snap_free(&base);
-	tally_print(name, &t);
+	tally_print(name, &sw.t);
 	diag("summary %s: N_max=%u faults injected=%u, module refusals with "
 	     "message=%u without=%u, time=%.0f s",
-	     name, last, injected, ms.with, ms.without, now_s() - t0);
-	bad += ms.without + none_injected(injected);
+	     name, sw.last, sw.injected, sw.ms.with, sw.ms.without,
+	     now_s() - t0);
+	bad += sw.ms.without + none_injected(sw.injected);
 	tap(!bad, "%s: %u faults injected; the exclusion ends with its socket",
-	    name, injected);
+	    name, sw.injected);
 	return !!bad;
 }
 
