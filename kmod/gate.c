@@ -29,18 +29,21 @@
  * kernel threads, exec reading the binary, kernel sockets used from a
  * user task (ftagent_gate_kernel_work()).
  *
- * To refuse, the callback points the saved instruction pointer at
- * ftagent_gate_refuse() (a rule: -EPERM) or ftagent_gate_over_budget()
- * (-EDQUOT), which returns in the hook's place: the
- * caller sees the security hook fail, exactly as with an LSM denial, and
- * unwinds normally. This is the one place ftagent redirects (the ops are
- * IPMODIFY, so a livepatch of these functions and the gate exclude each
- * other); observing hooks never do.
+ * Each function is hooked as a direct call to a trampoline of the gate's
+ * when its slot is free, else by an IPMODIFY ftrace_ops ("Direct calls",
+ * below). To refuse, the hook makes ftagent_gate_refuse() (a rule:
+ * -EPERM) or ftagent_gate_over_budget() (-EDQUOT) return in the security
+ * function's place: the trampoline through its own return address, the
+ * ops through the saved instruction pointer. The caller sees the security
+ * hook fail, exactly as with an LSM denial, and unwinds normally. This is
+ * the one place ftagent redirects; observing hooks never do. A livepatch
+ * of one of these functions shares it with a direct call, and excludes
+ * the ops (IPMODIFY: the rule set that needs it is refused).
  *
- * Everything here runs with preemption off (the recursion guard),
- * which is also the RCU read side the rule set is freed after. Nothing
- * sleeps and nothing is allocated: paths are resolved into per-CPU
- * buffers.
+ * Every decision runs with preemption off (the recursion guard, or the
+ * handler's own), which is also the RCU read side the rule set is freed
+ * after. Nothing sleeps and nothing is allocated: paths are resolved into
+ * per-CPU buffers.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -63,6 +66,7 @@
 #include <linux/sched/mm.h>
 #include <linux/sched/signal.h>
 #include <linux/sctp.h>
+#include <linux/security.h>
 #include <linux/socket.h>
 #include <linux/tcp.h>
 #include <linux/trace_recursion.h>
@@ -416,8 +420,8 @@ void ftagent_verdict_emit(const struct ftagent_verdict_info *vi,
 static const u32 ftagent_no_rules[1] = { FTAGENT_RULE_END };
 
 /* The rules for @c's port (ending with FTAGENT_RULE_END). */
-static const u32 *ftagent_port_rules(const struct ftagent_port_index *pi,
-				     u16 port)
+static __always_inline const u32 *
+ftagent_port_rules(const struct ftagent_port_index *pi, u16 port)
 {
 	u32 h = hash_32(port, pi->bits);
 
@@ -476,8 +480,9 @@ static const u32 *ftagent_addr_rules(const struct ftagent_ruleset *set,
  * list, merged in rule order (each is sorted and ends with
  * FTAGENT_RULE_END, which is above every rule index).
  */
-static u32 ftagent_first_match(const struct ftagent_ruleset *set,
-			       struct ftagent_gate_call *c)
+static __always_inline u32
+ftagent_first_match(const struct ftagent_ruleset *set,
+		    struct ftagent_gate_call *c)
 {
 	const u32 *g = set->general[c->op];
 	const u32 *p = ftagent_no_rules, *a = ftagent_no_rules;
@@ -535,8 +540,11 @@ static noinline bool ftagent_gate_verdict(const struct ftagent_ruleset *set,
 	return verdict == FTAGENT_VERDICT_DENIED;
 }
 
-/* Decide @c; true when the call must be refused. */
-static bool ftagent_gate_decide(struct ftagent_gate_call *c)
+/*
+ * Decide @c; true when the call must be refused. Inline in each point's
+ * handler (ftagent_gate_point()); out of line for the rarer decisions.
+ */
+static __always_inline bool __ftagent_gate_decide(struct ftagent_gate_call *c)
 {
 	const struct ftagent_ruleset *set;
 	u32 idx;
@@ -552,6 +560,11 @@ static bool ftagent_gate_decide(struct ftagent_gate_call *c)
 	if (likely(action == FTAGENT_ACTION_ALLOW))
 		return false;
 	return ftagent_gate_verdict(set, idx, action, c);
+}
+
+static noinline bool ftagent_gate_decide(struct ftagent_gate_call *c)
+{
+	return __ftagent_gate_decide(c);
 }
 
 /*
@@ -636,8 +649,8 @@ static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
 }
 
 /* The connected peer of an IPv4/IPv6 socket sending without an address. */
-static void ftagent_gate_peer(struct ftagent_gate_call *c,
-			      const struct socket *sock)
+static __always_inline void ftagent_gate_peer(struct ftagent_gate_call *c,
+					      const struct socket *sock)
 {
 	const struct sock *sk = sock ? sock->sk : NULL;
 
@@ -823,8 +836,17 @@ static bool ftagent_inet(const struct socket *sock)
 	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
 }
 
+/*
+ * The gated function's first arguments, as the hook found them in their
+ * registers (di, si, dx, cx): the same for an ftrace_ops and a direct call.
+ */
+struct ftagent_gate_args {
+	unsigned long di, si, dx, cx;
+};
+
 /* The budget metric a call at @point counts against, or -1. */
-static int ftagent_gate_metric(unsigned int point, struct pt_regs *regs)
+static __always_inline int
+ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs)
 {
 	struct file *file;
 	umode_t mode;
@@ -879,7 +901,9 @@ static int ftagent_gate_metric(unsigned int point, struct pt_regs *regs)
  *    handshakes ...), whose sends and receives run in whichever task holds
  *    the transport, for other users' requests.
  */
-static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
+static __always_inline bool
+ftagent_gate_kernel_work(unsigned int point,
+			 const struct ftagent_gate_args *regs)
 {
 	const struct socket *sock = NULL;
 	const struct sock *sk;
@@ -912,17 +936,22 @@ static bool ftagent_gate_kernel_work(unsigned int point, struct pt_regs *regs)
 	return sk && sk->sk_kern_sock;
 }
 
-static __always_inline void ftagent_gate_point(unsigned int point,
-					       struct ftrace_regs *fregs)
+/*
+ * Decide the call at @point, whose arguments are @regs: 0 to let it run,
+ * else the function to return through in its place (the refusal). With
+ * preemption off: the RCU read side of the rule and budget sets.
+ */
+static __always_inline unsigned long
+ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 {
-	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
-	struct pt_regs *regs = ftagent_fregs_args(fregs);
+	struct ftagent_gate_call c;
 	const struct socket *sock;
 	unsigned long refuse = 0;
 	int metric, fastopen = 0, over = 0;
 
+	ftagent_gate_call_init(&c, FTAGENT_OP_NONE);
 	if (ftagent_gate_kernel_work(point, regs))
-		return;
+		return 0;
 	if (point < __FTAGENT_OP_MAX)
 		c.op = point;
 	switch (point) {
@@ -959,7 +988,7 @@ static __always_inline void ftagent_gate_point(unsigned int point,
 			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	}
-	if (!refuse && c.op != FTAGENT_OP_NONE && ftagent_gate_decide(&c))
+	if (!refuse && c.op != FTAGENT_OP_NONE && __ftagent_gate_decide(&c))
 		refuse = (unsigned long)ftagent_gate_refuse;
 	/* A refused call is not charged to any budget. */
 	if (!refuse && static_branch_unlikely(&ftagent_budgets_on)) {
@@ -979,8 +1008,7 @@ static __always_inline void ftagent_gate_point(unsigned int point,
 		if (over)
 			refuse = (unsigned long)ftagent_gate_over_budget;
 	}
-	if (refuse)
-		ftagent_fregs_set_ip(fregs, refuse);
+	return refuse;
 }
 
 /*
@@ -994,6 +1022,11 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 				      struct ftrace_ops *ops,
 				      struct ftrace_regs *fregs)
 {
+	struct pt_regs *regs = ftagent_fregs_args(fregs);
+	struct ftagent_gate_args args = {
+		regs->di, regs->si, regs->dx, regs->cx
+	};
+	unsigned long refuse;
 	int bit;
 
 	if (unlikely(current->flags & PF_KTHREAD))
@@ -1001,9 +1034,143 @@ static void notrace ftagent_gate_hook(unsigned long ip,
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
 	if (unlikely(bit < 0))
 		return;
-	ftagent_gate_point((unsigned long)ops->private, fregs);
+	refuse = ftagent_gate_point((unsigned long)ops->private, &args);
+	if (refuse)
+		ftagent_fregs_set_ip(fregs, refuse);
 	ftrace_test_recursion_unlock(bit);
 }
+
+/*
+ * Direct calls. Unless direct_calls=0 or another direct caller (a BPF
+ * trampoline) holds the function, a point's function calls its own
+ * trampoline from its first instruction, instead of ftrace's
+ * register-saving one and the ops above: about 60 instructions less per
+ * gated call (docs/overhead.md). The trampoline keeps the argument
+ * registers its function takes, calls the point's
+ * ftagent_gate_direct_*() with the first four, and when that returns a
+ * refusal, makes it the address the trampoline returns to: the refusal
+ * then runs in the function's place, with its arguments, and returns to
+ * its caller, as it does from the ops' saved instruction pointer. With a
+ * livepatch of the same function (both attached: ftrace_regs_caller
+ * returns to the trampoline with the livepatch's address in that slot),
+ * an allowed call goes where the livepatch sends it, a refused one to the
+ * refusal. The handlers call no function the gate hooks, so they need no
+ * recursion guard; the preemption they turn off is the RCU read side of
+ * the rule and budget sets.
+ */
+#define FTAGENT_GATE_TRAMP(name, func, save, restore)		\
+	"	.pushsection	.text, \"ax\", @progbits\n"		\
+	"	.type	" #name ", @function\n"			\
+	#name ":\n"						\
+	ASM_ENDBR						\
+	"	pushq	%rbp\n"					\
+	"	movq	%rsp, %rbp\n"					\
+	CALL_DEPTH_ACCOUNT					\
+	save							\
+	"	call	" #func "\n"					\
+	"	testq	%rax, %rax\n"					\
+	"	jz	1f\n"						\
+	"	movq	%rax, 8(%rbp)\n"				\
+	"1:\n"							\
+	restore							\
+	"	leave\n"						\
+	ASM_RET							\
+	"	.size	" #name ", .-" #name "\n"			\
+	"	.popsection\n"
+
+/*
+ * The argument registers of a function of one to five arguments, kept
+ * across the handler; no other register is live at its first instruction.
+ */
+#define FTAGENT_SAVE1		"	pushq	%rdi\n"
+#define FTAGENT_SAVE2		FTAGENT_SAVE1 "	pushq	%rsi\n"
+#define FTAGENT_SAVE3		FTAGENT_SAVE2 "	pushq	%rdx\n"
+#define FTAGENT_SAVE4		FTAGENT_SAVE3 "	pushq	%rcx\n"
+#define FTAGENT_SAVE5		FTAGENT_SAVE4 "	pushq	%r8\n"
+#define FTAGENT_RESTORE1	"	popq	%rdi\n"
+#define FTAGENT_RESTORE2	"	popq	%rsi\n" FTAGENT_RESTORE1
+#define FTAGENT_RESTORE3	"	popq	%rdx\n" FTAGENT_RESTORE2
+#define FTAGENT_RESTORE4	"	popq	%rcx\n" FTAGENT_RESTORE3
+#define FTAGENT_RESTORE5	"	popq	%r8\n" FTAGENT_RESTORE4
+
+static __always_inline unsigned long
+ftagent_gate_direct(unsigned int point, unsigned long di, unsigned long si,
+		    unsigned long dx, unsigned long cx)
+{
+	struct ftagent_gate_args args = { di, si, dx, cx };
+	unsigned long refuse;
+
+	if (unlikely(current->flags & PF_KTHREAD))
+		return 0;
+	preempt_disable_notrace();
+	refuse = ftagent_gate_point(point, &args);
+	preempt_enable_notrace();
+	return refuse;
+}
+
+/*
+ * One trampoline and handler per point, for a function of @nargs
+ * arguments (declared in gate.h): each handler decides its point inline.
+ */
+#define FTAGENT_GATE_DIRECT(name, point, nargs)				\
+	__visible unsigned long notrace					\
+	ftagent_gate_direct_##name(unsigned long di, unsigned long si,	\
+				   unsigned long dx, unsigned long cx)	\
+	{								\
+		return ftagent_gate_direct(point, di, si, dx, cx);	\
+	}								\
+	asm(FTAGENT_GATE_TRAMP(ftagent_gate_tramp_##name,		\
+			       ftagent_gate_direct_##name,		\
+			       FTAGENT_SAVE##nargs, FTAGENT_RESTORE##nargs))
+
+FTAGENT_GATE_DIRECT(exec, FTAGENT_OP_EXEC, 1);
+FTAGENT_GATE_DIRECT(connect, FTAGENT_OP_CONNECT, 3);
+FTAGENT_GATE_DIRECT(open, FTAGENT_OP_OPEN, 1);
+FTAGENT_GATE_DIRECT(send, FTAGENT_OP_SEND, 3);
+FTAGENT_GATE_DIRECT(bind, FTAGENT_OP_BIND, 3);
+FTAGENT_GATE_DIRECT(recv, FTAGENT_GATE_RECV, 4);
+FTAGENT_GATE_DIRECT(perm, FTAGENT_GATE_PERM, 2);
+/* kernel_sendpage(sock, page, offset, size, flags), where there is one. */
+FTAGENT_GATE_DIRECT(sendpage, FTAGENT_GATE_SENDPAGE, 5);
+FTAGENT_GATE_DIRECT(sctp, FTAGENT_GATE_SCTP, 4);
+
+static void (*const ftagent_gate_tramps[__FTAGENT_GATE_MAX])(void) = {
+	[FTAGENT_OP_EXEC] = ftagent_gate_tramp_exec,
+	[FTAGENT_OP_CONNECT] = ftagent_gate_tramp_connect,
+	[FTAGENT_OP_OPEN] = ftagent_gate_tramp_open,
+	[FTAGENT_OP_SEND] = ftagent_gate_tramp_send,
+	[FTAGENT_OP_BIND] = ftagent_gate_tramp_bind,
+	[FTAGENT_GATE_RECV] = ftagent_gate_tramp_recv,
+	[FTAGENT_GATE_PERM] = ftagent_gate_tramp_perm,
+	[FTAGENT_GATE_SENDPAGE] = ftagent_gate_tramp_sendpage,
+	[FTAGENT_GATE_SCTP] = ftagent_gate_tramp_sctp,
+};
+
+/*
+ * The hooked functions' prototypes: each trampoline keeps exactly the
+ * argument registers its function takes (FTAGENT_GATE_DIRECT()'s @nargs)
+ * and passes on the first four, all any decision reads.
+ */
+static_assert(__same_type(&security_bprm_creds_for_exec,
+			  int (*)(struct linux_binprm *)));
+static_assert(__same_type(&security_socket_connect,
+			  int (*)(struct socket *, struct sockaddr *, int)));
+static_assert(__same_type(&security_file_open, int (*)(struct file *)));
+static_assert(__same_type(&security_socket_sendmsg,
+			  int (*)(struct socket *, struct msghdr *, int)));
+static_assert(__same_type(&security_socket_bind,
+			  int (*)(struct socket *, struct sockaddr *, int)));
+static_assert(__same_type(&security_socket_recvmsg,
+			  int (*)(struct socket *, struct msghdr *, int, int)));
+static_assert(__same_type(&security_file_permission,
+			  int (*)(struct file *, int)));
+static_assert(__same_type(&security_sctp_bind_connect,
+			  int (*)(struct sock *, int, struct sockaddr *, int)));
+#ifdef FTAGENT_HAVE_KERNEL_SENDPAGE
+static_assert(__same_type(&kernel_sendpage,
+			  int (*)(struct socket *, struct page *, int, size_t,
+				  int)));
+#endif
 
 /*
  * TCP_ZEROCOPY_RECEIVE takes bytes off a TCP socket's queue without
@@ -1119,8 +1286,49 @@ static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 };
 
 static struct ftrace_ops ftagent_gate_ops[__FTAGENT_GATE_MAX];
+/* Each made afresh for every attempt, as the hook sets' (hooks_ftrace.c). */
+static struct ftrace_ops ftagent_gate_direct_ops[__FTAGENT_GATE_MAX];
 static u32 ftagent_gate_on;	/* points registered now */
+static u32 ftagent_gate_on_direct; /* of those, the ones on direct calls */
 static u32 ftagent_gate_stuck;	/* points ftrace would not take off */
+
+/*
+ * Hook @point's function (@name) with a direct call: 0, or why not (the
+ * ops is left wiped): -ENOENT when this kernel lacks the function, -EBUSY
+ * when another direct caller holds it, -EOPNOTSUPP with direct_calls=0.
+ */
+static int ftagent_gate_direct_on(unsigned int point, const char *name)
+{
+	struct ftrace_ops *o = &ftagent_gate_direct_ops[point];
+	int err;
+
+	if (!ftagent_direct_calls_allowed())
+		return -EOPNOTSUPP;
+	memset(o, 0, sizeof(*o));
+#ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC
+	o->ops_func = ftagent_direct_ops_func;
+#endif
+	err = ftagent_symbol_filter(o, name);
+	if (!err) {
+		err = ftagent_direct_register(o, (unsigned long)
+					      ftagent_gate_tramps[point]);
+		/*
+		 * A registration that failed late was on ftrace's list for a
+		 * moment: let its walkers finish before the filter goes.
+		 */
+		if (err)
+			synchronize_rcu();
+	}
+	if (err) {
+		ftrace_free_filter(o);
+		memset(o, 0, sizeof(*o));
+		return err;
+	}
+	ftagent_gate_on_direct |= BIT(point);
+	return 0;
+}
+
+static void ftagent_gate_unhook_fn(unsigned int point);
 
 /* Hook @point's function (@name); -ENOENT when this kernel lacks it. */
 static int ftagent_gate_hook_one(unsigned int point, const char *name)
@@ -1131,7 +1339,17 @@ static int ftagent_gate_hook_one(unsigned int point, const char *name)
 	/* An ops ftrace would not take off is still live: not reused. */
 	if (ftagent_gate_stuck & BIT(point))
 		return -EBUSY;
+	err = ftagent_gate_direct_on(point, name);
+	/* Not for want of memory: the gate would run slower until reload. */
+	if (err == -ENOENT || err == -ENOMEM)
+		return err;
+	if (!err)
+		goto hooked;
+	if (err != -EOPNOTSUPP)
+		pr_info("gate: no direct call on %s (%d), using ftrace_ops\n",
+			name, err);
 	memset(o, 0, sizeof(*o));
+
 	o->func = ftagent_gate_hook;
 	o->flags = FTRACE_OPS_FL_IPMODIFY;
 	o->private = (void *)(unsigned long)point;
@@ -1148,21 +1366,45 @@ static int ftagent_gate_hook_one(unsigned int point, const char *name)
 		pr_err("gate: cannot hook %s: %d\n", name, err);
 		return err;
 	}
+hooked:
 	if (point == FTAGENT_GATE_RECV) {
 		err = ftagent_gate_zc_hook_on();
-		if (err && !ftagent_ftrace_off(o, name))
-			ftagent_gate_stuck |= BIT(point);
+		if (err)
+			ftagent_gate_unhook_fn(point);
 	}
 	return err;
+}
+
+/* Take @point's function's hook off, direct call or ops. */
+static void ftagent_gate_unhook_fn(unsigned int point)
+{
+	struct ftrace_ops *o = &ftagent_gate_direct_ops[point];
+	int err;
+
+	if (!(ftagent_gate_on_direct & BIT(point))) {
+		if (!ftagent_ftrace_off(&ftagent_gate_ops[point],
+					ftagent_gate_symbols[point]))
+			ftagent_gate_stuck |= BIT(point);
+		return;
+	}
+	ftagent_gate_on_direct &= ~BIT(point);
+	/* Returns once no task runs or is preempted in the trampoline. */
+	err = ftagent_direct_unregister(o, (unsigned long)
+					ftagent_gate_tramps[point]);
+	if (err) {
+		ftagent_stuck("gate direct-call", err);
+		ftagent_gate_stuck |= BIT(point);
+		return;
+	}
+	ftrace_free_filter(o);
+	memset(o, 0, sizeof(*o));
 }
 
 static void ftagent_gate_unhook_one(unsigned int point)
 {
 	if (point == FTAGENT_GATE_RECV)
 		ftagent_gate_zc_hook_off();
-	if (!ftagent_ftrace_off(&ftagent_gate_ops[point],
-				ftagent_gate_symbols[point]))
-		ftagent_gate_stuck |= BIT(point);
+	ftagent_gate_unhook_fn(point);
 }
 
 static int ftagent_gate_attach(u32 want)

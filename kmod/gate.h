@@ -48,6 +48,23 @@ struct ftagent_gate_call {
 
 #define FTAGENT_GATE_CALL_INIT(o) { .op = (o), .obj_len = -1, .exe_len = -1 }
 
+/*
+ * The same, for the hot path: only what is read before it is written, so
+ * not the address (read only with have_addr) nor the resolved strings
+ * (read only once their length is set), and no 80-byte clear.
+ */
+static __always_inline void ftagent_gate_call_init(struct ftagent_gate_call *c,
+						   u8 op)
+{
+	c->op = op;
+	c->task = NULL;
+	c->cred = NULL;
+	c->path = NULL;
+	c->obj_len = -1;
+	c->exe_len = -1;
+	c->have_addr = false;
+}
+
 /* Whether @r's principal attributes match the call's task (current). */
 bool ftagent_principal_matches(const struct ftagent_rule *r,
 			       const char *strings,
@@ -66,6 +83,26 @@ struct ftagent_verdict_info {
 /* Write a verdict record and count it for the next alert. */
 void ftagent_verdict_emit(const struct ftagent_verdict_info *vi,
 			  struct ftagent_gate_call *c);
+
+/*
+ * gate.c's direct-call trampolines (asm), and the handlers they call, one
+ * per gate point.
+ */
+#define FTAGENT_GATE_DIRECT_DECLARE(name)				\
+	void ftagent_gate_tramp_##name(void);				\
+	unsigned long ftagent_gate_direct_##name(unsigned long di,	\
+						 unsigned long si,	\
+						 unsigned long dx,	\
+						 unsigned long cx)
+FTAGENT_GATE_DIRECT_DECLARE(exec);
+FTAGENT_GATE_DIRECT_DECLARE(connect);
+FTAGENT_GATE_DIRECT_DECLARE(open);
+FTAGENT_GATE_DIRECT_DECLARE(send);
+FTAGENT_GATE_DIRECT_DECLARE(bind);
+FTAGENT_GATE_DIRECT_DECLARE(recv);
+FTAGENT_GATE_DIRECT_DECLARE(perm);
+FTAGENT_GATE_DIRECT_DECLARE(sendpage);
+FTAGENT_GATE_DIRECT_DECLARE(sctp);
 
 int ftagent_gate_init(void);
 void ftagent_gate_exit(void);

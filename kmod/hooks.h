@@ -69,6 +69,12 @@ bool ftagent_ftrace_off(struct ftrace_ops *ops, const char *what);
 struct tracepoint *ftagent_tracepoint(const char *name);
 /* Whether the ftrace set is attached through direct calls right now. */
 bool ftagent_ftrace_direct_on(void);
+/* Whether direct calls may be used at all (the direct_calls parameter). */
+bool ftagent_direct_calls_allowed(void);
+#ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC
+/* ops_func of a direct ops: it shares its functions with a livepatch. */
+int ftagent_direct_ops_func(struct ftrace_ops *op, enum ftrace_ops_cmd cmd);
+#endif
 
 /*
  * hooks_ftrace.c: the direct-call trampolines (asm) and the functions

@@ -583,7 +583,7 @@ MODULE_PARM_DESC(exit_work,
 static bool direct_calls = true;
 module_param(direct_calls, bool, 0444);
 MODULE_PARM_DESC(direct_calls,
-		 "ftrace set: hook through direct calls when free (cheaper; blocks BPF fentry on the same functions)");
+		 "ftrace set and policy gate: hook through direct calls when free (cheaper; blocks BPF fentry on the same functions)");
 
 /*
  * A set attached as direct calls. Its ftrace_ops is made afresh for every
@@ -619,16 +619,21 @@ static void ftagent_direct_wipe(struct ftagent_direct_set *d)
 	memset(&d->ops, 0, sizeof(d->ops));
 }
 
+bool ftagent_direct_calls_allowed(void)
+{
+	return direct_calls;
+}
+
 #ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC
 /*
  * Share the traced functions with an IPMODIFY ops (a livepatch), in
  * either order: the trampolines never call the function they sit on, and
  * when both are attached ftrace_regs_caller puts the ip the livepatch
  * chose in the slot the trampoline returns to. Without this, ftrace
- * refuses a livepatch of any function ftagent holds (-EBUSY).
+ * refuses a livepatch of any function ftagent holds (-EBUSY). The gate's
+ * trampolines (gate.c) share the same way.
  */
-static int ftagent_direct_ops_func(struct ftrace_ops *op,
-				   enum ftrace_ops_cmd cmd)
+int ftagent_direct_ops_func(struct ftrace_ops *op, enum ftrace_ops_cmd cmd)
 {
 	switch (cmd) {
 	case FTRACE_OPS_CMD_ENABLE_SHARE_IPMODIFY_SELF:
