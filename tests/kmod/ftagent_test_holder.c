@@ -7,6 +7,9 @@
  *   insmod ftagent_test_holder.ko symbol=__x64_sys_pread64
  *	takes the one direct-call slot, as a BPF trampoline (bpftrace
  *	kfunc:) does; its trampoline only returns
+ *   insmod ftagent_test_holder.ko symbol=... share=1
+ *	the same, but it shares the function with an IPMODIFY user (ops_func),
+ *	as a BPF trampoline does since 6.0
  *   insmod ftagent_test_holder.ko symbol=... ipmodify=1
  *	attaches an IPMODIFY ftrace_ops, as a livepatch does; its callback
  *	leaves the ip alone
@@ -28,6 +31,18 @@ MODULE_PARM_DESC(symbol, "the function to hold");
 static bool ipmodify;
 module_param(ipmodify, bool, 0444);
 MODULE_PARM_DESC(ipmodify, "hold it as a livepatch would (IPMODIFY), not as a direct call");
+
+static bool share;
+module_param(share, bool, 0444);
+MODULE_PARM_DESC(share, "as a direct call, share the function with an IPMODIFY user");
+
+#ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC
+/* The trampoline only returns, to wherever ftrace says: it can share. */
+static int holder_ops_func(struct ftrace_ops *op, enum ftrace_ops_cmd cmd)
+{
+	return 0;
+}
+#endif
 
 static void notrace holder_ipmodify_func(unsigned long ip,
 					 unsigned long parent_ip,
@@ -60,6 +75,10 @@ static int __init holder_init(void)
 		holder_ops.flags = FTRACE_OPS_FL_IPMODIFY |
 				   FTRACE_OPS_FL_RECURSION;
 	}
+#ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC
+	if (share && !ipmodify)
+		holder_ops.ops_func = holder_ops_func;
+#endif
 	err = ftrace_set_filter(&holder_ops, (unsigned char *)symbol,
 				strlen(symbol), 0);
 	if (!err && ipmodify)

@@ -30,6 +30,7 @@
 #include "../../tools/lib/budgets.h"
 #include "../../tools/lib/policy.h"
 #include "../../tools/lib/status.h"
+#include "holder_test.h"
 #include "reload_test.h"
 
 static int status(struct ftagent_status *st)
@@ -128,18 +129,6 @@ static int set_budget(int metric, struct ftnl_error *err)
 	ftnl_close(&nl);
 	ftagent_budget_set_free(&s);
 	return rc;
-}
-
-/* Whether the kernel log since the last call holds @needle. */
-static int klog_has(const char *needle)
-{
-	static char buf[1 << 20];
-	int n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, buf, sizeof(buf) - 1);
-
-	if (n < 0)
-		return 0;
-	buf[n] = '\0';
-	return strstr(buf, needle) != NULL;
 }
 
 /* The records a little lifecycle work makes: fork, exec, exit, close. */
@@ -513,30 +502,7 @@ TEST_RELOADS(a_name_that_is_not_ours_is_a_typo)
 	EXPECT_EQ(0, ft_reload_module(NULL));
 }
 
-/*
- * Load or unload the holder of __x64_sys_pread64: as a direct call, or as
- * a livepatch would (IPMODIFY).
- */
-static int holder_as(int load, const char *params)
-{
-	const char *ko = getenv("FTAGENT_HOLDER_KO");
-	int fd, rc;
-
-	if (!load)
-		return syscall(SYS_delete_module, "ftagent_test_holder",
-			       O_NONBLOCK)
-			       ? -errno
-			       : 0;
-	if (!ko)
-		return -ENOENT;
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	rc = syscall(SYS_finit_module, fd, params, 0);
-	close(fd);
-	return rc ? -errno : 0;
-}
-
+/* Load or unload the holder of __x64_sys_pread64 as a direct call. */
 static int holder(int load)
 {
 	return holder_as(load, "symbol=__x64_sys_pread64");
