@@ -401,10 +401,14 @@ void ftagent_verdict_emit(const struct ftagent_verdict_info *vi,
 	v->metric = vi->metric;
 	v->used = vi->used;
 	v->limit = vi->limit;
+	/*
+	 * Only the bytes the family uses: an IPv4 address leaves the rest of
+	 * c->addr unwritten (ftagent_gate_call_init()); v was cleared.
+	 */
 	if (c->have_addr) {
 		v->family = c->family;
 		v->port = c->port;
-		memcpy(v->addr, c->addr, sizeof(v->addr));
+		memcpy(v->addr, c->addr, c->family == AF_INET ? 4 : 16);
 	}
 	strscpy(v->rule_name, vi->name, sizeof(v->rule_name));
 	if (c->path && ftagent_gate_obj(c))
@@ -944,7 +948,8 @@ ftagent_gate_kernel_work(unsigned int point,
 static __always_inline unsigned long
 ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 {
-	struct ftagent_gate_call c;
+	/* Not cleared by INIT_STACK_ALL_ZERO: ftagent_gate_call_init(). */
+	struct ftagent_gate_call c __uninitialized;
 	const struct socket *sock;
 	unsigned long refuse = 0;
 	int metric, fastopen = 0, over = 0;
@@ -1524,6 +1529,8 @@ void ftagent_gate_exit(void)
 	ftagent_gate_attach(0);
 	WRITE_ONCE(ftagent_gate_live, false);
 	cancel_delayed_work_sync(&ftagent_verdict_alert_work);
-	free_percpu(ftagent_gate_bufs);
+	/* A hook ftrace would not take off may still write to them. */
+	if (!ftagent_gate_stuck && !ftagent_gate_zc_stuck)
+		free_percpu(ftagent_gate_bufs);
 	ftagent_gate_bufs = NULL;
 }

@@ -49,9 +49,12 @@ struct ftagent_gate_call {
 #define FTAGENT_GATE_CALL_INIT(o) { .op = (o), .obj_len = -1, .exe_len = -1 }
 
 /*
- * The same, for the hot path: only what is read before it is written, so
- * not the address (read only with have_addr) nor the resolved strings
- * (read only once their length is set), and no 80-byte clear.
+ * The same, for the hot path, on a variable declared __uninitialized (so
+ * that INIT_STACK_ALL_ZERO does not clear its 88 bytes first): only what
+ * is read before it is written. Not the address: read only with
+ * have_addr, and then only the bytes its family uses (an IPv4 one writes
+ * 4 of the 16). Not the resolved strings: read only once their length is
+ * set.
  */
 static __always_inline void ftagent_gate_call_init(struct ftagent_gate_call *c,
 						   u8 op)

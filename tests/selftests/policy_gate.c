@@ -194,6 +194,10 @@ TEST_F(gate, denied_connect_gets_eperm_and_reaches_no_listener)
 	EXPECT_EQ(-EPERM, v->error);
 	EXPECT_EQ(AF_INET, v->family);
 	EXPECT_EQ(self->port, v->port);
+	/* 127.0.0.1, and nothing past its 4 bytes: no stale kernel stack. */
+	EXPECT_EQ(0, memcmp(v->addr, "\x7f\0\0\x01", 4));
+	for (i = 4; i < (int)sizeof(v->addr); i++)
+		EXPECT_EQ(0, v->addr[i]) TH_LOG("addr[%d]", i);
 	EXPECT_STREQ("no-port", v->rule_name);
 	EXPECT_EQ(5, ev_count(&self->log, FTAGENT_REC_VERDICT, getpid()));
 
