@@ -266,25 +266,34 @@ static inline int ft_unload_module(void)
 	return syscall(SYS_delete_module, "ftagent", O_NONBLOCK) ? -errno : 0;
 }
 
-/* Reload the module with the runner's parameters plus @extra. */
-static inline int ft_reload_module(const char *extra)
+/* Load the module file @ko (NULL: -ENOENT) with @params: 0 or -errno. */
+static inline int ft_load_ko(const char *ko, const char *params)
 {
-	const char *ko = getenv("FTAGENT_KO");
-	const char *base = getenv("FTAGENT_PARAMS");
-	char params[256];
 	int fd, rc;
 
 	if (!ko)
 		return -ENOENT;
-	snprintf(params, sizeof(params), "%s %s", base ? base : "",
-		 extra ? extra : "");
-	ft_unload_module(); /* not loaded: fine */
 	fd = open(ko, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	rc = syscall(SYS_finit_module, fd, params, 0);
 	close(fd);
 	return rc ? -errno : 0;
+}
+
+/* Reload the module with the runner's parameters plus @extra. */
+static inline int ft_reload_module(const char *extra)
+{
+	const char *ko = getenv("FTAGENT_KO");
+	const char *base = getenv("FTAGENT_PARAMS");
+	char params[256];
+
+	if (!ko)
+		return -ENOENT;
+	snprintf(params, sizeof(params), "%s %s", base ? base : "",
+		 extra ? extra : "");
+	ft_unload_module(); /* not loaded: fine */
+	return ft_load_ko(ko, params);
 }
 
 /*

@@ -16,28 +16,20 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ftagent_test.h"
+
 /*
  * Load the holder with @params ("symbol=F", "symbol=F ipmodify=1"), or
  * unload it: 0 or -errno.
  */
 static inline int holder_as(int load, const char *params)
 {
-	const char *ko = getenv("FTAGENT_HOLDER_KO");
-	int fd, rc;
-
 	if (!load)
 		return syscall(SYS_delete_module, "ftagent_test_holder",
 			       O_NONBLOCK)
 			       ? -errno
 			       : 0;
-	if (!ko)
-		return -ENOENT;
-	fd = open(ko, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	rc = syscall(SYS_finit_module, fd, params, 0);
-	close(fd);
-	return rc ? -errno : 0;
+	return ft_load_ko(getenv("FTAGENT_HOLDER_KO"), params);
 }
 
 /* Whether the kernel log since the last clear holds @needle. */
