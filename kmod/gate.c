@@ -545,19 +545,39 @@ static noinline bool ftagent_gate_verdict(const struct ftagent_ruleset *set,
 }
 
 /*
- * Decide @c; true when the call must be refused. Inline in each point's
- * handler (ftagent_gate_point()); out of line for the rarer decisions.
+ * Whether no rule can match @c, of an operation whose rules are all in
+ * the port and address indexes (or that has none; indexed_ops), so that
+ * the default decides it without the merge: it names no address, or a
+ * port none of them names and an address in an interval that has no
+ * rules. The usual port or address policy: a bit test, and a binary
+ * search if there are address rules.
  */
-static __always_inline bool __ftagent_gate_decide(struct ftagent_gate_call *c)
+static __always_inline bool
+ftagent_gate_by_default(const struct ftagent_ruleset *set,
+			struct ftagent_gate_call *c)
 {
-	const struct ftagent_ruleset *set;
-	u32 idx;
+	const unsigned long *bits = set->port_bits[c->op];
+	u32 ops;
+
+	if (!c->have_addr)
+		return true;
+	if (bits && test_bit(c->port, bits))
+		return false;
+	ops = c->family == AF_INET ? set->addr4_ops : set->addr6_ops;
+	return !(ops & BIT(c->op)) ||
+	       *ftagent_addr_rules(set, c) == FTAGENT_RULE_END;
+}
+
+/*
+ * The first matching rule's decision, counted; true when the call must
+ * be refused. Out of line: the handlers inline only the shortcut.
+ */
+static noinline bool ftagent_gate_by_rules(const struct ftagent_ruleset *set,
+					   struct ftagent_gate_call *c)
+{
+	u32 idx = ftagent_first_match(set, c);
 	u8 action;
 
-	set = rcu_dereference_sched(ftagent_policy);
-	if (!set || !(set->gated_ops & BIT(c->op)))
-		return false;
-	idx = ftagent_first_match(set, c);
 	action = idx == FTAGENT_RULE_DEFAULT ? set->default_action :
 					       set->rules[idx].action;
 	ftagent_policy_hit(set, idx == FTAGENT_RULE_DEFAULT ? set->n : idx);
@@ -566,9 +586,43 @@ static __always_inline bool __ftagent_gate_decide(struct ftagent_gate_call *c)
 	return ftagent_gate_verdict(set, idx, action, c);
 }
 
+/*
+ * Decide @c; true when the call must be refused. Inline in each point's
+ * handler (ftagent_gate_point()), where @c is set up only as far as
+ * ftagent_gate_call_init() (@partial); out of line for the rarer
+ * decisions.
+ */
+static __always_inline bool __ftagent_gate_decide(struct ftagent_gate_call *c,
+						  bool partial)
+{
+	const struct ftagent_ruleset *set;
+	bool by_default;
+
+	set = rcu_dereference_sched(ftagent_policy);
+	if (!set)
+		return false;
+	if (likely(set->indexed_ops & BIT(c->op)))
+		by_default = ftagent_gate_by_default(set, c);
+	else if (set->gated_ops & BIT(c->op))
+		by_default = false;
+	else
+		return false;
+	if (likely(by_default)) {
+		this_cpu_inc(*set->default_hit);
+		if (likely(set->default_action == FTAGENT_ACTION_ALLOW))
+			return false;
+	}
+	if (partial)
+		ftagent_gate_call_who(c);
+	if (!by_default)
+		return ftagent_gate_by_rules(set, c);
+	return ftagent_gate_verdict(set, FTAGENT_RULE_DEFAULT,
+				    set->default_action, c);
+}
+
 static noinline bool ftagent_gate_decide(struct ftagent_gate_call *c)
 {
-	return __ftagent_gate_decide(c);
+	return __ftagent_gate_decide(c, false);
 }
 
 /*
@@ -654,10 +708,8 @@ static void ftagent_gate_sockaddr(struct ftagent_gate_call *c,
 
 /* The connected peer of an IPv4/IPv6 socket sending without an address. */
 static __always_inline void ftagent_gate_peer(struct ftagent_gate_call *c,
-					      const struct socket *sock)
+					      const struct sock *sk)
 {
-	const struct sock *sk = sock ? sock->sk : NULL;
-
 	if (!sk)
 		return;
 	if (sk->sk_family == AF_INET) {
@@ -688,16 +740,11 @@ static __always_inline void ftagent_gate_peer(struct ftagent_gate_call *c,
  * may go, else 0.
  */
 static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
-					     const struct socket *sock,
+					     const struct sock *sk,
 					     const struct msghdr *msg)
 {
-	const struct sock *sk = sock ? sock->sk : NULL;
-	bool stream = sk && sk->sk_type == SOCK_STREAM;
 	const struct sockaddr *name = NULL;
-	bool tcp = sk && (sk->sk_family == AF_INET ||
-			  sk->sk_family == AF_INET6) &&
-		   (sk->sk_protocol == IPPROTO_TCP ||
-		    sk->sk_protocol == IPPROTO_MPTCP);
+	bool stream, tcp;
 
 	/*
 	 * A name shorter than its family is no name: sendto() with addrlen
@@ -706,12 +753,20 @@ static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 	if (msg && msg->msg_name &&
 	    msg->msg_namelen >= (int)sizeof(sa_family_t))
 		name = msg->msg_name;
+	if (!name) {
+		ftagent_gate_peer(c, sk);
+		return 0;
+	}
+	stream = sk && sk->sk_type == SOCK_STREAM;
+	tcp = sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6) &&
+	      (sk->sk_protocol == IPPROTO_TCP ||
+	       sk->sk_protocol == IPPROTO_MPTCP);
 	/*
 	 * Every Fast Open send naming an address, whatever the socket's
 	 * state: that is read here without the socket lock, and a connected
 	 * socket's Fast Open fails anyway (EISCONN).
 	 */
-	if (tcp && name && (msg->msg_flags & MSG_FASTOPEN)) {
+	if (tcp && (msg->msg_flags & MSG_FASTOPEN)) {
 		struct ftagent_gate_call conn =
 			FTAGENT_GATE_CALL_INIT(FTAGENT_OP_CONNECT);
 
@@ -722,12 +777,12 @@ static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 		c->op = FTAGENT_OP_SEND;
 		return 1;
 	}
-	if (!stream && name &&
+	if (!stream &&
 	    !(name->sa_family == AF_UNSPEC && sk &&
 	      sk->sk_family == AF_INET6))
 		ftagent_gate_sockaddr(c, sk, name, msg->msg_namelen);
 	else
-		ftagent_gate_peer(c, sock);
+		ftagent_gate_peer(c, sk);
 	return 0;
 }
 
@@ -907,37 +962,74 @@ ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs)
  */
 static __always_inline bool
 ftagent_gate_kernel_work(unsigned int point,
-			 const struct ftagent_gate_args *regs)
+			 const struct ftagent_gate_args *regs,
+			 const struct sock *sk)
 {
-	const struct socket *sock = NULL;
-	const struct sock *sk;
+	const struct socket *sock;
 	struct file *file;
 
 	switch (point) {
 	case FTAGENT_OP_OPEN:
 		file = (struct file *)regs->di;
 		return file->f_flags & __FMODE_EXEC;
+	case FTAGENT_GATE_PERM:
+		file = (struct file *)regs->di;
+		if ((file->f_flags & __FMODE_EXEC) && current->in_execve)
+			return true;
+		/* A kernel socket has no file: this is for completeness. */
+		if (!S_ISSOCK(file_inode(file)->i_mode))
+			return false;
+		sock = sock_from_file(file);
+		sk = sock ? READ_ONCE(sock->sk) : NULL;
+		break;
+	}
+	return sk && sk->sk_kern_sock;
+}
+
+/*
+ * The socket of a call at a socket point (read once: the rules and the
+ * kernel-work test judge the same one), else NULL.
+ */
+static __always_inline const struct sock *
+ftagent_gate_sk(unsigned int point, const struct ftagent_gate_args *regs)
+{
+	const struct socket *sock;
+
+	switch (point) {
 	case FTAGENT_OP_CONNECT:
 	case FTAGENT_OP_BIND:
 	case FTAGENT_OP_SEND:
 	case FTAGENT_GATE_RECV:
 	case FTAGENT_GATE_SENDPAGE:
 		sock = (const struct socket *)regs->di;
-		break;
+		return sock ? READ_ONCE(sock->sk) : NULL;
 	case FTAGENT_GATE_SCTP:
-		sk = (const struct sock *)regs->di;
-		return sk && sk->sk_kern_sock;
-	case FTAGENT_GATE_PERM:
-		file = (struct file *)regs->di;
-		if ((file->f_flags & __FMODE_EXEC) && current->in_execve)
-			return true;
-		/* A kernel socket has no file: this is for completeness. */
-		if (S_ISSOCK(file_inode(file)->i_mode))
-			sock = sock_from_file(file);
-		break;
+		return (const struct sock *)regs->di;
 	}
-	sk = sock ? READ_ONCE(sock->sk) : NULL;
-	return sk && sk->sk_kern_sock;
+	return NULL;
+}
+
+/*
+ * Charge @c to the budgets of the metrics in @charge (bits), a Fast Open
+ * send's connect first: 0, or the refusal when one is over. A budget
+ * that kills has sent the signal already, from the hook
+ * (ftagent_budget_gate()), not from a stub of ours the refused call
+ * returns through: another IPMODIFY user or an fmod_ret program on the
+ * same function can keep a stub from running.
+ */
+static noinline unsigned long ftagent_gate_charge(struct ftagent_gate_call *c,
+						  u32 charge)
+{
+	unsigned long rest = charge & ~BIT(FTAGENT_METRIC_CONNECTS);
+	unsigned int metric;
+
+	if ((charge & BIT(FTAGENT_METRIC_CONNECTS)) &&
+	    ftagent_budget_gate(c, FTAGENT_METRIC_CONNECTS))
+		return (unsigned long)ftagent_gate_over_budget;
+	for_each_set_bit(metric, &rest, __FTAGENT_METRIC_MAX)
+		if (ftagent_budget_gate(c, metric))
+			return (unsigned long)ftagent_gate_over_budget;
+	return 0;
 }
 
 /*
@@ -948,15 +1040,19 @@ ftagent_gate_kernel_work(unsigned int point,
 static __always_inline unsigned long
 ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 {
-	/* Not cleared by INIT_STACK_ALL_ZERO: ftagent_gate_call_init(). */
+	/*
+	 * Not cleared by INIT_STACK_ALL_ZERO: ftagent_gate_call_init() and
+	 * ftagent_gate_call_who().
+	 */
 	struct ftagent_gate_call c __uninitialized;
-	const struct socket *sock;
+	const struct sock *sk = ftagent_gate_sk(point, regs);
 	unsigned long refuse = 0;
-	int metric, fastopen = 0, over = 0;
+	int metric, fastopen = 0;
+	u32 charge = 0;
 
-	ftagent_gate_call_init(&c, FTAGENT_OP_NONE);
-	if (ftagent_gate_kernel_work(point, regs))
+	if (ftagent_gate_kernel_work(point, regs, sk))
 		return 0;
+	ftagent_gate_call_init(&c, FTAGENT_OP_NONE);
 	if (point < __FTAGENT_OP_MAX)
 		c.op = point;
 	switch (point) {
@@ -968,50 +1064,49 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 		break;
 	case FTAGENT_OP_CONNECT:
 	case FTAGENT_OP_BIND:
-		sock = (const struct socket *)regs->di;
-		ftagent_gate_sockaddr(&c, sock ? sock->sk : NULL,
+		ftagent_gate_sockaddr(&c, sk,
 				      (const struct sockaddr *)regs->si,
 				      (int)regs->dx);
 		break;
 	case FTAGENT_OP_SEND:
-		fastopen = ftagent_gate_send(&c,
-					     (const struct socket *)regs->di,
+		fastopen = ftagent_gate_send(&c, sk,
 					     (const struct msghdr *)regs->si);
 		if (fastopen < 0)
 			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	case FTAGENT_GATE_SENDPAGE:
 		/* sendfile and splice to a socket: the connected peer. */
-		ftagent_gate_peer(&c, (const struct socket *)regs->di);
+		ftagent_gate_peer(&c, sk);
 		c.op = FTAGENT_OP_SEND;
 		break;
 	case FTAGENT_GATE_SCTP:
-		if (ftagent_gate_sctp((const struct sock *)regs->di,
-				      (int)regs->si,
+		if (ftagent_gate_sctp(sk, (int)regs->si,
 				      (const struct sockaddr *)regs->dx,
 				      (int)regs->cx))
 			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	}
-	if (!refuse && c.op != FTAGENT_OP_NONE && __ftagent_gate_decide(&c))
-		refuse = (unsigned long)ftagent_gate_refuse;
-	/* A refused call is not charged to any budget. */
+	/*
+	 * The metrics to charge, worked out before the decision so that the
+	 * arguments need not be kept across it.
+	 */
 	if (!refuse && static_branch_unlikely(&ftagent_budgets_on)) {
 		metric = ftagent_gate_metric(point, regs);
+		if (metric >= 0)
+			charge = BIT(metric);
 		/* A Fast Open send is a connect as well. */
 		if (fastopen > 0)
-			over = ftagent_budget_gate(&c, FTAGENT_METRIC_CONNECTS);
-		if (!over && metric >= 0)
-			over = ftagent_budget_gate(&c, metric);
-		/*
-		 * A budget that kills has sent the signal already, from this
-		 * hook (ftagent_budget_gate()), not from a stub of ours the
-		 * refused call returns through: another IPMODIFY user or an
-		 * fmod_ret program on the same function can keep a stub from
-		 * running.
-		 */
-		if (over)
-			refuse = (unsigned long)ftagent_gate_over_budget;
+			charge |= BIT(FTAGENT_METRIC_CONNECTS);
+	}
+	/* The points of an operation the rules decide (c.op is set). */
+	if (!refuse && (point < __FTAGENT_OP_MAX ||
+			point == FTAGENT_GATE_SENDPAGE) &&
+	    __ftagent_gate_decide(&c, true))
+		refuse = (unsigned long)ftagent_gate_refuse;
+	/* A refused call is not charged to any budget. */
+	if (!refuse && charge) {
+		ftagent_gate_call_who(&c);
+		refuse = ftagent_gate_charge(&c, charge);
 	}
 	return refuse;
 }
@@ -1116,9 +1211,13 @@ ftagent_gate_direct(unsigned int point, unsigned long di, unsigned long si,
 /*
  * One trampoline and handler per point, for a function of @nargs
  * arguments (declared in gate.h): each handler decides its point inline.
+ * Without a stack canary, which would cost every gated call about ten
+ * instructions: the handler's only array is the call's address, which
+ * is written whole, 4 or 16 bytes by its family, never by a length
+ * that comes from the call.
  */
 #define FTAGENT_GATE_DIRECT(name, point, nargs)				\
-	__visible unsigned long notrace					\
+	__visible unsigned long notrace __no_stack_protector		\
 	ftagent_gate_direct_##name(unsigned long di, unsigned long si,	\
 				   unsigned long dx, unsigned long cx)	\
 	{								\

@@ -50,22 +50,29 @@ struct ftagent_gate_call {
 
 /*
  * The same, for the hot path, on a variable declared __uninitialized (so
- * that INIT_STACK_ALL_ZERO does not clear its 88 bytes first): only what
- * is read before it is written. Not the address: read only with
- * have_addr, and then only the bytes its family uses (an IPv4 one writes
- * 4 of the 16). Not the resolved strings: read only once their length is
- * set.
+ * that INIT_STACK_ALL_ZERO does not clear its 88 bytes first), in two
+ * steps: ftagent_gate_call_init() sets what a decision by the default
+ * reads (gate.c, ftagent_gate_by_default()), ftagent_gate_call_who() the
+ * rest, before the call goes to the rules, a verdict or the budgets.
+ * Never the address: read only with have_addr, and then only the bytes
+ * its family uses (an IPv4 one writes 4 of the 16). Nor the resolved
+ * strings: read only once their length is set.
  */
 static __always_inline void ftagent_gate_call_init(struct ftagent_gate_call *c,
 						   u8 op)
 {
 	c->op = op;
+	c->path = NULL;
+	c->have_addr = false;
+}
+
+/* Current's call (c->task NULL), its strings not resolved yet. */
+static __always_inline void ftagent_gate_call_who(struct ftagent_gate_call *c)
+{
 	c->task = NULL;
 	c->cred = NULL;
-	c->path = NULL;
 	c->obj_len = -1;
 	c->exe_len = -1;
-	c->have_addr = false;
 }
 
 /* Whether @r's principal attributes match the call's task (current). */

@@ -7,6 +7,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/bitmap.h>
 #include <linux/hash.h>
 #include <linux/in.h>
 #include <linux/in6.h>
@@ -100,6 +101,7 @@ void ftagent_policy_free(struct ftagent_ruleset *set)
 		kvfree(set->general[op]);
 		kvfree(set->ports[op].slots);
 		kvfree(set->ports[op].rules);
+		bitmap_free(set->port_bits[op]);
 		ftagent_addr_index_free(&set->addr4[op]);
 		ftagent_addr_index_free(&set->addr6[op]);
 	}
@@ -570,7 +572,8 @@ static int ftagent_port_index_build(struct ftagent_ruleset *set, u32 op,
 		cnt[h]++;
 	}
 	pi->rules = kvcalloc(n_port + used, sizeof(u32), GFP_KERNEL);
-	if (!pi->rules)
+	set->port_bits[op] = bitmap_zalloc(BIT(16), GFP_KERNEL);
+	if (!pi->rules || !set->port_bits[op])
 		goto out;
 	for (h = 0, i = 0; h <= mask; h++) {
 		if (!pi->slots[h].port)
@@ -590,6 +593,7 @@ static int ftagent_port_index_build(struct ftagent_ruleset *set, u32 op,
 		     pi->slots[h].port != r->port_min + 1; h = (h + 1) & mask)
 			;
 		pi->rules[pi->slots[h].off + cnt[h]++] = i;
+		__set_bit(r->port_min, set->port_bits[op]);
 	}
 	err = 0;
 out:
@@ -644,6 +648,12 @@ static int ftagent_policy_index(struct ftagent_ruleset *set, u32 op)
 		    FTAGENT_FILE_GENERAL)
 			set->general[op][k++] = i;
 	set->general[op][k] = FTAGENT_RULE_END;
+	if (!n_general)
+		set->indexed_ops |= BIT(op);
+	if (set->addr4[op].n)
+		set->addr4_ops |= BIT(op);
+	if (set->addr6[op].n)
+		set->addr6_ops |= BIT(op);
 	return ftagent_port_index_build(set, op, addr_index, n_port);
 }
 
@@ -692,6 +702,8 @@ struct ftagent_ruleset *ftagent_policy_parse(struct nlattr **attrs,
 		if (!set->hits[i])
 			goto nomem;
 	}
+	set->default_hit = set->hits[n / FTAGENT_HITS_PER_CHUNK] +
+			   n % FTAGENT_HITS_PER_CHUNK;
 	i = 0;
 	nla_for_each_attr(a, head, len, rem) {
 		if (nla_type(a) != FTAGENT_CTL_A_POLICY_RULE)
@@ -708,6 +720,7 @@ struct ftagent_ruleset *ftagent_policy_parse(struct nlattr **attrs,
 			goto nomem;
 	if (set->default_action != FTAGENT_ACTION_ALLOW)
 		set->gated_ops = BIT(__FTAGENT_OP_MAX) - 1;
+	set->indexed_ops &= set->gated_ops;
 	return set;
 nomem:
 	ftagent_policy_free(set);

@@ -139,6 +139,18 @@ struct ftagent_ruleset {
 	 */
 	u64 __percpu **hits;
 	u32 n_hit_chunks;
+	u64 __percpu *default_hit;	/* hits' last counter */
+	/*
+	 * The gate's shortcut (gate.c, ftagent_gate_by_default()): the gated
+	 * ops whose rules are all in an index (none in the general list), and
+	 * of those with one-port rules, a bit per port that has some. A call
+	 * of such an op that names no address, or a port without its bit
+	 * and an address in an interval without rules, is decided by the
+	 * default without the merge: no rule can match it.
+	 */
+	u32 indexed_ops;
+	u32 addr4_ops, addr6_ops;	/* ops with an index of that family */
+	unsigned long *port_bits[__FTAGENT_OP_MAX];
 	char *strings;
 };
 
