@@ -588,12 +588,12 @@ static noinline bool ftagent_gate_by_rules(const struct ftagent_ruleset *set,
 
 /*
  * Decide @c; true when the call must be refused. Inline in each point's
- * handler (ftagent_gate_point()), where @c is set up only as far as
- * ftagent_gate_call_init() (@partial); out of line for the rarer
- * decisions.
+ * handler (ftagent_gate_point()), where @c may be set up only as far as
+ * ftagent_gate_call_init() (*@partial, cleared once the rest is);
+ * out of line for the rarer decisions (@partial NULL).
  */
 static __always_inline bool __ftagent_gate_decide(struct ftagent_gate_call *c,
-						  bool partial)
+						  bool *partial)
 {
 	const struct ftagent_ruleset *set;
 	bool by_default;
@@ -612,8 +612,10 @@ static __always_inline bool __ftagent_gate_decide(struct ftagent_gate_call *c,
 		if (likely(set->default_action == FTAGENT_ACTION_ALLOW))
 			return false;
 	}
-	if (partial)
+	if (partial && *partial) {
 		ftagent_gate_call_who(c);
+		*partial = false;
+	}
 	if (!by_default)
 		return ftagent_gate_by_rules(set, c);
 	return ftagent_gate_verdict(set, FTAGENT_RULE_DEFAULT,
@@ -622,7 +624,7 @@ static __always_inline bool __ftagent_gate_decide(struct ftagent_gate_call *c,
 
 static noinline bool ftagent_gate_decide(struct ftagent_gate_call *c)
 {
-	return __ftagent_gate_decide(c, false);
+	return __ftagent_gate_decide(c, NULL);
 }
 
 /*
@@ -888,10 +890,8 @@ static bool ftagent_gate_sctp(const struct sock *sk, int optname,
 }
 
 /* Byte budgets are about the network: IPv4 and IPv6 sockets only. */
-static bool ftagent_inet(const struct socket *sock)
+static bool ftagent_inet(const struct sock *sk)
 {
-	const struct sock *sk = sock ? sock->sk : NULL;
-
 	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
 }
 
@@ -903,10 +903,15 @@ struct ftagent_gate_args {
 	unsigned long di, si, dx, cx;
 };
 
-/* The budget metric a call at @point counts against, or -1. */
+/*
+ * The budget metric a call at @point counts against, or -1; @sk its
+ * socket (ftagent_gate_sk()).
+ */
 static __always_inline int
-ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs)
+ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs,
+		    const struct sock *sk)
 {
+	const struct socket *sock;
 	struct file *file;
 	umode_t mode;
 	int mask;
@@ -914,24 +919,21 @@ ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs)
 	switch (point) {
 	case FTAGENT_OP_EXEC: return FTAGENT_METRIC_EXECS;
 	case FTAGENT_OP_CONNECT:
-		return ftagent_inet((const struct socket *)regs->di) ?
-		       FTAGENT_METRIC_CONNECTS : -1;
+		return ftagent_inet(sk) ? FTAGENT_METRIC_CONNECTS : -1;
 	case FTAGENT_OP_OPEN: return FTAGENT_METRIC_OPENS;
 	case FTAGENT_OP_SEND:
-		return ftagent_inet((const struct socket *)regs->di) ?
-		       FTAGENT_METRIC_BYTES_SENT : -1;
+		return ftagent_inet(sk) ? FTAGENT_METRIC_BYTES_SENT : -1;
 	case FTAGENT_GATE_RECV:
-		return ftagent_inet((const struct socket *)regs->di) ?
-		       FTAGENT_METRIC_BYTES_RECEIVED : -1;
+		return ftagent_inet(sk) ? FTAGENT_METRIC_BYTES_RECEIVED : -1;
 	case FTAGENT_GATE_SENDPAGE:
-		return ftagent_inet((const struct socket *)regs->di) ?
-		       FTAGENT_METRIC_BYTES_SENT : -1;
+		return ftagent_inet(sk) ? FTAGENT_METRIC_BYTES_SENT : -1;
 	case FTAGENT_GATE_PERM:
 		/* Every read and write: sockets and regular files count. */
 		file = (struct file *)regs->di;
 		mask = (int)regs->si;
 		mode = file_inode(file)->i_mode;
-		if (S_ISSOCK(mode) && ftagent_inet(sock_from_file(file)))
+		sock = S_ISSOCK(mode) ? sock_from_file(file) : NULL;
+		if (sock && ftagent_inet(READ_ONCE(sock->sk)))
 			return mask & MAY_WRITE ? FTAGENT_METRIC_BYTES_SENT :
 			       mask & MAY_READ	? FTAGENT_METRIC_BYTES_RECEIVED :
 						  -1;
@@ -1048,6 +1050,7 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 	const struct sock *sk = ftagent_gate_sk(point, regs);
 	unsigned long refuse = 0;
 	int metric, fastopen = 0;
+	bool partial = true;
 	u32 charge = 0;
 
 	if (ftagent_gate_kernel_work(point, regs, sk))
@@ -1073,6 +1076,9 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 					     (const struct msghdr *)regs->si);
 		if (fastopen < 0)
 			refuse = (unsigned long)ftagent_gate_refuse;
+		/* A Fast Open send's call was set up whole, as a connect. */
+		if (fastopen > 0)
+			partial = false;
 		break;
 	case FTAGENT_GATE_SENDPAGE:
 		/* sendfile and splice to a socket: the connected peer. */
@@ -1091,7 +1097,7 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 	 * arguments need not be kept across it.
 	 */
 	if (!refuse && static_branch_unlikely(&ftagent_budgets_on)) {
-		metric = ftagent_gate_metric(point, regs);
+		metric = ftagent_gate_metric(point, regs, sk);
 		if (metric >= 0)
 			charge = BIT(metric);
 		/* A Fast Open send is a connect as well. */
@@ -1101,11 +1107,12 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 	/* The points of an operation the rules decide (c.op is set). */
 	if (!refuse && (point < __FTAGENT_OP_MAX ||
 			point == FTAGENT_GATE_SENDPAGE) &&
-	    __ftagent_gate_decide(&c, true))
+	    __ftagent_gate_decide(&c, &partial))
 		refuse = (unsigned long)ftagent_gate_refuse;
 	/* A refused call is not charged to any budget. */
 	if (!refuse && charge) {
-		ftagent_gate_call_who(&c);
+		if (partial)
+			ftagent_gate_call_who(&c);
 		refuse = ftagent_gate_charge(&c, charge);
 	}
 	return refuse;
@@ -1214,8 +1221,12 @@ ftagent_gate_direct(unsigned int point, unsigned long di, unsigned long si,
  * Without a stack canary, which would cost every gated call about ten
  * instructions: the handler's only array is the call's address, which
  * is written whole, 4 or 16 bytes by its family, never by a length
- * that comes from the call.
+ * that comes from the call (gate.h). Kernels before 6.3 whose stable
+ * headers lack the attribute keep the canary.
  */
+#ifndef __no_stack_protector
+#define __no_stack_protector
+#endif
 #define FTAGENT_GATE_DIRECT(name, point, nargs)				\
 	__visible unsigned long notrace __no_stack_protector		\
 	ftagent_gate_direct_##name(unsigned long di, unsigned long si,	\

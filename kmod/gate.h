@@ -42,7 +42,12 @@ struct ftagent_gate_call {
 	int exe_len;
 	bool have_addr;
 	u16 family, port;
-	/* Read as __be32 and struct in6_addr (ipv6_addr_any(): longs). */
+	/*
+	 * Read as __be32 and struct in6_addr (ipv6_addr_any(): longs).
+	 * Written only whole, 4 or 16 bytes by the family, never by a
+	 * length from the call: the gate's handlers carry no stack canary
+	 * (gate.c, "Direct calls").
+	 */
 	u8 addr[16] __aligned(8);
 };
 

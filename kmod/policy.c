@@ -539,9 +539,12 @@ out:
 	return err;
 }
 
-/* Build @op's port index from its one-port rules; -ENOMEM. */
+/*
+ * Build @op's port index from its one-port rules, and the shortcut's
+ * port bits when all of @op's rules are @indexed; -ENOMEM.
+ */
 static int ftagent_port_index_build(struct ftagent_ruleset *set, u32 op,
-				    bool addr_index, u32 n_port)
+				    bool addr_index, u32 n_port, bool indexed)
 {
 	struct ftagent_port_index *pi = &set->ports[op];
 	u32 *cnt, i, h, mask, used = 0;
@@ -572,8 +575,10 @@ static int ftagent_port_index_build(struct ftagent_ruleset *set, u32 op,
 		cnt[h]++;
 	}
 	pi->rules = kvcalloc(n_port + used, sizeof(u32), GFP_KERNEL);
-	set->port_bits[op] = bitmap_zalloc(BIT(16), GFP_KERNEL);
-	if (!pi->rules || !set->port_bits[op])
+	/* The shortcut's bits, for an op with all its rules indexed. */
+	if (indexed)
+		set->port_bits[op] = bitmap_zalloc(BIT(16), GFP_KERNEL);
+	if (!pi->rules || (indexed && !set->port_bits[op]))
 		goto out;
 	for (h = 0, i = 0; h <= mask; h++) {
 		if (!pi->slots[h].port)
@@ -593,7 +598,8 @@ static int ftagent_port_index_build(struct ftagent_ruleset *set, u32 op,
 		     pi->slots[h].port != r->port_min + 1; h = (h + 1) & mask)
 			;
 		pi->rules[pi->slots[h].off + cnt[h]++] = i;
-		__set_bit(r->port_min, set->port_bits[op]);
+		if (indexed)
+			__set_bit(r->port_min, set->port_bits[op]);
 	}
 	err = 0;
 out:
@@ -654,7 +660,8 @@ static int ftagent_policy_index(struct ftagent_ruleset *set, u32 op)
 		set->addr4_ops |= BIT(op);
 	if (set->addr6[op].n)
 		set->addr6_ops |= BIT(op);
-	return ftagent_port_index_build(set, op, addr_index, n_port);
+	return ftagent_port_index_build(set, op, addr_index, n_port,
+					!n_general);
 }
 
 struct ftagent_ruleset *ftagent_policy_parse(struct nlattr **attrs,
