@@ -437,43 +437,67 @@ ftagent_port_rules(const struct ftagent_port_index *pi, u16 port)
 	}
 }
 
+/*
+ * The IPv4 interval holding @a, among those from @lo (which holds @a's
+ * /16's first address) to @hi - 1 (the one holding the next /16's).
+ */
+static noinline u32 ftagent_addr4_search(const struct ftagent_addr_index *ai,
+					 u32 a, u32 lo, u32 hi)
+{
+	u32 mid;
+
+	while (hi - lo > 1) {
+		mid = (lo + hi) / 2;
+		if (ai->start4[mid] <= a)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The rules whose IPv4 prefix covers @a, of an index (ai->n): no search
+ * when @a's /16 lies inside one interval.
+ */
+static __always_inline const u32 *
+ftagent_addr4_rules(const struct ftagent_addr_index *ai, u32 a)
+{
+	u32 lo = ai->bucket4[a >> 16], hi = ai->bucket4[(a >> 16) + 1];
+
+	if (lo != hi)
+		lo = ftagent_addr4_search(ai, a, lo, hi + 1);
+	return ai->rules + ai->off[lo];
+}
+
 /* The rules whose prefix covers @c's address. */
 static const u32 *ftagent_addr_rules(const struct ftagent_ruleset *set,
 				     const struct ftagent_gate_call *c)
 {
 	const struct ftagent_addr_index *ai;
+	u64 ah, al;
 	u32 lo = 0, hi, mid;
 
 	if (c->family == AF_INET) {
-		u32 a = ftagent_be32_at(c->addr);
-
 		ai = &set->addr4[c->op];
 		if (!ai->n)
 			return ftagent_no_rules;
-		for (hi = ai->n; hi - lo > 1;) {
-			mid = (lo + hi) / 2;
-			if (ai->start4[mid] <= a)
-				lo = mid;
-			else
-				hi = mid;
-		}
-	} else {
-		u64 ah = ftagent_be64_at(c->addr);
-		u64 al = ftagent_be64_at(c->addr + 8);
+		return ftagent_addr4_rules(ai, ftagent_be32_at(c->addr));
+	}
+	ai = &set->addr6[c->op];
+	if (!ai->n)
+		return ftagent_no_rules;
+	ah = ftagent_be64_at(c->addr);
+	al = ftagent_be64_at(c->addr + 8);
+	for (hi = ai->n; hi - lo > 1;) {
+		const struct ftagent_addr128 *s;
 
-		ai = &set->addr6[c->op];
-		if (!ai->n)
-			return ftagent_no_rules;
-		for (hi = ai->n; hi - lo > 1;) {
-			const struct ftagent_addr128 *s;
-
-			mid = (lo + hi) / 2;
-			s = &ai->start6[mid];
-			if (s->hi < ah || (s->hi == ah && s->lo <= al))
-				lo = mid;
-			else
-				hi = mid;
-		}
+		mid = (lo + hi) / 2;
+		s = &ai->start6[mid];
+		if (s->hi < ah || (s->hi == ah && s->lo <= al))
+			lo = mid;
+		else
+			hi = mid;
 	}
 	return ai->rules + ai->off[lo];
 }
@@ -549,22 +573,26 @@ static noinline bool ftagent_gate_verdict(const struct ftagent_ruleset *set,
  * the port and address indexes (or that has none; indexed_ops), so that
  * the default decides it without the merge: it names no address, or a
  * port none of them names and an address in an interval that has no
- * rules. The usual port or address policy: a bit test, and a binary
- * search if there are address rules.
+ * rules. The usual port or address policy: a bit test, and if there
+ * are address rules a table look-up (IPv4, ftagent_addr4_rules()) or a
+ * binary search (IPv6).
  */
 static __always_inline bool
 ftagent_gate_by_default(const struct ftagent_ruleset *set,
 			struct ftagent_gate_call *c)
 {
 	const unsigned long *bits = set->port_bits[c->op];
-	u32 ops;
 
 	if (!c->have_addr)
 		return true;
 	if (bits && test_bit(c->port, bits))
 		return false;
-	ops = c->family == AF_INET ? set->addr4_ops : set->addr6_ops;
-	return !(ops & BIT(c->op)) ||
+	if (c->family == AF_INET)
+		return !(set->addr4_ops & BIT(c->op)) ||
+		       *ftagent_addr4_rules(&set->addr4[c->op],
+					    ftagent_be32_at(c->addr)) ==
+		       FTAGENT_RULE_END;
+	return !(set->addr6_ops & BIT(c->op)) ||
 	       *ftagent_addr_rules(set, c) == FTAGENT_RULE_END;
 }
 

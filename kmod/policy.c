@@ -85,6 +85,7 @@ static void *ftagent_rule_err(struct netlink_ext_ack *extack,
 static void ftagent_addr_index_free(struct ftagent_addr_index *ai)
 {
 	kvfree(ai->start4);
+	kvfree(ai->bucket4);
 	kvfree(ai->start6);
 	kvfree(ai->off);
 	kvfree(ai->rules);
@@ -504,11 +505,15 @@ static int ftagent_addr_index_build(struct ftagent_ruleset *set, u32 op,
 	ai->n = nb;
 	ai->off = kvcalloc(nb, sizeof(u32), GFP_KERNEL);
 	ai->rules = kvcalloc(total + nb, sizeof(u32), GFP_KERNEL);
-	if (family == AF_INET)
+	if (family == AF_INET) {
 		ai->start4 = kvcalloc(nb, sizeof(u32), GFP_KERNEL);
-	else
+		ai->bucket4 = kvmalloc_array(BIT(16) + 1, sizeof(u32),
+					     GFP_KERNEL);
+	} else {
 		ai->start6 = kvcalloc(nb, sizeof(*ai->start6), GFP_KERNEL);
-	if (!ai->off || !ai->rules || (!ai->start4 && !ai->start6))
+	}
+	if (!ai->off || !ai->rules ||
+	    (family == AF_INET ? !ai->start4 || !ai->bucket4 : !ai->start6))
 		goto out;
 	/* Counts from the differences; each list then ends with END. */
 	for (k = 1; k < nb; k++)
@@ -527,6 +532,15 @@ static int ftagent_addr_index_build(struct ftagent_ruleset *set, u32 op,
 	for (j = 0; j < m; j++)
 		for (k = first[j]; k < last[j]; k++)
 			ai->rules[ai->off[k] + cnt[k]++] = e[j].rule;
+	/* The interval holding each /16's first address (start4[0] is 0). */
+	if (family == AF_INET) {
+		for (i = 0, k = 0; i < BIT(16); i++) {
+			while (k + 1 < nb && ai->start4[k + 1] <= i << 16)
+				k++;
+			ai->bucket4[i] = k;
+		}
+		ai->bucket4[BIT(16)] = nb - 1;
+	}
 	err = 0;
 out:
 	if (err)

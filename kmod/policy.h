@@ -91,11 +91,15 @@ struct ftagent_addr128 {
  * last, each interval holding the rules whose prefix covers it. start[k]
  * is where interval k begins (start[0] is 0; it ends where k + 1 begins,
  * the last one at the end of the space); off[k] its list in rules[].
- * Found by binary search.
+ * Found by binary search; for IPv4, only among the intervals of the
+ * address's /16: bucket4[b] is the interval holding address b << 16
+ * (bucket4[65536] the last one), so an address whose /16 lies inside one
+ * interval is found without a search.
  */
 struct ftagent_addr_index {
 	u32 n;			/* intervals; 0: no index */
 	u32 *start4;		/* AF_INET, host order */
+	u32 *bucket4;		/* AF_INET: BIT(16) + 1 entries */
 	struct ftagent_addr128 *start6;	/* AF_INET6 */
 	u32 *off;
 	u32 *rules;
