@@ -228,6 +228,99 @@ TEST_F(index, first_match_in_rule_order_across_the_indexes)
 	ftagent_policy_spec_free(&p);
 }
 
+/*
+ * IPv4 addresses are looked up in their /16 first (kmod/policy.h,
+ * bucket4): prefixes that begin or end on a /16's edges, one that spans
+ * two /16s, 32,000 cuts inside one /16, and the last address of the
+ * space. Each call names the rule that must decide it (-1: the default,
+ * which allows), checked by refusal and by every rule's hit count and
+ * the default's.
+ */
+TEST_F(index, prefixes_at_the_edges_of_a_slash_16)
+{
+	/* 10.9.0.0/16's rules: one address in four, 16,000 of them. */
+	enum { FIRST_SPARSE = 5, SPARSE = 16000 };
+	static const struct {
+		const char *addr;
+		int rule; /* -1: the default; FIRST_SPARSE + k: 4k + 1 */
+	} calls[] = {
+		{"10.0.255.255", -1},
+		{"10.1.0.0", 0},
+		{"10.1.255.255", 0},
+		{"10.2.0.0", -1},
+		{"10.2.255.254", -1},
+		{"10.2.255.255", 1},
+		{"10.3.0.0", -1},
+		{"10.3.255.255", -1},
+		{"10.4.0.0", 2},
+		{"10.4.0.1", -1},
+		{"10.5.127.255", -1},
+		{"10.5.128.0", 3},
+		{"10.5.255.255", 3},
+		{"10.6.0.0", 4},
+		{"10.7.255.255", 4},
+		{"10.8.0.0", -1},
+		{"10.9.0.0", -1},
+		{"10.9.0.5", FIRST_SPARSE + 1},
+		{"10.9.0.6", -1},
+		{"10.9.0.9", FIRST_SPARSE + 2},
+		{"10.9.249.253", FIRST_SPARSE + SPARSE - 1},
+		{"10.9.249.254", -1},
+		{"10.9.250.1", -1},
+		{"10.9.255.255", -1},
+		{"255.255.255.254", -1},
+		{"255.255.255.255", FIRST_SPARSE + SPARSE},
+		{"::ffff:10.1.0.0", 0},
+		{"::ffff:10.4.0.1", -1},
+		{"::ffff:10.9.0.9", FIRST_SPARSE + 2},
+	};
+	struct ftagent_policy_spec p, got;
+	struct ftnl_error err;
+	uint64_t *want, want_default = 0;
+	unsigned int i;
+	char text[32];
+
+	ftagent_policy_spec_init(&p);
+	prefix_of(rule(&p, "r0-10.1/16", FTAGENT_ACTION_DENY), "10.1.0.0", 16);
+	prefix_of(rule(&p, "r1-last-of-10.2", FTAGENT_ACTION_DENY),
+		  "10.2.255.255", 32);
+	prefix_of(rule(&p, "r2-first-of-10.4", FTAGENT_ACTION_DENY), "10.4.0.0",
+		  32);
+	prefix_of(rule(&p, "r3-10.5.128/17", FTAGENT_ACTION_DENY), "10.5.128.0",
+		  17);
+	prefix_of(rule(&p, "r4-10.6/15", FTAGENT_ACTION_DENY), "10.6.0.0", 15);
+	for (i = 0; i < SPARSE; i++) {
+		snprintf(text, sizeof(text), "10.9.%u.%u", (4 * i + 1) >> 8,
+			 (4 * i + 1) & 255);
+		prefix_of(rule(&p, "r5-sparse-10.9", FTAGENT_ACTION_DENY), text,
+			  32);
+	}
+	prefix_of(rule(&p, "r6-the-last-address", FTAGENT_ACTION_DENY),
+		  "255.255.255.255", 32);
+	ASSERT_EQ(FIRST_SPARSE + SPARSE + 1, p.n);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	want = calloc(p.n, sizeof(*want));
+	ASSERT_NE(NULL, want);
+
+	for (i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		EXPECT_EQ(calls[i].rule >= 0, refused(calls[i].addr, 80))
+		TH_LOG("%s", calls[i].addr);
+		if (calls[i].rule < 0)
+			want_default++;
+		else
+			want[calls[i].rule]++;
+	}
+	ftagent_policy_spec_init(&got);
+	ASSERT_EQ(0, ftagent_get_policy(ctl(), &got, &err));
+	ASSERT_EQ(p.n, got.n);
+	EXPECT_EQ(want_default, got.default_hits);
+	for (i = 0; i < got.n; i++)
+		EXPECT_EQ(want[i], got.rules[i].hits) TH_LOG("rule %u", i);
+	free(want);
+	ftagent_policy_spec_free(&got);
+	ftagent_policy_spec_free(&p);
+}
+
 /* 10,000 rules of one port each: the port's own rule decides. */
 TEST_F(index, ten_thousand_port_rules)
 {
