@@ -614,45 +614,53 @@ static noinline bool ftagent_gate_by_rules(const struct ftagent_ruleset *set,
 	return ftagent_gate_verdict(set, idx, action, c);
 }
 
+/* What __ftagent_gate_decide() found. */
+enum ftagent_gate_decision {
+	FTAGENT_GATE_PASS,	/* allowed, the call's description untouched */
+	FTAGENT_GATE_ALLOW,	/* allowed, the description completed */
+	FTAGENT_GATE_REFUSE,
+};
+
 /*
- * Decide @c; true when the call must be refused. Inline in each point's
- * handler (ftagent_gate_point()), where @c may be set up only as far as
- * ftagent_gate_call_init() (*@partial, cleared once the rest is);
- * out of line for the rarer decisions (@partial NULL).
+ * Decide @c. Inline in each point's handler (ftagent_gate_point()), where
+ * @c is set up only as far as ftagent_gate_call_init() (@partial): the
+ * rest is set before the rules or a verdict read it, and the result
+ * says whether it was. Out of line for the rarer decisions.
  */
-static __always_inline bool __ftagent_gate_decide(struct ftagent_gate_call *c,
-						  bool *partial)
+static __always_inline enum ftagent_gate_decision
+__ftagent_gate_decide(struct ftagent_gate_call *c, bool partial)
 {
 	const struct ftagent_ruleset *set;
-	bool by_default;
+	bool by_default, refuse;
 
 	set = rcu_dereference_sched(ftagent_policy);
 	if (!set)
-		return false;
+		return FTAGENT_GATE_PASS;
 	if (likely(set->indexed_ops & BIT(c->op)))
 		by_default = ftagent_gate_by_default(set, c);
 	else if (set->gated_ops & BIT(c->op))
 		by_default = false;
 	else
-		return false;
+		return FTAGENT_GATE_PASS;
 	if (likely(by_default)) {
 		this_cpu_inc(*set->default_hit);
 		if (likely(set->default_action == FTAGENT_ACTION_ALLOW))
-			return false;
+			return FTAGENT_GATE_PASS;
 	}
-	if (partial && *partial) {
+	if (partial)
 		ftagent_gate_call_who(c);
-		*partial = false;
-	}
 	if (!by_default)
-		return ftagent_gate_by_rules(set, c);
-	return ftagent_gate_verdict(set, FTAGENT_RULE_DEFAULT,
-				    set->default_action, c);
+		refuse = ftagent_gate_by_rules(set, c);
+	else
+		refuse = ftagent_gate_verdict(set, FTAGENT_RULE_DEFAULT,
+					      set->default_action, c);
+	return refuse ? FTAGENT_GATE_REFUSE : FTAGENT_GATE_ALLOW;
 }
 
+/* A whole description's decision: true when the call must be refused. */
 static noinline bool ftagent_gate_decide(struct ftagent_gate_call *c)
 {
-	return __ftagent_gate_decide(c, NULL);
+	return __ftagent_gate_decide(c, false) == FTAGENT_GATE_REFUSE;
 }
 
 /*
@@ -1078,7 +1086,7 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 	const struct sock *sk = ftagent_gate_sk(point, regs);
 	unsigned long refuse = 0;
 	int metric, fastopen = 0;
-	bool partial = true;
+	enum ftagent_gate_decision decision = FTAGENT_GATE_PASS;
 	u32 charge = 0;
 
 	if (ftagent_gate_kernel_work(point, regs, sk))
@@ -1104,9 +1112,6 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 					     (const struct msghdr *)regs->si);
 		if (fastopen < 0)
 			refuse = (unsigned long)ftagent_gate_refuse;
-		/* A Fast Open send's call was set up whole, as a connect. */
-		if (fastopen > 0)
-			partial = false;
 		break;
 	case FTAGENT_GATE_SENDPAGE:
 		/* sendfile and splice to a socket: the connected peer. */
@@ -1134,12 +1139,14 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 	}
 	/* The points of an operation the rules decide (c.op is set). */
 	if (!refuse && (point < __FTAGENT_OP_MAX ||
-			point == FTAGENT_GATE_SENDPAGE) &&
-	    __ftagent_gate_decide(&c, &partial))
+			point == FTAGENT_GATE_SENDPAGE))
+		decision = __ftagent_gate_decide(&c, true);
+	if (decision == FTAGENT_GATE_REFUSE)
 		refuse = (unsigned long)ftagent_gate_refuse;
 	/* A refused call is not charged to any budget. */
 	if (!refuse && charge) {
-		if (partial)
+		/* Completed once: the rules may have resolved its strings. */
+		if (decision == FTAGENT_GATE_PASS)
 			ftagent_gate_call_who(&c);
 		refuse = ftagent_gate_charge(&c, charge);
 	}
