@@ -37,6 +37,18 @@ MAX_ADDED = 150
 MAX_GETPPID_RATIO = 1.005
 MAX_IDLE_SHARE = 0.0001
 MAX_RSS = 4 * 1024 * 1024
+# The policy gate's targets (issue 16), on send 1 KB: what a gated call
+# adds over the same call ungated (standard), with one rule and with
+# 10,000; 10,000 one-port rules cost what one does (within the A/A
+# noise of a few instructions), 10,000 CIDR rules at most twice one.
+MAX_GATED = 100
+MAX_PORTS_GROWTH = 5
+MAX_CIDR_GROWTH = 2.0
+GATE_CONDITIONS = (("rules_1", "1 one-port rule"),
+                   ("rules_10000", "10,000 rules on 1,000 ports"),
+                   ("rules_ports_10000", "10,000 one-port rules"),
+                   ("rules_cidr_1", "1 CIDR rule"),
+                   ("rules_cidr_10000", "10,000 CIDR rules"))
 
 
 def median(v):
@@ -169,6 +181,31 @@ def cell(res, w, c):
     return res["percall"].get(w, {}).get(c)
 
 
+def gate_targets(res, add):
+    std = cell(res, "send_1k", "standard")
+    if not std:
+        return
+    gated = {}
+    for cond, label in GATE_CONDITIONS:
+        c = cell(res, "send_1k", cond)
+        if not c:
+            continue
+        gated[cond] = c["added"] - std["added"]
+        add("send_1k gated, %s (over standard)" % label,
+            "<= +%d" % MAX_GATED, "%+.0f" % gated[cond],
+            gated[cond] <= MAX_GATED)
+    if "rules_1" in gated and "rules_ports_10000" in gated:
+        grow = gated["rules_ports_10000"] - gated["rules_1"]
+        add("send_1k gated, 10,000 one-port rules against 1",
+            "within +%d" % MAX_PORTS_GROWTH, "%+.0f" % grow,
+            grow <= MAX_PORTS_GROWTH)
+    one, many = gated.get("rules_cidr_1"), gated.get("rules_cidr_10000")
+    if one and many and one > 0:
+        add("send_1k gated, 10,000 CIDR rules against 1",
+            "<= x%.0f" % MAX_CIDR_GROWTH, "x%.2f" % (many / one),
+            many / one <= MAX_CIDR_GROWTH)
+
+
 def targets(res):
     t = []
 
@@ -195,6 +232,7 @@ def targets(res):
                     ", ".join("%s %+.0f" % (p, cell(res, w, p)["added"])
                               for p in ahead),
                     not worse)
+    gate_targets(res, add)
     for s in res["storm"]:
         if s["condition"] == "standard_daemon":
             lost = sum(s["lost"].values()) + \
