@@ -575,24 +575,28 @@ static noinline bool ftagent_gate_verdict(const struct ftagent_ruleset *set,
  * port none of them names and an address in an interval that has no
  * rules. The usual port or address policy: a bit test, and if there
  * are address rules a table look-up (IPv4, ftagent_addr4_rules()) or a
- * binary search (IPv6).
+ * binary search (IPv6). @op is c->op, a constant where the handlers
+ * inline this.
  */
 static __always_inline bool
 ftagent_gate_by_default(const struct ftagent_ruleset *set,
-			struct ftagent_gate_call *c)
+			struct ftagent_gate_call *c, unsigned int op)
 {
-	const unsigned long *bits = set->port_bits[c->op];
+	const unsigned long *bits = set->port_bits[op];
 
 	if (!c->have_addr)
 		return true;
 	if (bits && test_bit(c->port, bits))
 		return false;
-	if (c->family == AF_INET)
-		return !(set->addr4_ops & BIT(c->op)) ||
-		       *ftagent_addr4_rules(&set->addr4[c->op],
-					    ftagent_be32_at(c->addr)) ==
-		       FTAGENT_RULE_END;
-	return !(set->addr6_ops & BIT(c->op)) ||
+	if (c->family == AF_INET) {
+		const struct ftagent_addr_index *ai = &set->addr4[op];
+		u32 a = ftagent_be32_at(c->addr);
+
+		return !(set->addr4_ops & BIT(op)) ||
+		       !test_bit(a >> 16, ai->busy4) ||
+		       *ftagent_addr4_rules(ai, a) == FTAGENT_RULE_END;
+	}
+	return !(set->addr6_ops & BIT(op)) ||
 	       *ftagent_addr_rules(set, c) == FTAGENT_RULE_END;
 }
 
@@ -622,13 +626,15 @@ enum ftagent_gate_decision {
 };
 
 /*
- * Decide @c. Inline in each point's handler (ftagent_gate_point()), where
- * @c is set up only as far as ftagent_gate_call_init() (@partial): the
- * rest is set before the rules or a verdict read it, and the result
- * says whether it was. Out of line for the rarer decisions.
+ * Decide @c, of operation @op (c->op: a constant in the handlers, which
+ * inline this). There, @c is set up only as far as
+ * ftagent_gate_call_init() (@partial): the rest is set before the rules
+ * or a verdict read it, and the result says whether it was. Out of line
+ * for the rarer decisions.
  */
 static __always_inline enum ftagent_gate_decision
-__ftagent_gate_decide(struct ftagent_gate_call *c, bool partial)
+__ftagent_gate_decide(struct ftagent_gate_call *c, unsigned int op,
+		      bool partial)
 {
 	const struct ftagent_ruleset *set;
 	bool by_default, refuse;
@@ -636,9 +642,9 @@ __ftagent_gate_decide(struct ftagent_gate_call *c, bool partial)
 	set = rcu_dereference_sched(ftagent_policy);
 	if (!set)
 		return FTAGENT_GATE_PASS;
-	if (likely(set->indexed_ops & BIT(c->op)))
-		by_default = ftagent_gate_by_default(set, c);
-	else if (set->gated_ops & BIT(c->op))
+	if (likely(set->indexed_ops & BIT(op)))
+		by_default = ftagent_gate_by_default(set, c, op);
+	else if (set->gated_ops & BIT(op))
 		by_default = false;
 	else
 		return FTAGENT_GATE_PASS;
@@ -660,7 +666,7 @@ __ftagent_gate_decide(struct ftagent_gate_call *c, bool partial)
 /* A whole description's decision: true when the call must be refused. */
 static noinline bool ftagent_gate_decide(struct ftagent_gate_call *c)
 {
-	return __ftagent_gate_decide(c, false) == FTAGENT_GATE_REFUSE;
+	return __ftagent_gate_decide(c, c->op, false) == FTAGENT_GATE_REFUSE;
 }
 
 /*
@@ -1140,7 +1146,9 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 	/* The points of an operation the rules decide (c.op is set). */
 	if (!refuse && (point < __FTAGENT_OP_MAX ||
 			point == FTAGENT_GATE_SENDPAGE))
-		decision = __ftagent_gate_decide(&c, true);
+		decision = __ftagent_gate_decide(&c, point < __FTAGENT_OP_MAX ?
+						    point : FTAGENT_OP_SEND,
+						 true);
 	if (decision == FTAGENT_GATE_REFUSE)
 		refuse = (unsigned long)ftagent_gate_refuse;
 	/* A refused call is not charged to any budget. */

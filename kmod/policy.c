@@ -86,6 +86,7 @@ static void ftagent_addr_index_free(struct ftagent_addr_index *ai)
 {
 	kvfree(ai->start4);
 	kvfree(ai->bucket4);
+	bitmap_free(ai->busy4);
 	kvfree(ai->start6);
 	kvfree(ai->off);
 	kvfree(ai->rules);
@@ -509,11 +510,13 @@ static int ftagent_addr_index_build(struct ftagent_ruleset *set, u32 op,
 		ai->start4 = kvcalloc(nb, sizeof(u32), GFP_KERNEL);
 		ai->bucket4 = kvmalloc_array(BIT(16) + 1, sizeof(u32),
 					     GFP_KERNEL);
+		ai->busy4 = bitmap_zalloc(BIT(16), GFP_KERNEL);
 	} else {
 		ai->start6 = kvcalloc(nb, sizeof(*ai->start6), GFP_KERNEL);
 	}
 	if (!ai->off || !ai->rules ||
-	    (family == AF_INET ? !ai->start4 || !ai->bucket4 : !ai->start6))
+	    (family == AF_INET ? !ai->start4 || !ai->bucket4 || !ai->busy4 :
+				 !ai->start6))
 		goto out;
 	/* Counts from the differences; each list then ends with END. */
 	for (k = 1; k < nb; k++)
@@ -532,7 +535,11 @@ static int ftagent_addr_index_build(struct ftagent_ruleset *set, u32 op,
 	for (j = 0; j < m; j++)
 		for (k = first[j]; k < last[j]; k++)
 			ai->rules[ai->off[k] + cnt[k]++] = e[j].rule;
-	/* The interval holding each /16's first address (start4[0] is 0). */
+	/*
+	 * The interval holding each /16's first address (start4[0] is 0),
+	 * and whether any rule covers part of the /16: it is cut, or the
+	 * one interval it lies in has rules.
+	 */
 	if (family == AF_INET) {
 		for (i = 0, k = 0; i < BIT(16); i++) {
 			while (k + 1 < nb && ai->start4[k + 1] <= i << 16)
@@ -540,6 +547,11 @@ static int ftagent_addr_index_build(struct ftagent_ruleset *set, u32 op,
 			ai->bucket4[i] = k;
 		}
 		ai->bucket4[BIT(16)] = nb - 1;
+		for (i = 0; i < BIT(16); i++)
+			if (ai->bucket4[i] != ai->bucket4[i + 1] ||
+			    ai->rules[ai->off[ai->bucket4[i]]] !=
+			    FTAGENT_RULE_END)
+				__set_bit(i, ai->busy4);
 	}
 	err = 0;
 out:

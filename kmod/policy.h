@@ -94,12 +94,15 @@ struct ftagent_addr128 {
  * Found by binary search; for IPv4, only among the intervals of the
  * address's /16: bucket4[b] is the interval holding address b << 16
  * (bucket4[65536] the last one), so an address whose /16 lies inside one
- * interval is found without a search.
+ * interval is found without a search; busy4 has a bit for each /16 that
+ * holds any rule's addresses, so that the gate's shortcut tests one bit
+ * for the others.
  */
 struct ftagent_addr_index {
 	u32 n;			/* intervals; 0: no index */
 	u32 *start4;		/* AF_INET, host order */
 	u32 *bucket4;		/* AF_INET: BIT(16) + 1 entries */
+	unsigned long *busy4;	/* AF_INET: BIT(16) bits */
 	struct ftagent_addr128 *start6;	/* AF_INET6 */
 	u32 *off;
 	u32 *rules;
