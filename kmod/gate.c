@@ -438,14 +438,17 @@ ftagent_port_rules(const struct ftagent_port_index *pi, u16 port)
 }
 
 /*
- * The IPv4 interval holding @a, among those from @lo (which holds @a's
- * /16's first address) to @hi - 1 (the one holding the next /16's).
+ * The IPv4 interval holding @a, from @lo (which holds the first address
+ * of @a's /16) to the one holding the next /16's first address (or the
+ * last interval).
  */
 static noinline u32 ftagent_addr4_search(const struct ftagent_addr_index *ai,
-					 u32 a, u32 lo, u32 hi)
+					 u32 a, u32 lo)
 {
-	u32 mid;
+	u32 b = a >> 16, mid, hi;
 
+	hi = b == 0xffff ? ai->n :
+	     (ai->bucket4[b + 1] & ~FTAGENT_BUCKET_ONE) + 1;
 	while (hi - lo > 1) {
 		mid = (lo + hi) / 2;
 		if (ai->start4[mid] <= a)
@@ -463,10 +466,12 @@ static noinline u32 ftagent_addr4_search(const struct ftagent_addr_index *ai,
 static __always_inline const u32 *
 ftagent_addr4_rules(const struct ftagent_addr_index *ai, u32 a)
 {
-	u32 lo = ai->bucket4[a >> 16], hi = ai->bucket4[(a >> 16) + 1];
+	u32 lo = ai->bucket4[a >> 16];
 
-	if (lo != hi)
-		lo = ftagent_addr4_search(ai, a, lo, hi + 1);
+	if (lo & FTAGENT_BUCKET_ONE)
+		lo &= ~FTAGENT_BUCKET_ONE;
+	else
+		lo = ftagent_addr4_search(ai, a, lo);
 	return ai->rules + ai->off[lo];
 }
 
@@ -1090,6 +1095,10 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 	 */
 	struct ftagent_gate_call c __uninitialized;
 	const struct sock *sk = ftagent_gate_sk(point, regs);
+	/* The operation the rules decide here (a constant in the handlers). */
+	const unsigned int op = point < __FTAGENT_OP_MAX ? point :
+				point == FTAGENT_GATE_SENDPAGE ?
+				FTAGENT_OP_SEND : FTAGENT_OP_NONE;
 	unsigned long refuse = 0;
 	int metric, fastopen = 0;
 	enum ftagent_gate_decision decision = FTAGENT_GATE_PASS;
@@ -1097,9 +1106,7 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 
 	if (ftagent_gate_kernel_work(point, regs, sk))
 		return 0;
-	ftagent_gate_call_init(&c, FTAGENT_OP_NONE);
-	if (point < __FTAGENT_OP_MAX)
-		c.op = point;
+	ftagent_gate_call_init(&c, op);
 	switch (point) {
 	case FTAGENT_OP_EXEC:
 		c.path = &((struct linux_binprm *)regs->di)->file->f_path;
@@ -1122,7 +1129,6 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 	case FTAGENT_GATE_SENDPAGE:
 		/* sendfile and splice to a socket: the connected peer. */
 		ftagent_gate_peer(&c, sk);
-		c.op = FTAGENT_OP_SEND;
 		break;
 	case FTAGENT_GATE_SCTP:
 		if (ftagent_gate_sctp(sk, (int)regs->si,
@@ -1143,12 +1149,9 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 		if (fastopen > 0)
 			charge |= BIT(FTAGENT_METRIC_CONNECTS);
 	}
-	/* The points of an operation the rules decide (c.op is set). */
-	if (!refuse && (point < __FTAGENT_OP_MAX ||
-			point == FTAGENT_GATE_SENDPAGE))
-		decision = __ftagent_gate_decide(&c, point < __FTAGENT_OP_MAX ?
-						    point : FTAGENT_OP_SEND,
-						 true);
+	/* A Fast Open send's description is a connect's, with op SEND. */
+	if (!refuse && op != FTAGENT_OP_NONE)
+		decision = __ftagent_gate_decide(&c, op, true);
 	if (decision == FTAGENT_GATE_REFUSE)
 		refuse = (unsigned long)ftagent_gate_refuse;
 	/* A refused call is not charged to any budget. */

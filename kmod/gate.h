@@ -57,8 +57,9 @@ struct ftagent_gate_call {
  * The same, for the hot path, on a variable declared __uninitialized (so
  * that INIT_STACK_ALL_ZERO does not clear its 88 bytes first), in two
  * steps: ftagent_gate_call_init() sets what a decision by the default
- * reads (gate.c, ftagent_gate_by_default()), ftagent_gate_call_who() the
- * rest, before the call goes to the rules, a verdict or the budgets.
+ * reads (gate.c, ftagent_gate_by_default()) but the destination, which
+ * the gate point sets after it; ftagent_gate_call_who() the rest, before
+ * the call goes to the rules, a verdict or the budgets.
  * Never the address: read only with have_addr, and then only the bytes
  * its family uses (an IPv4 one writes 4 of the 16). Nor the resolved
  * strings: read only once their length is set.

@@ -423,6 +423,30 @@ static u32 ftagent_interval_of(const struct ftagent_addr128 *start, u32 n,
 }
 
 /*
+ * For each /16 of an IPv4 index: the intervals from the one holding its
+ * first address (start4[0] is 0) to the one holding its last; whether
+ * that is one interval; whether any of them has rules.
+ */
+static void ftagent_addr4_buckets(struct ftagent_addr_index *ai)
+{
+	u32 b, k = 0, last, j;
+
+	for (b = 0; b < BIT(16); b++) {
+		while (k + 1 < ai->n && ai->start4[k + 1] <= b << 16)
+			k++;
+		for (last = k; last + 1 < ai->n &&
+		     ai->start4[last + 1] <= (b << 16 | 0xffff); last++)
+			;
+		ai->bucket4[b] = k | (last == k ? FTAGENT_BUCKET_ONE : 0);
+		for (j = k; j <= last; j++)
+			if (ai->rules[ai->off[j]] != FTAGENT_RULE_END) {
+				__set_bit(b, ai->busy4);
+				break;
+			}
+	}
+}
+
+/*
  * Build the index of @family's address rules for @op; -ENOMEM, or -E2BIG
  * when it would hold more than FTAGENT_ADDR_INDEX_MAX entries.
  */
@@ -508,8 +532,7 @@ static int ftagent_addr_index_build(struct ftagent_ruleset *set, u32 op,
 	ai->rules = kvcalloc(total + nb, sizeof(u32), GFP_KERNEL);
 	if (family == AF_INET) {
 		ai->start4 = kvcalloc(nb, sizeof(u32), GFP_KERNEL);
-		ai->bucket4 = kvmalloc_array(BIT(16) + 1, sizeof(u32),
-					     GFP_KERNEL);
+		ai->bucket4 = kvmalloc_array(BIT(16), sizeof(u32), GFP_KERNEL);
 		ai->busy4 = bitmap_zalloc(BIT(16), GFP_KERNEL);
 	} else {
 		ai->start6 = kvcalloc(nb, sizeof(*ai->start6), GFP_KERNEL);
@@ -535,24 +558,8 @@ static int ftagent_addr_index_build(struct ftagent_ruleset *set, u32 op,
 	for (j = 0; j < m; j++)
 		for (k = first[j]; k < last[j]; k++)
 			ai->rules[ai->off[k] + cnt[k]++] = e[j].rule;
-	/*
-	 * The interval holding each /16's first address (start4[0] is 0),
-	 * and whether any rule covers part of the /16: it is cut, or the
-	 * one interval it lies in has rules.
-	 */
-	if (family == AF_INET) {
-		for (i = 0, k = 0; i < BIT(16); i++) {
-			while (k + 1 < nb && ai->start4[k + 1] <= i << 16)
-				k++;
-			ai->bucket4[i] = k;
-		}
-		ai->bucket4[BIT(16)] = nb - 1;
-		for (i = 0; i < BIT(16); i++)
-			if (ai->bucket4[i] != ai->bucket4[i + 1] ||
-			    ai->rules[ai->off[ai->bucket4[i]]] !=
-			    FTAGENT_RULE_END)
-				__set_bit(i, ai->busy4);
-	}
+	if (family == AF_INET)
+		ftagent_addr4_buckets(ai);
 	err = 0;
 out:
 	if (err)

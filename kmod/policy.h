@@ -92,16 +92,15 @@ struct ftagent_addr128 {
  * is where interval k begins (start[0] is 0; it ends where k + 1 begins,
  * the last one at the end of the space); off[k] its list in rules[].
  * Found by binary search; for IPv4, only among the intervals of the
- * address's /16: bucket4[b] is the interval holding address b << 16
- * (bucket4[65536] the last one), so an address whose /16 lies inside one
- * interval is found without a search; busy4 has a bit for each /16 that
- * holds any rule's addresses, so that the gate's shortcut tests one bit
- * for the others.
+ * address's /16: bucket4[b] is the interval holding address b << 16,
+ * with FTAGENT_BUCKET_ONE when the whole /16 lies inside it (then no
+ * search); busy4 has a bit for each /16 that any rule's prefix covers
+ * part of, so that the gate's shortcut tests one bit for the others.
  */
 struct ftagent_addr_index {
 	u32 n;			/* intervals; 0: no index */
 	u32 *start4;		/* AF_INET, host order */
-	u32 *bucket4;		/* AF_INET: BIT(16) + 1 entries */
+	u32 *bucket4;		/* AF_INET: BIT(16) entries */
 	unsigned long *busy4;	/* AF_INET: BIT(16) bits */
 	struct ftagent_addr128 *start6;	/* AF_INET6 */
 	u32 *off;
@@ -116,6 +115,9 @@ struct ftagent_addr_index {
  * in each other come near it.
  */
 #define FTAGENT_ADDR_INDEX_MAX	BIT(22)
+
+/* In bucket4[b]: the /16 b lies inside one interval (below: its index). */
+#define FTAGENT_BUCKET_ONE	BIT(31)
 
 struct ftagent_ruleset {
 	u64 generation;
