@@ -15,6 +15,7 @@
 
 #include "kselftest_harness.h"
 #include "budget_test.h"
+#include "../../tools/lib/policy.h"
 
 /* Send 4 KiB at a time until refused: bytes sent, and the errno. */
 static uint64_t send_until_refused(int fd, int *err)
@@ -172,6 +173,65 @@ TEST_F(budget, the_call_past_a_call_budget_is_refused)
 	EXPECT_EQ(1, got.alerts);
 	close(lfd);
 	ftagent_budget_set_free(&s);
+}
+
+/*
+ * A call budget beside a rule set that lets the calls through: by the
+ * default without a rule lookup (a CIDR rule the calls never match: the
+ * gate's shortcut, kmod/gate.c ftagent_gate_by_default()), then through
+ * a rule (an audit rule on the port, which completes the call's
+ * description before the budget reads it). Either way the budget
+ * charges the caller's own principal and refuses the call past it.
+ */
+TEST_F(budget, a_call_budget_holds_beside_a_rule_set)
+{
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	uint64_t gen;
+	uint16_t port;
+	int lfd = listener(&port), round;
+
+	for (round = 0; round < 2; round++) {
+		struct ftagent_budget_set s = {0};
+
+		ftagent_policy_spec_init(&p);
+		r = ftagent_policy_spec_add(&p);
+		ASSERT_NE(NULL, r);
+		snprintf(r->name, sizeof(r->name), "%s",
+			 round ? "audit-the-port" : "deny-10/8");
+		r->ops = 1u << FTAGENT_OP_CONNECT;
+		if (round) {
+			r->action = FTAGENT_ACTION_AUDIT;
+			r->set |= FTAGENT_RULE_SET_PORT;
+			r->port_min = r->port_max = port;
+		} else {
+			r->action = FTAGENT_ACTION_DENY;
+			r->set |= FTAGENT_RULE_SET_ADDR |
+				  FTAGENT_RULE_SET_PREFIX_LEN;
+			r->addr_len = 4;
+			r->addr[0] = 10;
+			r->prefix_len = 8;
+		}
+		ASSERT_EQ(0, ftagent_set_policy(ctl(), &p, &gen, &err))
+		TH_LOG("%s", err.msg);
+		budget(&s, "two-connects", FTAGENT_METRIC_CONNECTS, 2, 60000);
+		ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+		EXPECT_EQ(0, try_connect(port)) TH_LOG("round %d", round);
+		EXPECT_EQ(0, try_connect(port)) TH_LOG("round %d", round);
+		EXPECT_EQ(-EDQUOT, try_connect(port)) TH_LOG("round %d", round);
+		ASSERT_EQ(0, get_one(&got));
+		EXPECT_EQ(2, got.used) TH_LOG("round %d", round);
+		EXPECT_EQ(1, got.denied) TH_LOG("round %d", round);
+		ftagent_budget_set_free(&s);
+		ftagent_policy_spec_free(&p);
+		ASSERT_EQ(0, clear_budgets());
+	}
+	ftagent_policy_spec_init(&p);
+	EXPECT_EQ(0, ftagent_set_policy(ctl(), &p, &gen, &err));
+	ftagent_policy_spec_free(&p);
+	close(lfd);
 }
 
 /*

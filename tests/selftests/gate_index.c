@@ -16,6 +16,8 @@
  * decided.
  */
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <sys/sendfile.h>
 
 #include "kselftest_harness.h"
 #include "gate_test.h"
@@ -319,6 +321,118 @@ TEST_F(index, prefixes_at_the_edges_of_a_slash_16)
 	free(want);
 	ftagent_policy_spec_free(&got);
 	ftagent_policy_spec_free(&p);
+}
+
+/* A TCP socket of 127.0.0.@host's listener on @port, connected. */
+static int tcp_to(uint8_t host, uint16_t port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_port = htons(port),
+				  .sin_addr.s_addr = htonl(0x7f000000 | host)};
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sin, sizeof(sin)))
+		abort();
+	return fd;
+}
+
+/* A listener on 127.0.0.@host; its fd, and its port in *@port. */
+static int listen_on(uint8_t host, uint16_t *port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(0x7f000000 | host)};
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	if (fd < 0 || bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ||
+	    listen(fd, 8) || getsockname(fd, (struct sockaddr *)&sin, &len))
+		abort();
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+/* bind() to 127.0.0.@host (any port), UDP: 0 or -errno. */
+static int bind_to(uint8_t host)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET,
+				  .sin_addr.s_addr = htonl(0x7f000000 | host)};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), rc;
+
+	rc = bind(fd, (struct sockaddr *)&sin, sizeof(sin)) ? -errno : 0;
+	close(fd);
+	return rc;
+}
+
+/*
+ * Sets of address rules alone, so that the gate's shortcut decides every
+ * call no rule can match, for the operations besides connect: a send on
+ * a connected TCP socket (its peer), write() on it, sendfile() to it, a
+ * UDP sendto() naming an address, and bind.
+ */
+TEST_F(index, address_rules_alone_decide_sends_and_binds)
+{
+	struct sockaddr_in udp = {.sin_family = AF_INET, .sin_port = htons(9)};
+	struct ftagent_policy_spec p, got;
+	struct ftnl_error err;
+	uint16_t denied_port, open_port;
+	int l_denied, l_open, fd, ufd, file;
+	off_t off = 0;
+	char c = 'x';
+
+	ftagent_policy_spec_init(&p);
+	prefix_of(rule(&p, "r0-no-sends-to-.2", FTAGENT_ACTION_DENY),
+		  "127.0.0.2", 32);
+	p.rules[0].ops = 1u << FTAGENT_OP_SEND;
+	prefix_of(rule(&p, "r1-no-binds-to-.3", FTAGENT_ACTION_DENY),
+		  "127.0.0.3", 32);
+	p.rules[1].ops = 1u << FTAGENT_OP_BIND;
+	l_denied = listen_on(2, &denied_port);
+	l_open = listen_on(1, &open_port);
+	file = open("/tmp/ftg-index-sendfile", O_RDWR | O_CREAT | O_TRUNC,
+		    0600);
+	ASSERT_LE(0, file);
+	ASSERT_EQ(1, write(file, &c, 1));
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+
+	fd = tcp_to(2, denied_port);
+	EXPECT_EQ(-1, send(fd, &c, 1, 0));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, write(fd, &c, 1));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, sendfile(fd, file, &off, 1));
+	EXPECT_EQ(EPERM, errno);
+	close(fd);
+	fd = tcp_to(1, open_port);
+	EXPECT_EQ(1, send(fd, &c, 1, 0));
+	EXPECT_EQ(1, write(fd, &c, 1));
+	off = 0;
+	EXPECT_EQ(1, sendfile(fd, file, &off, 1));
+	close(fd);
+	ufd = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_LE(0, ufd);
+	udp.sin_addr.s_addr = htonl(0x7f000002);
+	EXPECT_EQ(-1,
+		  sendto(ufd, &c, 1, 0, (struct sockaddr *)&udp, sizeof(udp)));
+	EXPECT_EQ(EPERM, errno);
+	udp.sin_addr.s_addr = htonl(0x7f000004);
+	EXPECT_EQ(1,
+		  sendto(ufd, &c, 1, 0, (struct sockaddr *)&udp, sizeof(udp)));
+	close(ufd);
+	EXPECT_EQ(-EPERM, bind_to(3));
+	EXPECT_EQ(0, bind_to(4));
+
+	ftagent_policy_spec_init(&got);
+	ASSERT_EQ(0, ftagent_get_policy(ctl(), &got, &err));
+	ASSERT_EQ(2, got.n);
+	/* sendfile may be decided once per page it hands over: at least 4. */
+	EXPECT_LE(4, got.rules[0].hits);
+	EXPECT_EQ(1, got.rules[1].hits);
+	ftagent_policy_spec_free(&got);
+	ftagent_policy_spec_free(&p);
+	close(file);
+	unlink("/tmp/ftg-index-sendfile");
+	close(l_denied);
+	close(l_open);
 }
 
 /* 10,000 rules of one port each: the port's own rule decides. */
