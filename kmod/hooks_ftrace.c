@@ -472,7 +472,8 @@ void notrace ftagent_settle_direct(void)
 }
 
 /*
- * exit_work=1 (a prototype, docs/design/return-path.md): the entry marks
+ * The exit work (the default; exit_work=0, or a kernel where it cannot
+ * start, settles as above; docs/design/return-path.md): the entry marks
  * the call by setting the task's SYSCALL_TRACEPOINT work bit, so the
  * kernel's own syscall exit work (syscall_exit_work()) calls the sys_exit
  * tracepoint for this call, where ftagent_sys_exit() charges it from the
@@ -575,10 +576,13 @@ static struct ftrace_ops ftagent_settle_ops = {
  * traced syscall or a settle point cannot attach (EBUSY). direct_calls=0
  * leaves them free, at about 200 more instructions per traced call.
  */
-static bool exit_work;
+static bool exit_work = true;
 module_param(exit_work, bool, 0444);
 MODULE_PARM_DESC(exit_work,
-		 "ftrace set: see a traced call's result from the syscall exit work (sys_exit tracepoint) instead of TIF_NOTIFY_RESUME (prototype under review: not for production, docs/design/return-path.md)");
+		 "ftrace set: see a traced call's result from the syscall exit work (sys_exit tracepoint; default) rather than TIF_NOTIFY_RESUME (0; also the fallback when the exit work cannot start)");
+
+/* The ftrace set started on the exit work (exit_work, and it could). */
+static bool ftagent_ew_on;
 
 static bool direct_calls = true;
 module_param(direct_calls, bool, 0444);
@@ -795,7 +799,7 @@ static void ftagent_unregister(struct ftrace_ops *ops,
 bool ftagent_ftrace_direct_on(void)
 {
 	return ftagent_entry_direct_set.on &&
-	       (exit_work || ftagent_settle_direct_set.on);
+	       (ftagent_ew_on || ftagent_settle_direct_set.on);
 }
 
 static void notrace ftagent_task_exit(void *data, struct task_struct *p)
@@ -869,7 +873,7 @@ static void ftagent_reset_filter(struct ftrace_ops *ops)
 }
 
 /*
- * exit_work=1: the sys_exit tracepoint and the SYSCALL_TRACEPOINT bit are
+ * The exit work: the sys_exit tracepoint and the SYSCALL_TRACEPOINT bit are
  * shared with every other user of the syscall tracepoints (perf, ftrace's
  * syscall events, BPF raw tracepoints): while any of them has a probe on
  * sys_enter or sys_exit, every thread must keep the bit, and the kernel
@@ -880,7 +884,12 @@ static void ftagent_reset_filter(struct ftrace_ops *ops)
  *
  *  - ftagent_sys_others counts the other users' probes: a snapshot at
  *    start, then an ftrace hook on the entry of the exported register and
- *    unregister functions (filtered on the two tracepoints);
+ *    unregister functions (filtered on the two tracepoints). It is the
+ *    size of a set of (tracepoint, probe, data): the kernel holds each
+ *    such probe at most once (a second registration is -EEXIST), and a
+ *    register function that calls another one (tracepoint_probe_register()
+ *    becoming a jump to _prio()) reaches the hook twice for one probe;
+ *    counted as calls, that probe would stay counted after it left;
  *  - on each of their registrations the hook counts it, then sets the bit
  *    on every thread (and a fork probe on children born meanwhile) before
  *    the probe goes live;
@@ -895,6 +904,57 @@ static void ftagent_reset_filter(struct ftrace_ops *ops)
 static struct tracepoint *ftagent_sys_enter_tp, *ftagent_sys_exit_tp;
 static struct tracepoint *ftagent_fork_tp;
 static atomic_t ftagent_sys_others;
+
+/*
+ * The other users' probes the count stands for. When the set is full, a
+ * registration is counted without a place in it, so for good: the count
+ * is then too high (bits stay set), never too low.
+ */
+#define FTAGENT_SYS_PROBES	64
+
+struct ftagent_sys_probe {
+	unsigned long tp, probe, data;
+};
+
+static struct ftagent_sys_probe ftagent_sys_probes[FTAGENT_SYS_PROBES];
+static unsigned int ftagent_sys_nprobes;
+static DEFINE_RAW_SPINLOCK(ftagent_sys_lock);
+
+/* Note one probe; false if it was noted already. Under ftagent_sys_lock. */
+static bool ftagent_sys_note(unsigned long tp, unsigned long probe,
+			     unsigned long data)
+{
+	struct ftagent_sys_probe *p;
+	unsigned int i;
+
+	for (i = 0; i < ftagent_sys_nprobes; i++) {
+		p = &ftagent_sys_probes[i];
+		if (p->tp == tp && p->probe == probe && p->data == data)
+			return false;
+	}
+	if (ftagent_sys_nprobes == FTAGENT_SYS_PROBES)
+		return true;
+	ftagent_sys_probes[ftagent_sys_nprobes++] =
+		(struct ftagent_sys_probe){ tp, probe, data };
+	return true;
+}
+
+/* Forget one probe; false if it was not noted. Under ftagent_sys_lock. */
+static bool ftagent_sys_forget(unsigned long tp, unsigned long probe,
+			       unsigned long data)
+{
+	struct ftagent_sys_probe *p;
+	unsigned int i;
+
+	for (i = 0; i < ftagent_sys_nprobes; i++) {
+		p = &ftagent_sys_probes[i];
+		if (p->tp == tp && p->probe == probe && p->data == data) {
+			*p = ftagent_sys_probes[--ftagent_sys_nprobes];
+			return true;
+		}
+	}
+	return false;
+}
 
 static void ftagent_sys_exit(void *data, struct pt_regs *regs, long ret);
 
@@ -1028,11 +1088,20 @@ static void notrace ftagent_sys_reg(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op,
 				    struct ftrace_regs *fregs)
 {
-	if (!ftagent_sys_tp(FTAGENT_FARG(fregs, 0), FTAGENT_FARG(fregs, 1)))
+	unsigned long tp = FTAGENT_FARG(fregs, 0);
+	unsigned long probe = FTAGENT_FARG(fregs, 1);
+	unsigned long flags;
+	bool noted;
+
+	if (!ftagent_sys_tp(tp, probe))
 		return;
-	atomic_inc(&ftagent_sys_others);
+	raw_spin_lock_irqsave(&ftagent_sys_lock, flags);
+	noted = ftagent_sys_note(tp, probe, FTAGENT_FARG(fregs, 2));
+	if (noted)
+		atomic_inc(&ftagent_sys_others);
+	raw_spin_unlock_irqrestore(&ftagent_sys_lock, flags);
 	/* Pairs with the exit probe's clear, barrier, read of the count. */
-	smp_mb__after_atomic();
+	smp_mb();
 	ftagent_sys_bits_all();
 }
 
@@ -1041,8 +1110,21 @@ static void notrace ftagent_sys_unreg(unsigned long ip,
 				      struct ftrace_ops *op,
 				      struct ftrace_regs *fregs)
 {
-	if (ftagent_sys_tp(FTAGENT_FARG(fregs, 0), FTAGENT_FARG(fregs, 1)))
-		atomic_dec_if_positive(&ftagent_sys_others);
+	unsigned long tp = FTAGENT_FARG(fregs, 0);
+	unsigned long probe = FTAGENT_FARG(fregs, 1);
+	unsigned long flags;
+
+	if (!ftagent_sys_tp(tp, probe))
+		return;
+	/*
+	 * Before the probe is gone: the count only ever runs ahead of the
+	 * probes there are, and the kernel clears the bits itself when the
+	 * last one goes (syscall_unregfunc()).
+	 */
+	raw_spin_lock_irqsave(&ftagent_sys_lock, flags);
+	if (ftagent_sys_forget(tp, probe, FTAGENT_FARG(fregs, 2)))
+		atomic_dec(&ftagent_sys_others);
+	raw_spin_unlock_irqrestore(&ftagent_sys_lock, flags);
 }
 
 /*
@@ -1084,18 +1166,22 @@ static const char * const ftagent_sys_reg_points[] = {
 	"tracepoint_probe_register_prio_may_exist",
 };
 
-static int ftagent_tp_other_probes(struct tracepoint *tp)
+/* Note the other users' probes on @tp now. */
+static void ftagent_tp_other_probes(struct tracepoint *tp)
 {
 	struct tracepoint_func *f;
-	int n = 0;
+	unsigned long flags;
 
 	rcu_read_lock_sched();
+	raw_spin_lock_irqsave(&ftagent_sys_lock, flags);
 	f = rcu_dereference_sched(tp->funcs);
 	for (; f && f->func; f++)
-		if (f->func != (void *)ftagent_sys_exit)
-			n++;
+		if (f->func != (void *)ftagent_sys_exit &&
+		    ftagent_sys_note((unsigned long)tp, (unsigned long)f->func,
+				     (unsigned long)f->data))
+			atomic_inc(&ftagent_sys_others);
+	raw_spin_unlock_irqrestore(&ftagent_sys_lock, flags);
 	rcu_read_unlock_sched();
-	return n;
 }
 
 /*
@@ -1145,6 +1231,7 @@ static int ftagent_ew_start(void)
 	if (!ftagent_sys_enter_tp || !ftagent_sys_exit_tp || !ftagent_fork_tp)
 		return -ENOENT;
 	atomic_set(&ftagent_sys_others, 0);
+	ftagent_sys_nprobes = 0;
 	for (i = 0; i < ARRAY_SIZE(ftagent_sys_reg_points); i++) {
 		err = ftagent_ftrace_filter(&ftagent_sys_reg_ops,
 					    ftagent_sys_reg_points[i]);
@@ -1170,7 +1257,7 @@ static int ftagent_ew_start(void)
 	ftagent_ew_seen_clear_all();
 	err = register_ftrace_function(&ftagent_sys_reg_ops);
 	if (err == -EBUSY)
-		pr_err("exit_work=1: kernel.ftrace_enabled is 0: set it to 1 to load\n");
+		pr_info("exit work: kernel.ftrace_enabled is 0\n");
 	if (err)
 		goto err_fork;
 	err = register_ftrace_function(&ftagent_sys_unreg_ops);
@@ -1181,9 +1268,8 @@ static int ftagent_ew_start(void)
 	 * set, so that a registration the hooks saw but the snapshot missed
 	 * is not lost; every race here leaves the count high, never low.
 	 */
-	atomic_add(ftagent_tp_other_probes(ftagent_sys_enter_tp) +
-		   ftagent_tp_other_probes(ftagent_sys_exit_tp),
-		   &ftagent_sys_others);
+	ftagent_tp_other_probes(ftagent_sys_enter_tp);
+	ftagent_tp_other_probes(ftagent_sys_exit_tp);
 	/*
 	 * May run syscall_regfunc(), which sets the bit on every thread
 	 * when no other user has: each clears its own on its next return.
@@ -1225,14 +1311,8 @@ static int ftagent_ftrace_start(void)
 
 	if (ftagent_ftrace_stuck)
 		return -EBUSY;	/* the set that would not go is still there */
-	if (exit_work) {
-		ftagent_entry_ops.func = ftagent_entry_ew;
-		ftagent_entry_direct_set.tramp = ftagent_entry_ew_tramp;
-	} else {
-		ftagent_entry_ops.func = ftagent_entry;
-		ftagent_entry_direct_set.tramp = ftagent_entry_tramp;
-	}
-	/* exit_work=1 uses the table for the calls that note descriptors. */
+	ftagent_ew_on = false;
+	/* The exit work uses the table for the calls that note descriptors. */
 	ftagent_pending = kvcalloc(FTAGENT_PENDING_SLOTS, sizeof(long),
 				   GFP_KERNEL);
 	ftagent_pending_spills = kvcalloc(FTAGENT_PENDING_BUCKETS,
@@ -1260,10 +1340,24 @@ static int ftagent_ftrace_start(void)
 		goto err_free;
 	if (exit_work) {
 		err = ftagent_ew_start();
-		if (err)
+		if (!err) {
+			ftagent_entry_ops.func = ftagent_entry_ew;
+			ftagent_entry_direct_set.tramp = ftagent_entry_ew_tramp;
+			ftagent_ew_on = true;
+			return 0;
+		}
+		if (err == -ENOMEM)
 			goto err_exit_tp;
-		return 0;
+		/*
+		 * No syscall tracepoint to share, or kernel.ftrace_enabled
+		 * is 0 (which the exit work's PERMANENT ops need at 1): the
+		 * settle below sees the same calls, for more per call.
+		 */
+		pr_info("ftrace hooks: exit work unavailable (%d), settling through TIF_NOTIFY_RESUME\n",
+			err);
 	}
+	ftagent_entry_ops.func = ftagent_entry;
+	ftagent_entry_direct_set.tramp = ftagent_entry_tramp;
 
 	for (i = 0; i < ARRAY_SIZE(ftagent_settle_points); i++) {
 		err = ftagent_filter_both(&ftagent_settle_ops,
@@ -1391,7 +1485,7 @@ static void ftagent_ftrace_detach(struct ftagent_hook **hooks, unsigned int n)
 
 static void ftagent_ftrace_stop(void)
 {
-	if (exit_work) {
+	if (ftagent_ew_on) {
 		/*
 		 * A set ftrace would not detach keeps its filter (emptied, it
 		 * would trace every function). The probes do not depend on
