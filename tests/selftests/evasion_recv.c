@@ -299,9 +299,9 @@ static int set_ftrace_enabled(int on)
  * the sysctl leaves on), and must keep none of it for the task's next
  * traced receive: that one, failing with EFAULT after its own datagram
  * arrived, is charged exactly that datagram, and nothing is counted
- * lost. With exit_work=1 (the prototype) the sysctl is refused (EBUSY)
- * while the module is loaded: its tracepoint-counting ops are PERMANENT,
- * so that no peer's syscall tracepoint probe can go unseen.
+ * lost. While the ftrace set returns through the exit work (its default)
+ * the sysctl is refused (EBUSY): its tracepoint-counting ops are
+ * PERMANENT, so that no peer's syscall tracepoint probe can go unseen.
  */
 TEST_F(recv, a_receive_with_function_tracing_off_leaves_nothing_behind)
 {
@@ -309,6 +309,7 @@ TEST_F(recv, a_receive_with_function_tracing_off_leaves_nothing_behind)
 	struct sockaddr_in from;
 	socklen_t *len;
 	ssize_t untraced;
+	int exit_work;
 	uint64_t lost0;
 	struct ft_totals t;
 
@@ -318,8 +319,9 @@ TEST_F(recv, a_receive_with_function_tracing_off_leaves_nothing_behind)
 	memset(&fc, 0, sizeof(fc));
 
 	ASSERT_EQ(0, send_dgram(self->tx, 0));
-	if (getenv("FTAGENT_PARAMS") &&
-	    strstr(getenv("FTAGENT_PARAMS"), "exit_work=1")) {
+	exit_work = ft_exit_work_on();
+	ASSERT_LE(0, exit_work);
+	if (exit_work) {
 		ASSERT_EQ(-EBUSY, set_ftrace_enabled(0));
 		return;
 	}

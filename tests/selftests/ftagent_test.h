@@ -297,6 +297,32 @@ static inline int ft_reload_module(const char *extra)
 }
 
 /*
+ * Whether the loaded module's ftrace set sees returns through the syscall
+ * exit work (the default) rather than TIF_NOTIFY_RESUME: the kernel lists
+ * the hook by which it counts other syscall tracepoint users on
+ * tracepoint_probe_unregister in enabled_functions, with ftagent's
+ * callback on the same line. 1, 0, or -1 if tracefs cannot be read.
+ */
+static inline int ft_exit_work_on(void)
+{
+	static const char fn[] = "tracepoint_probe_unregister ";
+	char line[512];
+	int found = 0;
+	FILE *f;
+
+	if (access("/sys/kernel/tracing/enabled_functions", R_OK))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	f = fopen("/sys/kernel/tracing/enabled_functions", "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, fn, strlen(fn)) && strstr(line, "[ftagent]"))
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/*
  * A UDP socket of @family bound on loopback in @fds[0], and one
  * connected to it in @fds[1]; 0, or -1 with errno.
  */
