@@ -80,6 +80,18 @@ class Agent:
         return [], {}
 
 
+def exit_work_on():
+    """Whether ftagent's ftrace set returns through the syscall exit work:
+    its hook on tracepoint_probe_unregister is in enabled_functions."""
+    path = "/sys/kernel/tracing/enabled_functions"
+    if not os.path.exists(path):
+        subprocess.run(["mount", "-t", "tracefs", "tracefs",
+                        "/sys/kernel/tracing"], check=False)
+    with open(path) as f:
+        return any(line.startswith("tracepoint_probe_unregister ") and
+                   "[ftagent]" in line for line in f)
+
+
 class Ftagent(Agent):
     kind = "ftagent"
 
@@ -95,6 +107,13 @@ class Ftagent(Agent):
 
     def start(self):
         run(["insmod", ARGS.module] + self.params)
+        if "hooks=ftrace" in self.params:
+            # The figure must be of the return path the condition names.
+            want = "exit_work=0" not in self.params
+            if exit_work_on() != want:
+                raise SystemExit("%s: the ftrace set %s the exit work" %
+                                 (self.name, "is not on" if want else
+                                  "is on"))
         if self.rules:
             run([FTCTL, "policy", "load", self.rules_file(self.rules)])
         if self.daemon:
@@ -470,6 +489,9 @@ def conditions():
           Ftagent("minimal", ["mode=minimal", "hooks=ftrace"]),
           Ftagent("standard", ["hooks=ftrace"]),
           Ftagent("standard_ftrace_ops", ["hooks=ftrace", "direct_calls=0"]),
+          # The return seen through TIF_NOTIFY_RESUME, the fallback of
+          # the default exit work (docs/hooks.md).
+          Ftagent("standard_notify_resume", ["hooks=ftrace", "exit_work=0"]),
           Ftagent("standard_kprobe", ["hooks=kprobe"]),
           Ftagent("standard_daemon", ["hooks=ftrace"], daemon=True),
           # io_uring counting and records off (one of its tracepoints
