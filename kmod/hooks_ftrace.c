@@ -2,6 +2,11 @@
 /*
  * The ftrace hook set: ftrace_ops only, no kprobes, no return trampolines.
  *
+ * By default a traced call's return is seen through the kernel's syscall
+ * exit work (the sys_exit tracepoint; "The exit work" below). What
+ * follows here is the settle that exit_work=0 keeps, and that the set
+ * falls back to where the exit work cannot start.
+ *
  * Entry: one ftrace_ops over the entry points of every traced syscall
  * marks the calling task as "in a traced call" in a preallocated table and
  * sets TIF_NOTIFY_RESUME on it. Setting that flag is harmless by design:
@@ -802,6 +807,11 @@ bool ftagent_ftrace_direct_on(void)
 	       (ftagent_ew_on || ftagent_settle_direct_set.on);
 }
 
+bool ftagent_ftrace_exit_work_on(void)
+{
+	return ftagent_ew_on;
+}
+
 static void notrace ftagent_task_exit(void *data, struct task_struct *p)
 {
 	unsigned long *slot;
@@ -910,7 +920,7 @@ static atomic_t ftagent_sys_others;
  * registration is counted without a place in it, so for good: the count
  * is then too high (bits stay set), never too low.
  */
-#define FTAGENT_SYS_PROBES	64
+#define FTAGENT_SYS_PROBES	256
 
 struct ftagent_sys_probe {
 	unsigned long tp, probe, data;
@@ -920,9 +930,12 @@ static struct ftagent_sys_probe ftagent_sys_probes[FTAGENT_SYS_PROBES];
 static unsigned int ftagent_sys_nprobes;
 static DEFINE_RAW_SPINLOCK(ftagent_sys_lock);
 
-/* Note one probe; false if it was noted already. Under ftagent_sys_lock. */
-static bool ftagent_sys_note(unsigned long tp, unsigned long probe,
-			     unsigned long data)
+/*
+ * Note one probe: whether it is to be counted (new, or past a full set),
+ * false if it was noted already. Under ftagent_sys_lock.
+ */
+static notrace bool ftagent_sys_note(unsigned long tp, unsigned long probe,
+				     unsigned long data)
 {
 	struct ftagent_sys_probe *p;
 	unsigned int i;
@@ -932,16 +945,21 @@ static bool ftagent_sys_note(unsigned long tp, unsigned long probe,
 		if (p->tp == tp && p->probe == probe && p->data == data)
 			return false;
 	}
-	if (ftagent_sys_nprobes == FTAGENT_SYS_PROBES)
+	if (ftagent_sys_nprobes == FTAGENT_SYS_PROBES) {
+		pr_warn_once("exit work: more than %d syscall tracepoint probes: the rest stay counted until unload\n",
+			     FTAGENT_SYS_PROBES);
 		return true;
+	}
 	ftagent_sys_probes[ftagent_sys_nprobes++] =
-		(struct ftagent_sys_probe){ tp, probe, data };
+		(struct ftagent_sys_probe){ .tp = tp, .probe = probe,
+					    .data = data };
 	return true;
 }
 
 /* Forget one probe; false if it was not noted. Under ftagent_sys_lock. */
-static bool ftagent_sys_forget(unsigned long tp, unsigned long probe,
-			       unsigned long data)
+static notrace bool ftagent_sys_forget(unsigned long tp,
+				       unsigned long probe,
+				       unsigned long data)
 {
 	struct ftagent_sys_probe *p;
 	unsigned int i;
@@ -959,14 +977,17 @@ static bool ftagent_sys_forget(unsigned long tp, unsigned long probe,
 static void ftagent_sys_exit(void *data, struct pt_regs *regs, long ret);
 
 /*
- * No probe but ftagent's on either syscall tracepoint: a second check
- * behind the count, best effort. It narrows a count too low through a
- * path not foreseen (a registration not through the hooked functions)
- * but cannot close it: nothing orders this read against a registration
- * that publishes its probe right after. The probe arrays, not the static
- * keys: a tracepoint publishes its array before it enables its key. A
- * stub left in an array by a removal that could not allocate keeps this
- * false until the array changes again (a cost: the bit stays set).
+ * No probe but ftagent's on either syscall tracepoint: the second check
+ * behind the count, which the count needs. The unregister hook forgets a
+ * probe before the kernel removes it, and a registration can pass the
+ * hooked entry before the hooks are on and publish its probe after the
+ * start's snapshot: in both cases the probe is published and uncounted,
+ * and this keeps the bits. A task that cleared its bit before such a
+ * probe was published is set again by the repair walk the exit probe
+ * asks for (ftagent_sys_heal()). The probe arrays, not the static keys:
+ * a tracepoint publishes its array before it enables its key. A stub left
+ * in an array by a removal that could not allocate keeps this false until
+ * the array changes again (a cost: the bit stays set).
  */
 static __always_inline bool ftagent_sys_alone(void)
 {
@@ -1002,6 +1023,23 @@ static noinline notrace void ftagent_sys_exit_noted(struct ftagent_hook *hook,
 	}
 }
 
+/*
+ * Set the bit on every thread once after a probe no hook counted was
+ * seen: tasks that cleared theirs before it was published would be
+ * missed by it. Asked at most once until the next (un)registration.
+ */
+static void ftagent_sys_repair(struct work_struct *work);
+static DECLARE_WORK(ftagent_sys_repair_work, ftagent_sys_repair);
+static bool ftagent_sys_repair_asked, ftagent_sys_stopping;
+
+static noinline notrace void ftagent_sys_heal(void)
+{
+	if (!READ_ONCE(ftagent_sys_repair_asked) &&
+	    !READ_ONCE(ftagent_sys_stopping) &&
+	    !xchg(&ftagent_sys_repair_asked, true))
+		schedule_work(&ftagent_sys_repair_work);
+}
+
 static __always_inline void ftagent_sys_exit_work(struct pt_regs *regs,
 						  long ret)
 {
@@ -1025,8 +1063,12 @@ static __always_inline void ftagent_sys_exit_work(struct pt_regs *regs,
 		smp_mb__after_atomic();
 		if (unlikely(atomic_read(&ftagent_sys_others)))
 			set_syscall_work(SYSCALL_TRACEPOINT);
-	} else if (own) {
-		atomic_long_andnot(own, (atomic_long_t *)work);
+	} else {
+		if (own)
+			atomic_long_andnot(own, (atomic_long_t *)work);
+		/* Others but none counted: one not seen registering. */
+		if (!atomic_read(&ftagent_sys_others))
+			ftagent_sys_heal();
 	}
 }
 
@@ -1045,7 +1087,7 @@ static void notrace ftagent_sys_exit(void *data, struct pt_regs *regs,
 	preempt_enable_notrace();
 }
 
-static void ftagent_sys_bits_all(void)
+static notrace void ftagent_sys_bits_all(void)
 {
 	struct task_struct *p, *t;
 
@@ -1053,6 +1095,11 @@ static void ftagent_sys_bits_all(void)
 	for_each_process_thread(p, t)
 		set_task_syscall_work(t, SYSCALL_TRACEPOINT);
 	rcu_read_unlock();
+}
+
+static void ftagent_sys_repair(struct work_struct *work)
+{
+	ftagent_sys_bits_all();
 }
 
 /*
@@ -1071,7 +1118,7 @@ static void ftagent_ew_seen_clear_all(void)
 	rcu_read_unlock();
 }
 
-static bool ftagent_sys_tp(unsigned long tp, unsigned long probe)
+static notrace bool ftagent_sys_tp(unsigned long tp, unsigned long probe)
 {
 	return (tp == (unsigned long)ftagent_sys_enter_tp ||
 		tp == (unsigned long)ftagent_sys_exit_tp) &&
@@ -1090,16 +1137,23 @@ static void notrace ftagent_sys_reg(unsigned long ip, unsigned long parent_ip,
 {
 	unsigned long tp = FTAGENT_FARG(fregs, 0);
 	unsigned long probe = FTAGENT_FARG(fregs, 1);
-	unsigned long flags;
 	bool noted;
 
 	if (!ftagent_sys_tp(tp, probe))
 		return;
-	raw_spin_lock_irqsave(&ftagent_sys_lock, flags);
+	raw_spin_lock(&ftagent_sys_lock);
 	noted = ftagent_sys_note(tp, probe, FTAGENT_FARG(fregs, 2));
 	if (noted)
 		atomic_inc(&ftagent_sys_others);
-	raw_spin_unlock_irqrestore(&ftagent_sys_lock, flags);
+	raw_spin_unlock(&ftagent_sys_lock);
+	WRITE_ONCE(ftagent_sys_repair_asked, false);
+	/*
+	 * Noted already: the noting walked (a register function that calls
+	 * another reaches this twice). Callbacks run with preemption off,
+	 * so the walk is one non-preemptible pass over the threads.
+	 */
+	if (!noted)
+		return;
 	/* Pairs with the exit probe's clear, barrier, read of the count. */
 	smp_mb();
 	ftagent_sys_bits_all();
@@ -1112,19 +1166,21 @@ static void notrace ftagent_sys_unreg(unsigned long ip,
 {
 	unsigned long tp = FTAGENT_FARG(fregs, 0);
 	unsigned long probe = FTAGENT_FARG(fregs, 1);
-	unsigned long flags;
 
 	if (!ftagent_sys_tp(tp, probe))
 		return;
 	/*
-	 * Before the probe is gone: the count only ever runs ahead of the
-	 * probes there are, and the kernel clears the bits itself when the
-	 * last one goes (syscall_unregfunc()).
+	 * Before the kernel removes the probe: until it does, the count is
+	 * one short, and ftagent_sys_alone() (the probe still published)
+	 * keeps the bits. Once it is gone, each task clears its own bit on
+	 * its way out (ftagent's probe keeps the kernel's count of syscall
+	 * tracepoint users above 0, so the kernel does not).
 	 */
-	raw_spin_lock_irqsave(&ftagent_sys_lock, flags);
+	raw_spin_lock(&ftagent_sys_lock);
 	if (ftagent_sys_forget(tp, probe, FTAGENT_FARG(fregs, 2)))
 		atomic_dec(&ftagent_sys_others);
-	raw_spin_unlock_irqrestore(&ftagent_sys_lock, flags);
+	raw_spin_unlock(&ftagent_sys_lock);
+	WRITE_ONCE(ftagent_sys_repair_asked, false);
 }
 
 /*
@@ -1170,17 +1226,16 @@ static const char * const ftagent_sys_reg_points[] = {
 static void ftagent_tp_other_probes(struct tracepoint *tp)
 {
 	struct tracepoint_func *f;
-	unsigned long flags;
 
 	rcu_read_lock_sched();
-	raw_spin_lock_irqsave(&ftagent_sys_lock, flags);
+	raw_spin_lock(&ftagent_sys_lock);
 	f = rcu_dereference_sched(tp->funcs);
 	for (; f && f->func; f++)
 		if (f->func != (void *)ftagent_sys_exit &&
 		    ftagent_sys_note((unsigned long)tp, (unsigned long)f->func,
 				     (unsigned long)f->data))
 			atomic_inc(&ftagent_sys_others);
-	raw_spin_unlock_irqrestore(&ftagent_sys_lock, flags);
+	raw_spin_unlock(&ftagent_sys_lock);
 	rcu_read_unlock_sched();
 }
 
@@ -1200,6 +1255,15 @@ static void ftagent_ew_unregister(struct ftrace_ops *ops)
 
 static void ftagent_ew_stop(void)
 {
+	/*
+	 * No repair walk after the probe goes: the kernel clears every
+	 * thread's bit when the last syscall tracepoint probe leaves, and a
+	 * walk after that would leave them set with no probe to clear them.
+	 * The wait lets a probe past the flag finish asking.
+	 */
+	WRITE_ONCE(ftagent_sys_stopping, true);
+	tracepoint_synchronize_unregister();
+	cancel_work_sync(&ftagent_sys_repair_work);
 	tracepoint_probe_unregister(ftagent_sys_exit_tp, ftagent_sys_exit,
 				    NULL);
 	tracepoint_synchronize_unregister();
@@ -1232,6 +1296,8 @@ static int ftagent_ew_start(void)
 		return -ENOENT;
 	atomic_set(&ftagent_sys_others, 0);
 	ftagent_sys_nprobes = 0;
+	ftagent_sys_repair_asked = false;
+	ftagent_sys_stopping = false;
 	for (i = 0; i < ARRAY_SIZE(ftagent_sys_reg_points); i++) {
 		err = ftagent_ftrace_filter(&ftagent_sys_reg_ops,
 					    ftagent_sys_reg_points[i]);
@@ -1255,18 +1321,18 @@ static int ftagent_ew_start(void)
 	 * the fork probe, which clears a child the walk misses.
 	 */
 	ftagent_ew_seen_clear_all();
-	err = register_ftrace_function(&ftagent_sys_reg_ops);
-	if (err == -EBUSY)
-		pr_info("exit work: kernel.ftrace_enabled is 0\n");
+	/* -EBUSY: PERMANENT ops, and kernel.ftrace_enabled is 0. */
+	err = ftagent_ftrace_on(&ftagent_sys_reg_ops);
 	if (err)
 		goto err_fork;
-	err = register_ftrace_function(&ftagent_sys_unreg_ops);
+	err = ftagent_ftrace_on(&ftagent_sys_unreg_ops);
 	if (err)
 		goto err_reg;
 	/*
-	 * The hooks are live: add what was there before them. Added, not
-	 * set, so that a registration the hooks saw but the snapshot missed
-	 * is not lost; every race here leaves the count high, never low.
+	 * The hooks are live: note what was there before them. A probe the
+	 * hooks saw is noted once. One whose registration passed the hooked
+	 * entry before the hooks were on, and is published after this, is
+	 * counted by no one: ftagent_sys_alone() and the repair walk cover it.
 	 */
 	ftagent_tp_other_probes(ftagent_sys_enter_tp);
 	ftagent_tp_other_probes(ftagent_sys_exit_tp);
@@ -1280,13 +1346,26 @@ static int ftagent_ew_start(void)
 		goto err_unreg;
 	return 0;
 
+	/*
+	 * An ops ftrace would not take off keeps its filter (emptied, it
+	 * would trace every function): ftagent_ew_unregister() resets only
+	 * what it took off.
+	 */
 err_unreg:
-	unregister_ftrace_function(&ftagent_sys_unreg_ops);
+	ftagent_ew_unregister(&ftagent_sys_unreg_ops);
+	ftagent_ew_unregister(&ftagent_sys_reg_ops);
+	goto err_fork_probe;
 err_reg:
-	unregister_ftrace_function(&ftagent_sys_reg_ops);
+	ftagent_ew_unregister(&ftagent_sys_reg_ops);
+	ftagent_reset_filter(&ftagent_sys_unreg_ops);
+	goto err_fork_probe;
 err_fork:
+	ftagent_reset_filter(&ftagent_sys_reg_ops);
+	ftagent_reset_filter(&ftagent_sys_unreg_ops);
+err_fork_probe:
 	tracepoint_probe_unregister(ftagent_fork_tp, ftagent_sys_fork, NULL);
 	tracepoint_synchronize_unregister();
+	return err;
 err_filter:
 	ftagent_reset_filter(&ftagent_sys_reg_ops);
 	ftagent_reset_filter(&ftagent_sys_unreg_ops);
@@ -1346,15 +1425,21 @@ static int ftagent_ftrace_start(void)
 			ftagent_ew_on = true;
 			return 0;
 		}
-		if (err == -ENOMEM)
+		if (err == -ENOMEM || ftagent_ftrace_stuck)
 			goto err_exit_tp;
 		/*
 		 * No syscall tracepoint to share, or kernel.ftrace_enabled
-		 * is 0 (which the exit work's PERMANENT ops need at 1): the
-		 * settle below sees the same calls, for more per call.
+		 * is 0, which the exit work's PERMANENT ops need at 1. The
+		 * settle below sees the same calls, for more per call; with
+		 * the sysctl at 0 it sees none until it is set back (as
+		 * every ftrace user), and stays the settle until the next
+		 * attach.
 		 */
-		pr_info("ftrace hooks: exit work unavailable (%d), settling through TIF_NOTIFY_RESUME\n",
-			err);
+		if (err == -EBUSY)
+			pr_warn("ftrace hooks: kernel.ftrace_enabled is 0: nothing is seen until it is 1, then returns are settled through TIF_NOTIFY_RESUME until the next attach\n");
+		else
+			pr_info("ftrace hooks: exit work unavailable (%d), settling through TIF_NOTIFY_RESUME\n",
+				err);
 	}
 	ftagent_entry_ops.func = ftagent_entry;
 	ftagent_entry_direct_set.tramp = ftagent_entry_tramp;
@@ -1486,6 +1571,7 @@ static void ftagent_ftrace_detach(struct ftagent_hook **hooks, unsigned int n)
 static void ftagent_ftrace_stop(void)
 {
 	if (ftagent_ew_on) {
+		ftagent_ew_on = false;
 		/*
 		 * A set ftrace would not detach keeps its filter (emptied, it
 		 * would trace every function). The probes do not depend on
