@@ -72,7 +72,10 @@ static int ftagent_ctl_get_status(struct sk_buff *skb, struct genl_info *info)
 					  FTAGENT_CTL_A_NAME) ||
 	      nla_put_u8(msg, FTAGENT_CTL_A_DIRECT_CALLS,
 			 cfg->hooks == FTAGENT_HOOKS_FTRACE &&
-			 ftagent_ftrace_direct_on());
+			 ftagent_ftrace_direct_on()) ||
+	      nla_put_u8(msg, FTAGENT_CTL_A_EXIT_WORK,
+			 cfg->hooks == FTAGENT_HOOKS_FTRACE &&
+			 ftagent_ftrace_exit_work_on());
 	ftagent_config_unlock();
 	if (err) {
 		nlmsg_free(msg);

@@ -69,6 +69,8 @@ bool ftagent_ftrace_off(struct ftrace_ops *ops, const char *what);
 struct tracepoint *ftagent_tracepoint(const char *name);
 /* Whether the ftrace set is attached through direct calls right now. */
 bool ftagent_ftrace_direct_on(void);
+/* Whether the ftrace set sees returns through the syscall exit work. */
+bool ftagent_ftrace_exit_work_on(void);
 /* Whether direct calls may be used at all (the direct_calls parameter). */
 bool ftagent_direct_calls_allowed(void);
 #ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC

@@ -577,4 +577,70 @@ TEST_RELOADS(a_livepatch_shares_the_traced_functions)
 	EXPECT_EQ(0, ft_reload_module(NULL));
 }
 
+/* Write kernel.ftrace_enabled; 0, or -errno. */
+static int set_ftrace_enabled(int on)
+{
+	int fd = open("/proc/sys/kernel/ftrace_enabled", O_WRONLY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = write(fd, on ? "1\n" : "0\n", 2) == 2 ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
+/* The status's exit_work, and the kernel's view (enabled_functions). */
+static int exit_work_status(struct __test_metadata *_metadata)
+{
+	struct ftagent_status st;
+
+	if (status(&st))
+		return -1;
+	EXPECT_TRUE(st.present & FTAGENT_STATUS_HAVE_EXIT_WORK);
+	EXPECT_EQ(ft_exit_work_on(), st.exit_work);
+	return st.exit_work;
+}
+
+/*
+ * The ftrace set returns through the syscall exit work unless told
+ * otherwise (exit_work=0) or unable: with kernel.ftrace_enabled at 0 its
+ * PERMANENT hooks cannot register, and the set settles through
+ * TIF_NOTIFY_RESUME instead, says so in its status, and counts. A switch
+ * of hook set after the sysctl is back takes the exit work again. The
+ * kprobe set reports 0.
+ */
+TEST_RELOADS(the_exit_work_falls_back_and_comes_back)
+{
+	struct ftnl_error err;
+
+	ASSERT_EQ(0, ft_reload_module("hooks=ftrace exit_work=1"));
+	EXPECT_EQ(1, exit_work_status(_metadata));
+	EXPECT_TRUE(preads_counted(100));
+
+	ASSERT_EQ(0, ft_reload_module("hooks=ftrace exit_work=0"));
+	EXPECT_EQ(0, exit_work_status(_metadata));
+	EXPECT_TRUE(preads_counted(100));
+
+	ASSERT_EQ(0, ft_unload_module());
+	ASSERT_EQ(0, set_ftrace_enabled(0));
+	EXPECT_EQ(0, ft_reload_module("hooks=ftrace exit_work=1"));
+	/* Back on before anything can fail out of the test. */
+	ASSERT_EQ(0, set_ftrace_enabled(1));
+	EXPECT_EQ(0, exit_work_status(_metadata));
+	EXPECT_EQ(FTAGENT_HOOKS_FTRACE, hook_set());
+	EXPECT_TRUE(preads_counted(100));
+	ASSERT_EQ(0, set_hooks(FTAGENT_HOOKS_KPROBE, &err))
+	TH_LOG("%s", err.msg);
+	EXPECT_EQ(0, exit_work_status(_metadata));
+	EXPECT_TRUE(preads_counted(100));
+	ASSERT_EQ(0, set_hooks(FTAGENT_HOOKS_FTRACE, &err))
+	TH_LOG("%s", err.msg);
+	EXPECT_EQ(1, exit_work_status(_metadata));
+	EXPECT_TRUE(preads_counted(100));
+	/* With the exit work's hooks on, the sysctl is refused. */
+	EXPECT_EQ(-EBUSY, set_ftrace_enabled(0));
+	EXPECT_EQ(0, ft_reload_module(NULL));
+}
+
 TEST_HARNESS_MAIN

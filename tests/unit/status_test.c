@@ -57,6 +57,39 @@ static void stats_version_decodes(void **state)
 	assert_false(st.present & FTAGENT_STATUS_HAVE_STATE);
 }
 
+/* The 0.5 and 0.7 flags are u8 and say they were present. */
+static void return_path_flags_decode(void **state)
+{
+	char buf[512] = {0};
+	struct nlmsghdr *nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	struct ftagent_status st = {0};
+
+	(void)state;
+	mnl_attr_put_u8(nlh, FTAGENT_CTL_A_DIRECT_CALLS, 1);
+	mnl_attr_put_u8(nlh, FTAGENT_CTL_A_EXIT_WORK, 1);
+	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_OK);
+	assert_true(st.present & FTAGENT_STATUS_HAVE_DIRECT);
+	assert_true(st.present & FTAGENT_STATUS_HAVE_EXIT_WORK);
+	assert_int_equal(1, st.direct_calls);
+	assert_int_equal(1, st.exit_work);
+
+	/* A module before 0.7 sends no EXIT_WORK: not present, not 0. */
+	memset(buf, 0, sizeof(buf));
+	nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	memset(&st, 0, sizeof(st));
+	mnl_attr_put_u8(nlh, FTAGENT_CTL_A_DIRECT_CALLS, 0);
+	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_OK);
+	assert_false(st.present & FTAGENT_STATUS_HAVE_EXIT_WORK);
+
+	/* A u32 where a u8 belongs is refused. */
+	memset(buf, 0, sizeof(buf));
+	nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	mnl_attr_put_u32(nlh, FTAGENT_CTL_A_EXIT_WORK, 1);
+	errno = 0;
+	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_ERROR);
+	assert_int_equal(errno, EBADMSG);
+}
+
 static void short_u32_is_rejected(void **state)
 {
 	char buf[512] = {0};
@@ -123,6 +156,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(ctl_status_decodes),
 		cmocka_unit_test(stats_version_decodes),
+		cmocka_unit_test(return_path_flags_decode),
 		cmocka_unit_test(short_u32_is_rejected),
 		cmocka_unit_test(unterminated_version_is_rejected),
 		cmocka_unit_test(oversized_version_is_rejected),

@@ -191,6 +191,12 @@ static void print_text(const struct kernel_view *k)
 		       k->st.direct_calls ? "yes"
 					  : "no (another direct caller, or "
 					    "direct_calls=0)");
+	if ((k->st.present & FTAGENT_STATUS_HAVE_EXIT_WORK) &&
+	    r->hooks == FTAGENT_HOOKS_FTRACE)
+		printf("%-18s%s\n", "Returns seen in:",
+		       k->st.exit_work ? "the syscall exit work"
+				       : "TIF_NOTIFY_RESUME (exit_work=0, or "
+					 "the exit work could not start)");
 	print_degraded(&k->st);
 	print_size("Memory:", r->memory_bytes);
 	printf("%-18s%u keys per CPU, %u CPUs\n",
@@ -259,6 +265,10 @@ static struct json_object *kernel_json(const struct kernel_view *k)
 		json_object_object_add(
 			kernel, "direct_calls",
 			json_object_new_boolean(k->st.direct_calls));
+	if (k->st.present & FTAGENT_STATUS_HAVE_EXIT_WORK)
+		json_object_object_add(
+			kernel, "exit_work",
+			json_object_new_boolean(k->st.exit_work));
 	json_object_object_add(kernel, "table_capacity",
 			       json_u64(r->table_capacity));
 	json_object_object_add(kernel, "cpus", json_u64(r->nr_cpus));

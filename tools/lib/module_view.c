@@ -58,6 +58,8 @@ struct json_object *ftagent_module_view_json(const struct ftagent_status *st,
 	}
 	if (st->present & FTAGENT_STATUS_HAVE_DIRECT)
 		put(o, "direct_calls", st->direct_calls);
+	if (st->present & FTAGENT_STATUS_HAVE_EXIT_WORK)
+		put(o, "exit_work", st->exit_work);
 	for (i = 0; i < r->n_cpus; i++) {
 		const struct ftagent_cpu_stats *c = &r->cpus[i];
 		struct json_object *j = json_object_new_object();
@@ -154,6 +156,10 @@ static int parse_degraded(struct json_object *j, struct ftagent_status *st)
 	if (!get(j, "direct_calls", &v)) {
 		st->direct_calls = v != 0;
 		st->present |= FTAGENT_STATUS_HAVE_DIRECT;
+	}
+	if (!get(j, "exit_work", &v)) {
+		st->exit_work = v != 0;
+		st->present |= FTAGENT_STATUS_HAVE_EXIT_WORK;
 	}
 	if (get(j, "degraded", &v))
 		return 0;

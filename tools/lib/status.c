@@ -24,7 +24,8 @@ enum field {
 	F_STATE,
 	F_DEGRADED,
 	F_MISSING,
-	F_DIRECT
+	F_DIRECT,
+	F_EXIT_WORK
 };
 
 static enum field field_of(int stats, uint16_t type)
@@ -45,6 +46,7 @@ static enum field field_of(int stats, uint16_t type)
 	case FTAGENT_CTL_A_DEGRADED: return F_DEGRADED;
 	case FTAGENT_CTL_A_MISSING: return F_MISSING;
 	case FTAGENT_CTL_A_DIRECT_CALLS: return F_DIRECT;
+	case FTAGENT_CTL_A_EXIT_WORK: return F_EXIT_WORK;
 	}
 	return F_NONE;
 }
@@ -92,6 +94,13 @@ static int status_attr(const struct nlattr *attr, void *data)
 			goto bad;
 		st->direct_calls = mnl_attr_get_u8(attr);
 		st->present |= FTAGENT_STATUS_HAVE_DIRECT;
+		return MNL_CB_OK;
+	}
+	if (f == F_EXIT_WORK) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U8) < 0)
+			goto bad;
+		st->exit_work = mnl_attr_get_u8(attr);
+		st->present |= FTAGENT_STATUS_HAVE_EXIT_WORK;
 		return MNL_CB_OK;
 	}
 	if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)

@@ -30,15 +30,18 @@ struct ftagent_status {
 	/* Since ABI 0.5, GET_STATUS only: */
 	uint32_t degraded; /* bits of enum ftagent_feature that are off */
 	uint8_t direct_calls;
+	/* Since ABI 0.7: */
+	uint8_t exit_work;
 	unsigned int n_missing; /* names in missing[], all of them if <= MAX */
 	char missing[FTAGENT_MISSING_MAX][FTAGENT_MISSING_NAME_MAX];
 };
 
-#define FTAGENT_STATUS_HAVE_ABI	     (1u << 0)
-#define FTAGENT_STATUS_HAVE_VERSION  (1u << 1)
-#define FTAGENT_STATUS_HAVE_STATE    (1u << 2)
-#define FTAGENT_STATUS_HAVE_DEGRADED (1u << 3)
-#define FTAGENT_STATUS_HAVE_DIRECT   (1u << 4)
+#define FTAGENT_STATUS_HAVE_ABI	      (1u << 0)
+#define FTAGENT_STATUS_HAVE_VERSION   (1u << 1)
+#define FTAGENT_STATUS_HAVE_STATE     (1u << 2)
+#define FTAGENT_STATUS_HAVE_DEGRADED  (1u << 3)
+#define FTAGENT_STATUS_HAVE_DIRECT    (1u << 4)
+#define FTAGENT_STATUS_HAVE_EXIT_WORK (1u << 5)
 
 /*
  * Parse a control-family GET_STATUS reply (stats=0) or a stats-family

@@ -38,7 +38,7 @@
 #include <linux/types.h>
 
 #define FTAGENT_ABI_MAJOR	0
-#define FTAGENT_ABI_MINOR	6
+#define FTAGENT_ABI_MINOR	7
 
 #define FTAGENT_GENL_CTL_NAME		"ftagent_ctl"
 #define FTAGENT_GENL_CTL_VERSION	1
@@ -218,7 +218,7 @@ enum ftagent_ctl_cmd {
 	 * Reply: ABI_MAJOR, ABI_MINOR, MODULE_VERSION, STATE, MODE, HOOKS,
 	 * FLUSH_INTERVAL_MS; since 0.5: DEGRADED, MISSING (only when some
 	 * kernel function the module looks up by name is missing) and
-	 * DIRECT_CALLS.
+	 * DIRECT_CALLS; since 0.7: EXIT_WORK.
 	 */
 	FTAGENT_CTL_CMD_GET_STATUS,
 
@@ -355,6 +355,8 @@ enum ftagent_ctl_attr {
 	/* nest of FTAGENT_CTL_A_NAME, reply: internals not found at load */
 	FTAGENT_CTL_A_MISSING,
 	FTAGENT_CTL_A_DIRECT_CALLS,	/* u8, reply: 1: ftrace set on direct calls */
+	/* u8, reply (0.7): 1: the ftrace set sees returns in the exit work */
+	FTAGENT_CTL_A_EXIT_WORK,
 
 	__FTAGENT_CTL_A_MAX
 };
