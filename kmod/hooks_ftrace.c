@@ -904,8 +904,11 @@ static void ftagent_reset_filter(struct ftrace_ops *ops)
  *    on every thread (and a fork probe on children born meanwhile) before
  *    the probe goes live;
  *  - the bit is cleared only by the task itself on its way out of a call,
- *    when the count is 0, and set back if the count moved meanwhile
- *    (clear, full barrier, read; against the hook's count, barrier, set).
+ *    and set back unless the count is 0 and ftagent's probe is alone on
+ *    both tracepoints (clear, full barrier, read; against the hook's
+ *    count, barrier, set);
+ *  - a probe published that no hook counted (ftagent_sys_alone()) keeps
+ *    every bit, and a repair walk sets those cleared before it came.
  *
  * A count too high only leaves bits set (calls pay the exit work, nobody
  * misses one); too low could drop a bit another user needs, so every
@@ -945,11 +948,8 @@ static notrace bool ftagent_sys_note(unsigned long tp, unsigned long probe,
 		if (p->tp == tp && p->probe == probe && p->data == data)
 			return false;
 	}
-	if (ftagent_sys_nprobes == FTAGENT_SYS_PROBES) {
-		pr_warn_once("exit work: more than %d syscall tracepoint probes: the rest stay counted until unload\n",
-			     FTAGENT_SYS_PROBES);
+	if (ftagent_sys_nprobes == FTAGENT_SYS_PROBES)
 		return true;
-	}
 	ftagent_sys_probes[ftagent_sys_nprobes++] =
 		(struct ftagent_sys_probe){ .tp = tp, .probe = probe,
 					    .data = data };
@@ -984,7 +984,11 @@ static void ftagent_sys_exit(void *data, struct pt_regs *regs, long ret);
  * start's snapshot: in both cases the probe is published and uncounted,
  * and this keeps the bits. A task that cleared its bit before such a
  * probe was published is set again by the repair walk the exit probe
- * asks for (ftagent_sys_heal()). The probe arrays, not the static keys:
+ * asks for (ftagent_sys_heal()), once per version of the probe arrays.
+ * Until the first task meets the probe and the walk has run, a task
+ * whose bit is clear is not seen by it: the kernel publishes a probe
+ * after it sets the bits (syscall_regfunc()), which for such a probe it
+ * did not do, ftagent's own probe holding its count above 0. The probe arrays, not the static keys:
  * a tracepoint publishes its array before it enables its key. A stub left
  * in an array by a removal that could not allocate keeps this false until
  * the array changes again (a cost: the bit stays set).
@@ -1030,14 +1034,32 @@ static noinline notrace void ftagent_sys_exit_noted(struct ftagent_hook *hook,
  */
 static void ftagent_sys_repair(struct work_struct *work);
 static DECLARE_WORK(ftagent_sys_repair_work, ftagent_sys_repair);
-static bool ftagent_sys_repair_asked, ftagent_sys_stopping;
+static bool ftagent_sys_stopping;
+/*
+ * The probe arrays (sys_enter's, sys_exit's) the last repair walk ran
+ * for: each change of either is a new array, so one walk per version.
+ * Compared, never followed.
+ */
+static const void *ftagent_sys_repaired[2];
 
 static noinline notrace void ftagent_sys_heal(void)
 {
-	if (!READ_ONCE(ftagent_sys_repair_asked) &&
-	    !READ_ONCE(ftagent_sys_stopping) &&
-	    !xchg(&ftagent_sys_repair_asked, true))
-		schedule_work(&ftagent_sys_repair_work);
+	const void *enter = rcu_dereference_sched(ftagent_sys_enter_tp->funcs);
+	const void *exit = rcu_dereference_sched(ftagent_sys_exit_tp->funcs);
+
+	if (READ_ONCE(ftagent_sys_stopping) ||
+	    (enter == READ_ONCE(ftagent_sys_repaired[0]) &&
+	     exit == READ_ONCE(ftagent_sys_repaired[1])))
+		return;
+	schedule_work(&ftagent_sys_repair_work);
+}
+
+/* Another user needs the bit after all: keep it, and heal if uncounted. */
+static noinline notrace void ftagent_sys_keep(void)
+{
+	set_syscall_work(SYSCALL_TRACEPOINT);
+	if (!atomic_read(&ftagent_sys_others))
+		ftagent_sys_heal();
 }
 
 static __always_inline void ftagent_sys_exit_work(struct pt_regs *regs,
@@ -1056,20 +1078,26 @@ static __always_inline void ftagent_sys_exit_work(struct pt_regs *regs,
 			ftagent_account(hook->call, regs, ret, NULL);
 		}
 	}
-	if (likely(!atomic_read(&ftagent_sys_others) && ftagent_sys_alone())) {
-		atomic_long_andnot(FTAGENT_EW_MARK | FTAGENT_EW_KEYS,
-				   (atomic_long_t *)work);
-		/* Pairs with ftagent_sys_reg(): count, barrier, set. */
-		smp_mb__after_atomic();
-		if (unlikely(atomic_read(&ftagent_sys_others)))
-			set_syscall_work(SYSCALL_TRACEPOINT);
-	} else {
-		if (own)
-			atomic_long_andnot(own, (atomic_long_t *)work);
-		/* Others but none counted: one not seen registering. */
+	/* Not a call of ftagent's, and another user's bit: leave it. */
+	if (unlikely(!own) &&
+	    (atomic_read(&ftagent_sys_others) || !ftagent_sys_alone())) {
 		if (!atomic_read(&ftagent_sys_others))
 			ftagent_sys_heal();
+		return;
 	}
+	/*
+	 * Clear, full barrier, then look. A registration counts its probe,
+	 * then sets every thread's bit (ftagent_sys_reg(): count, barrier,
+	 * set); a probe no hook counted is published before any repair walk
+	 * for it. Either this sees the count or the probe, or the other side
+	 * sets the bit after this cleared it.
+	 */
+	atomic_long_andnot(FTAGENT_EW_MARK | FTAGENT_EW_KEYS,
+			   (atomic_long_t *)work);
+	/* Pairs with ftagent_sys_reg()'s and the publisher's barriers. */
+	smp_mb__after_atomic();
+	if (unlikely(atomic_read(&ftagent_sys_others) || !ftagent_sys_alone()))
+		ftagent_sys_keep();
 }
 
 /*
@@ -1099,7 +1127,16 @@ static notrace void ftagent_sys_bits_all(void)
 
 static void ftagent_sys_repair(struct work_struct *work)
 {
+	const void *enter, *exit;
+
+	rcu_read_lock_sched();
+	enter = rcu_dereference_sched(ftagent_sys_enter_tp->funcs);
+	exit = rcu_dereference_sched(ftagent_sys_exit_tp->funcs);
+	rcu_read_unlock_sched();
 	ftagent_sys_bits_all();
+	/* A version published since asks again: the work is queued anew. */
+	WRITE_ONCE(ftagent_sys_repaired[0], enter);
+	WRITE_ONCE(ftagent_sys_repaired[1], exit);
 }
 
 /*
@@ -1146,7 +1183,9 @@ static void notrace ftagent_sys_reg(unsigned long ip, unsigned long parent_ip,
 	if (noted)
 		atomic_inc(&ftagent_sys_others);
 	raw_spin_unlock(&ftagent_sys_lock);
-	WRITE_ONCE(ftagent_sys_repair_asked, false);
+	if (unlikely(ftagent_sys_nprobes == FTAGENT_SYS_PROBES))
+		pr_warn_once("exit work: %d syscall tracepoint probes or more: those past them stay counted until unload\n",
+			     FTAGENT_SYS_PROBES);
 	/*
 	 * Noted already: the noting walked (a register function that calls
 	 * another reaches this twice). Callbacks run with preemption off,
@@ -1180,7 +1219,6 @@ static void notrace ftagent_sys_unreg(unsigned long ip,
 	if (ftagent_sys_forget(tp, probe, FTAGENT_FARG(fregs, 2)))
 		atomic_dec(&ftagent_sys_others);
 	raw_spin_unlock(&ftagent_sys_lock);
-	WRITE_ONCE(ftagent_sys_repair_asked, false);
 }
 
 /*
@@ -1195,9 +1233,13 @@ static void notrace ftagent_sys_fork(void *data, struct task_struct *parent,
 {
 	atomic_long_andnot(FTAGENT_EW_OWN,
 			   (atomic_long_t *)&task_thread_info(child)->syscall_work);
-	/* The child is on the task list: pairs with ftagent_sys_reg(). */
+	/*
+	 * The child is on the task list: pairs with ftagent_sys_reg(). A
+	 * probe no hook counted: a repair walk may have passed before the
+	 * child was linked, with the parent's bit (which it copied) clear.
+	 */
 	smp_mb();
-	if (atomic_read(&ftagent_sys_others))
+	if (atomic_read(&ftagent_sys_others) || !ftagent_sys_alone())
 		set_task_syscall_work(child, SYSCALL_TRACEPOINT);
 }
 
@@ -1296,7 +1338,8 @@ static int ftagent_ew_start(void)
 		return -ENOENT;
 	atomic_set(&ftagent_sys_others, 0);
 	ftagent_sys_nprobes = 0;
-	ftagent_sys_repair_asked = false;
+	ftagent_sys_repaired[0] = NULL;
+	ftagent_sys_repaired[1] = NULL;
 	ftagent_sys_stopping = false;
 	for (i = 0; i < ARRAY_SIZE(ftagent_sys_reg_points); i++) {
 		err = ftagent_ftrace_filter(&ftagent_sys_reg_ops,
