@@ -923,7 +923,10 @@ static_assert(offsetof(struct ftagent_key, tgid) == 0 &&
  * (which then does all of it again): a 64-bit read or write class call
  * (read, write, their vector and positioned forms, sendto, sendmsg) on a
  * descriptor whose object this CPU charged last, with every object tracked, no
- * process excluded, no budget and no read fault pending. It is what
+ * process excluded, no budget and no read fault pending. In minimal mode
+ * only a socket (which that mode charges as the standard one does): any
+ * other object is left to the full path, which does not charge it there,
+ * even if it is this CPU's last slot from before a switch of mode. It is what
  * ftagent_charge_fd() and ftagent_counter_count() do for that call, in
  * fewer instructions: the key stays in registers and is compared with
  * the last slot's in place, so there is no key on the stack (and no
@@ -948,7 +951,7 @@ ftagent_account_fast(const struct ftagent_call *call,
 	    static_branch_unlikely(&ftagent_exclusions_on) ||
 	    static_branch_unlikely(&ftagent_budgets_on) ||
 	    READ_ONCE(ftagent_filter_flags) != FTAGENT_TRACK_ALL ||
-	    !ftagent_standard_mode() || ftagent_read_faults(call->class))
+	    ftagent_read_faults(call->class))
 		return false;
 	/* As ftagent_key_for_fd(), which see. */
 	file = ftagent_fd_file(fd, &inode);
@@ -961,6 +964,8 @@ ftagent_account_fast(const struct ftagent_call *call,
 			return false;
 		kind = FTAGENT_OBJ_SOCKET;
 	} else {
+		if (!ftagent_standard_mode())
+			return false;
 		kind = ftagent_inode_kind(mode);
 		dev = inode->i_sb->s_dev;
 	}

@@ -8,11 +8,16 @@
  * Leaves the module configured as the runner loaded it.
  */
 
+#include <sched.h>
+#include <sys/wait.h>
+#include <sys/mman.h>
+#include <stdatomic.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
 #include "kselftest_harness.h"
 #include "ftagent_test.h"
+#include "../../tools/lib/filters.h"
 #include "../../tools/lib/selfcheck.h"
 
 static int set_config(uint32_t mode, uint32_t hooks, struct ftnl_error *err)
@@ -177,6 +182,131 @@ TEST_F_TIMEOUT(switched, hook_set_and_mode_switch_at_run_time, 300)
 	ASSERT_EQ(0, set_config(FTAGENT_MODE_STANDARD, orig_hooks, &err));
 	ASSERT_EQ(0, pread_counted(&bytes));
 	EXPECT_EQ(4096, bytes);
+}
+
+/* SET_CONFIG FLUSH_INTERVAL_MS alone. */
+static int set_flush_interval(uint32_t ms, struct ftnl_error *err)
+{
+	struct ftagent_config cfg = {
+		.set = FTAGENT_CONFIG_HAVE_FLUSH_INTERVAL,
+		.flush_interval_ms = ms,
+	};
+	struct ftnl nl;
+	int rc;
+
+	if (ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, err) < 0)
+		return -1;
+	rc = ftagent_set_config(&nl, &cfg, err);
+	ftnl_close(&nl);
+	return rc;
+}
+
+/* The flush interval the module was loaded with. */
+static uint32_t loaded_flush_interval(void)
+{
+	char buf[32] = "250";
+	int fd = open("/sys/module/ftagent/parameters/flush_interval_ms",
+		      O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) <= 0)
+			strcpy(buf, "250");
+		close(fd);
+	}
+	return (uint32_t)strtoul(buf, NULL, 10);
+}
+
+static void pin_to(int cpu)
+{
+	cpu_set_t one;
+
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	sched_setaffinity(0, sizeof(one), &one);
+}
+
+/* Wait, without a system call ftagent traces, for @stage. */
+static void wait_stage(atomic_int *at, int stage)
+{
+	while (atomic_load(at) < stage)
+		sched_yield();
+}
+
+/*
+ * Minimal mode charges sockets only, from its first call. A child reads
+ * a file on one CPU in standard mode, so that CPU's last counter slot
+ * (the one the hot path compares with) is that file's; another CPU
+ * switches the mode to minimal, with no generation swap between (flush
+ * interval 0). The child's read()s of the file after the switch are not
+ * charged; its socket sends and receives are, exactly.
+ */
+TEST_F_TIMEOUT(switched, minimal_mode_charges_sockets_only_after_a_switch, 300)
+{
+	char path[] = "/tmp/fthm.XXXXXX", buf[512] = {0};
+	atomic_int *stage;
+	struct ft_counters fc;
+	struct ft_totals t;
+	struct ftnl_error err;
+	int fd, sv[2], i, status;
+	pid_t child;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		SKIP(return, "needs two CPUs");
+	stage = mmap(NULL, sizeof(*stage), PROT_READ | PROT_WRITE,
+		     MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, stage);
+	fd = mkstemp(path);
+	ASSERT_LE(0, fd);
+	unlink(path);
+	ASSERT_EQ(0, ft_write_all(fd, buf, sizeof(buf)));
+	ASSERT_EQ(0, socketpair(AF_UNIX, SOCK_STREAM, 0, sv));
+	ASSERT_EQ(0, set_config(FTAGENT_MODE_STANDARD, 0, &err));
+	ASSERT_EQ(0, set_flush_interval(0, &err))
+	TH_LOG("SET_CONFIG flush interval: %s", err.msg);
+	pin_to(1);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (!child) {
+		pin_to(0);
+		wait_stage(stage, 1);
+		for (i = 0; i < 8; i++)
+			if (pread(fd, buf, 100, 0) != 100)
+				_exit(1);
+		atomic_store(stage, 2);
+		wait_stage(stage, 3);
+		for (i = 0; i < 8; i++)
+			if (lseek(fd, 0, SEEK_SET) || read(fd, buf, 100) != 100)
+				_exit(2);
+		for (i = 0; i < 50; i++)
+			if (write(sv[0], buf, 10) != 10 ||
+			    read(sv[1], buf, 10) != 10)
+				_exit(3);
+		_exit(0);
+	}
+	ASSERT_EQ(0, ft_collect(&fc)); /* a new generation starts */
+	ft_counters_free(&fc);
+	atomic_store(stage, 1);
+	wait_stage(stage, 2);
+	ASSERT_EQ(0, set_config(FTAGENT_MODE_MINIMAL, 0, &err))
+	TH_LOG("SET_CONFIG mode: %s", err.msg);
+	atomic_store(stage, 3);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(0, ft_collect_tgid(&fc, child));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, fd);
+	EXPECT_EQ(800, t.in_bytes); /* the preads only */
+	EXPECT_EQ(8, t.in_calls);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, sv[0]);
+	EXPECT_EQ(500, t.out_bytes);
+	EXPECT_EQ(50, t.out_calls);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, sv[1]);
+	EXPECT_EQ(500, t.in_bytes);
+	EXPECT_EQ(50, t.in_calls);
+	ft_counters_free(&fc);
+	EXPECT_EQ(0, set_flush_interval(loaded_flush_interval(), &err));
+	close(sv[0]);
+	close(sv[1]);
+	close(fd);
 }
 
 TEST(bad_values_are_refused_and_change_nothing)
