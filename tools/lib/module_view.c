@@ -146,7 +146,7 @@ static int get_string(struct json_object *o, const char *k, char *out,
 	return 0;
 }
 
-/* The 0.5 fields, each optional (a daemon or module of 0.4 has none). */
+/* The 0.5 and 0.7 fields, each optional (older daemons and modules lack them). */
 static int parse_degraded(struct json_object *j, struct ftagent_status *st)
 {
 	struct json_object *missing, *name;
