@@ -924,9 +924,9 @@ static_assert(offsetof(struct ftagent_key, tgid) == 0 &&
  * (read, write, their vector and positioned forms, sendto, sendmsg) on a
  * descriptor whose object this CPU charged last, with every object tracked, no
  * process excluded, no budget and no read fault pending. In minimal mode
- * only a socket (which that mode charges as the standard one does): any
- * other object is left to the full path, which does not charge it there,
- * even if it is this CPU's last slot from before a switch of mode. It is what
+ * only a socket is charged (as the standard mode charges it); any other
+ * object is not, even if it is this CPU's last slot from before a switch
+ * of mode. It is what
  * ftagent_charge_fd() and ftagent_counter_count() do for that call, in
  * fewer instructions: the key stays in registers and is compared with
  * the last slot's in place, so there is no key on the stack (and no
@@ -964,8 +964,13 @@ ftagent_account_fast(const struct ftagent_call *call,
 			return false;
 		kind = FTAGENT_OBJ_SOCKET;
 	} else {
+		/*
+		 * Minimal mode charges no other object, and under the
+		 * conditions above the full path would do nothing else for
+		 * it: done.
+		 */
 		if (!ftagent_standard_mode())
-			return false;
+			return true;
 		kind = ftagent_inode_kind(mode);
 		dev = inode->i_sb->s_dev;
 	}

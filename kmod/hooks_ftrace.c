@@ -988,8 +988,10 @@ static void ftagent_sys_exit(void *data, struct pt_regs *regs, long ret);
  * Until the first task meets the probe and the walk has run, a task
  * whose bit is clear is not seen by it: the kernel publishes a probe
  * after it sets the bits (syscall_regfunc()), which for such a probe it
- * did not do, ftagent's own probe holding its count above 0. The probe arrays, not the static keys:
- * a tracepoint publishes its array before it enables its key. A stub left
+ * did not do, ftagent's own probe holding its count above 0. The probe
+ * arrays, not the static keys: a tracepoint publishes its array before
+ * it enables its key. No array at all is alone too: ftagent's own probe
+ * has gone (the stop), and the kernel has cleared every bit. A stub left
  * in an array by a removal that could not allocate keeps this false until
  * the array changes again (a cost: the bit stays set).
  */
@@ -1000,7 +1002,7 @@ static __always_inline bool ftagent_sys_alone(void)
 	if (rcu_dereference_sched(ftagent_sys_enter_tp->funcs))
 		return false;
 	f = rcu_dereference_sched(ftagent_sys_exit_tp->funcs);
-	return f && f[0].func == (void *)ftagent_sys_exit && !f[1].func;
+	return !f || (f[0].func == (void *)ftagent_sys_exit && !f[1].func);
 }
 
 /*
@@ -1030,7 +1032,9 @@ static noinline notrace void ftagent_sys_exit_noted(struct ftagent_hook *hook,
 /*
  * Set the bit on every thread once after a probe no hook counted was
  * seen: tasks that cleared theirs before it was published would be
- * missed by it. Asked at most once until the next (un)registration.
+ * missed by it. Once per version of the probe arrays (below); the last
+ * peer leaving asks for one too (the count drops before the kernel
+ * removes its probe), a walk that costs each thread one exit work.
  */
 static void ftagent_sys_repair(struct work_struct *work);
 static DECLARE_WORK(ftagent_sys_repair_work, ftagent_sys_repair);
@@ -1078,11 +1082,15 @@ static __always_inline void ftagent_sys_exit_work(struct pt_regs *regs,
 			ftagent_account(hook->call, regs, ret, NULL);
 		}
 	}
-	/* Not a call of ftagent's, and another user's bit: leave it. */
-	if (unlikely(!own) &&
-	    (atomic_read(&ftagent_sys_others) || !ftagent_sys_alone())) {
-		if (!atomic_read(&ftagent_sys_others))
-			ftagent_sys_heal();
+	/* Another user counted: the bit stays, only ftagent's own go. */
+	if (unlikely(atomic_read(&ftagent_sys_others))) {
+		if (own)
+			atomic_long_andnot(own, (atomic_long_t *)work);
+		return;
+	}
+	/* Not a call of ftagent's, and a probe no hook counted: leave it. */
+	if (unlikely(!own) && !ftagent_sys_alone()) {
+		ftagent_sys_heal();
 		return;
 	}
 	/*
@@ -1094,7 +1102,10 @@ static __always_inline void ftagent_sys_exit_work(struct pt_regs *regs,
 	 */
 	atomic_long_andnot(FTAGENT_EW_MARK | FTAGENT_EW_KEYS,
 			   (atomic_long_t *)work);
-	/* Pairs with ftagent_sys_reg()'s and the publisher's barriers. */
+	/*
+	 * Pairs with ftagent_sys_reg()'s count, barrier, walk, and with the
+	 * repair's read of the arrays before its walk.
+	 */
 	smp_mb__after_atomic();
 	if (unlikely(atomic_read(&ftagent_sys_others) || !ftagent_sys_alone()))
 		ftagent_sys_keep();
@@ -1133,10 +1144,20 @@ static void ftagent_sys_repair(struct work_struct *work)
 	enter = rcu_dereference_sched(ftagent_sys_enter_tp->funcs);
 	exit = rcu_dereference_sched(ftagent_sys_exit_tp->funcs);
 	rcu_read_unlock_sched();
-	ftagent_sys_bits_all();
-	/* A version published since asks again: the work is queued anew. */
+	/*
+	 * Marked before the walk, so that exits meanwhile do not queue it
+	 * again for the same version: a task that cleared its bit before
+	 * this version was published is set by the walk below; one that
+	 * clears later sees the version and keeps it. A version published
+	 * since asks again. (An array freed and another allocated at the
+	 * same address would look repaired: it takes an uncounted probe,
+	 * which only the start's race makes, and that reuse at once.)
+	 */
 	WRITE_ONCE(ftagent_sys_repaired[0], enter);
 	WRITE_ONCE(ftagent_sys_repaired[1], exit);
+	/* The arrays read before any bit is set: pairs with the exit's. */
+	smp_mb();
+	ftagent_sys_bits_all();
 }
 
 /*
@@ -1174,7 +1195,7 @@ static void notrace ftagent_sys_reg(unsigned long ip, unsigned long parent_ip,
 {
 	unsigned long tp = FTAGENT_FARG(fregs, 0);
 	unsigned long probe = FTAGENT_FARG(fregs, 1);
-	bool noted;
+	bool noted, full;
 
 	if (!ftagent_sys_tp(tp, probe))
 		return;
@@ -1182,8 +1203,9 @@ static void notrace ftagent_sys_reg(unsigned long ip, unsigned long parent_ip,
 	noted = ftagent_sys_note(tp, probe, FTAGENT_FARG(fregs, 2));
 	if (noted)
 		atomic_inc(&ftagent_sys_others);
+	full = ftagent_sys_nprobes == FTAGENT_SYS_PROBES;
 	raw_spin_unlock(&ftagent_sys_lock);
-	if (unlikely(ftagent_sys_nprobes == FTAGENT_SYS_PROBES))
+	if (unlikely(full))
 		pr_warn_once("exit work: %d syscall tracepoint probes or more: those past them stay counted until unload\n",
 			     FTAGENT_SYS_PROBES);
 	/*

@@ -121,6 +121,38 @@ out:
 	return rc;
 }
 
+/* SET_CONFIG FLUSH_INTERVAL_MS alone. */
+static int set_flush_interval(uint32_t ms, struct ftnl_error *err)
+{
+	struct ftagent_config cfg = {
+		.set = FTAGENT_CONFIG_HAVE_FLUSH_INTERVAL,
+		.flush_interval_ms = ms,
+	};
+	struct ftnl nl;
+	int rc;
+
+	if (ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, err) < 0)
+		return -1;
+	rc = ftagent_set_config(&nl, &cfg, err);
+	ftnl_close(&nl);
+	return rc;
+}
+
+/* The flush interval the module was loaded with. */
+static uint32_t loaded_flush_interval(void)
+{
+	char buf[32] = "250";
+	int fd = open("/sys/module/ftagent/parameters/flush_interval_ms",
+		      O_RDONLY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		if (read(fd, buf, sizeof(buf) - 1) <= 0)
+			strcpy(buf, "250");
+		close(fd);
+	}
+	return (uint32_t)strtoul(buf, NULL, 10);
+}
+
 /*
  * The runner's hook set and mode, put back in the teardown, which runs
  * whatever the test asserted: the next test shares this load
@@ -146,6 +178,8 @@ FIXTURE_TEARDOWN(switched)
 
 	EXPECT_EQ(0, set_config(FTAGENT_MODE_STANDARD, self->orig_hooks, &err))
 	TH_LOG("putting the runner's load back: %s", err.msg);
+	EXPECT_EQ(0, set_flush_interval(loaded_flush_interval(), &err))
+	TH_LOG("putting the flush interval back: %s", err.msg);
 }
 
 /* Five minutes, as TEST_RELOADS: a hook set switch is a reattach. */
@@ -184,38 +218,6 @@ TEST_F_TIMEOUT(switched, hook_set_and_mode_switch_at_run_time, 300)
 	EXPECT_EQ(4096, bytes);
 }
 
-/* SET_CONFIG FLUSH_INTERVAL_MS alone. */
-static int set_flush_interval(uint32_t ms, struct ftnl_error *err)
-{
-	struct ftagent_config cfg = {
-		.set = FTAGENT_CONFIG_HAVE_FLUSH_INTERVAL,
-		.flush_interval_ms = ms,
-	};
-	struct ftnl nl;
-	int rc;
-
-	if (ftnl_open(&nl, FTAGENT_GENL_CTL_NAME, err) < 0)
-		return -1;
-	rc = ftagent_set_config(&nl, &cfg, err);
-	ftnl_close(&nl);
-	return rc;
-}
-
-/* The flush interval the module was loaded with. */
-static uint32_t loaded_flush_interval(void)
-{
-	char buf[32] = "250";
-	int fd = open("/sys/module/ftagent/parameters/flush_interval_ms",
-		      O_RDONLY | O_CLOEXEC);
-
-	if (fd >= 0) {
-		if (read(fd, buf, sizeof(buf) - 1) <= 0)
-			strcpy(buf, "250");
-		close(fd);
-	}
-	return (uint32_t)strtoul(buf, NULL, 10);
-}
-
 static void pin_to(int cpu)
 {
 	cpu_set_t one;
@@ -237,8 +239,9 @@ static void wait_stage(atomic_int *at, int stage)
  * a file on one CPU in standard mode, so that CPU's last counter slot
  * (the one the hot path compares with) is that file's; another CPU
  * switches the mode to minimal, with no generation swap between (flush
- * interval 0). The child's read()s of the file after the switch are not
- * charged; its socket sends and receives are, exactly.
+ * interval 0, put back in the teardown). The child's read()s of the
+ * file after the switch are not charged; its socket sends and receives
+ * are, exactly.
  */
 TEST_F_TIMEOUT(switched, minimal_mode_charges_sockets_only_after_a_switch, 300)
 {
@@ -303,7 +306,6 @@ TEST_F_TIMEOUT(switched, minimal_mode_charges_sockets_only_after_a_switch, 300)
 	EXPECT_EQ(500, t.in_bytes);
 	EXPECT_EQ(50, t.in_calls);
 	ft_counters_free(&fc);
-	EXPECT_EQ(0, set_flush_interval(loaded_flush_interval(), &err));
 	close(sv[0]);
 	close(sv[1]);
 	close(fd);
