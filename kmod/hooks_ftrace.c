@@ -1082,15 +1082,16 @@ static __always_inline void ftagent_sys_exit_work(struct pt_regs *regs,
 			ftagent_account(hook->call, regs, ret, NULL);
 		}
 	}
-	/* Another user counted: the bit stays, only ftagent's own go. */
-	if (unlikely(atomic_read(&ftagent_sys_others))) {
-		if (own)
-			atomic_long_andnot(own, (atomic_long_t *)work);
-		return;
-	}
-	/* Not a call of ftagent's, and a probe no hook counted: leave it. */
-	if (unlikely(!own) && !ftagent_sys_alone()) {
-		ftagent_sys_heal();
+	/*
+	 * Not a call of ftagent's, and another user's bit: leave it. (A
+	 * call of ftagent's with another user present clears and sets the
+	 * bit back below: two atomic operations there, to keep the test
+	 * off the path of every traced call when ftagent is alone.)
+	 */
+	if (unlikely(!own) &&
+	    (atomic_read(&ftagent_sys_others) || !ftagent_sys_alone())) {
+		if (!atomic_read(&ftagent_sys_others))
+			ftagent_sys_heal();
 		return;
 	}
 	/*
