@@ -577,19 +577,6 @@ TEST_RELOADS(a_livepatch_shares_the_traced_functions)
 	EXPECT_EQ(0, ft_reload_module(NULL));
 }
 
-/* Write kernel.ftrace_enabled; 0, or -errno. */
-static int set_ftrace_enabled(int on)
-{
-	int fd = open("/proc/sys/kernel/ftrace_enabled", O_WRONLY | O_CLOEXEC);
-	int rc;
-
-	if (fd < 0)
-		return -errno;
-	rc = write(fd, on ? "1\n" : "0\n", 2) == 2 ? 0 : -errno;
-	close(fd);
-	return rc;
-}
-
 /* The status's exit_work, and the kernel's view (enabled_functions). */
 static int exit_work_status(struct __test_metadata *_metadata)
 {
@@ -623,10 +610,10 @@ TEST_RELOADS(the_exit_work_falls_back_and_comes_back)
 	EXPECT_TRUE(preads_counted(100));
 
 	ASSERT_EQ(0, ft_unload_module());
-	ASSERT_EQ(0, set_ftrace_enabled(0));
+	ASSERT_EQ(0, ft_set_ftrace_enabled(0));
 	EXPECT_EQ(0, ft_reload_module("hooks=ftrace exit_work=1"));
 	/* Back on before anything can fail out of the test. */
-	ASSERT_EQ(0, set_ftrace_enabled(1));
+	ASSERT_EQ(0, ft_set_ftrace_enabled(1));
 	EXPECT_EQ(0, exit_work_status(_metadata));
 	EXPECT_EQ(FTAGENT_HOOKS_FTRACE, hook_set());
 	EXPECT_TRUE(preads_counted(100));
@@ -639,7 +626,7 @@ TEST_RELOADS(the_exit_work_falls_back_and_comes_back)
 	EXPECT_EQ(1, exit_work_status(_metadata));
 	EXPECT_TRUE(preads_counted(100));
 	/* With the exit work's hooks on, the sysctl is refused. */
-	EXPECT_EQ(-EBUSY, set_ftrace_enabled(0));
+	EXPECT_EQ(-EBUSY, ft_set_ftrace_enabled(0));
 	EXPECT_EQ(0, ft_reload_module(NULL));
 }
 

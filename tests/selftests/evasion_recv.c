@@ -279,19 +279,6 @@ TEST_F(recv, a_budget_holds_against_receives_that_fail)
 	ftagent_budget_set_free(&s);
 }
 
-/* Write kernel.ftrace_enabled; 0 on success. */
-static int set_ftrace_enabled(int on)
-{
-	int fd = open("/proc/sys/kernel/ftrace_enabled", O_WRONLY);
-	int rc;
-
-	if (fd < 0)
-		return -errno;
-	rc = write(fd, on ? "1\n" : "0\n", 2) == 2 ? 0 : -errno;
-	close(fd);
-	return rc;
-}
-
 /*
  * A receive made while kernel.ftrace_enabled is 0 is not traced: the
  * entry hook does not run and no settle comes. The socket layer's count
@@ -322,13 +309,13 @@ TEST_F(recv, a_receive_with_function_tracing_off_leaves_nothing_behind)
 	exit_work = ft_exit_work_on();
 	ASSERT_LE(0, exit_work);
 	if (exit_work) {
-		ASSERT_EQ(-EBUSY, set_ftrace_enabled(0));
+		ASSERT_EQ(-EBUSY, ft_set_ftrace_enabled(0));
 		return;
 	}
-	ASSERT_EQ(0, set_ftrace_enabled(0));
+	ASSERT_EQ(0, ft_set_ftrace_enabled(0));
 	untraced = recvfrom(self->rx, self->buf, 4096, 0, NULL, NULL);
 	/* Back on before anything can fail out of the test. */
-	ASSERT_EQ(0, set_ftrace_enabled(1));
+	ASSERT_EQ(0, ft_set_ftrace_enabled(1));
 	ASSERT_EQ((ssize_t)dgram_size(0), untraced);
 
 	len = ro_addrlen(self->ro, self->page);

@@ -303,16 +303,34 @@ static inline int ft_reload_module(const char *extra)
  * tracepoint_probe_unregister in enabled_functions, with ftagent's
  * callback on the same line. 1, 0, or -1 if tracefs cannot be read.
  */
+/* The kernel's enabled_functions, tracefs mounted first if need be. */
+static inline FILE *ft_enabled_functions(void)
+{
+	if (access("/sys/kernel/tracing/enabled_functions", R_OK))
+		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
+	return fopen("/sys/kernel/tracing/enabled_functions", "re");
+}
+
+/* Write kernel.ftrace_enabled; 0, or -errno. */
+static inline int ft_set_ftrace_enabled(int on)
+{
+	int fd = open("/proc/sys/kernel/ftrace_enabled", O_WRONLY | O_CLOEXEC);
+	int rc;
+
+	if (fd < 0)
+		return -errno;
+	rc = write(fd, on ? "1\n" : "0\n", 2) == 2 ? 0 : -errno;
+	close(fd);
+	return rc;
+}
+
 static inline int ft_exit_work_on(void)
 {
 	static const char fn[] = "tracepoint_probe_unregister ";
 	char line[512];
 	int found = 0;
-	FILE *f;
+	FILE *f = ft_enabled_functions();
 
-	if (access("/sys/kernel/tracing/enabled_functions", R_OK))
-		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	f = fopen("/sys/kernel/tracing/enabled_functions", "re");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f))

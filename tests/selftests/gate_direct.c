@@ -114,11 +114,8 @@ static int gate_is_direct(void)
 {
 	char line[512];
 	int in_fn = 0, found = 0;
-	FILE *f;
+	FILE *f = ft_enabled_functions();
 
-	if (access("/sys/kernel/tracing/enabled_functions", R_OK))
-		mount("tracefs", "/sys/kernel/tracing", "tracefs", 0, NULL);
-	f = fopen("/sys/kernel/tracing/enabled_functions", "re");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
