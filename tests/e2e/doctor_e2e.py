@@ -148,13 +148,14 @@ def load_module(d):
 def test_healthy_host_comes_out_clean(d):
     findings = expect_clean("healthy guest")
     for check in ("module", "daemon", "socket", "caller", "ftrace_enabled",
-                  "hooks", "owners", "loss", "tables", "lockdown",
-                  "secure_boot"):
+                  "hooks", "return_path", "owners", "loss", "tables",
+                  "lockdown", "secure_boot"):
         e2e.eq(check, [f["status"] for f in of(findings, check)], ["ok"])
     # Loaded from a path: said, not failed.
     assert "not installed through DKMS" in of(findings, "dkms")[0]["what"]
     # Every hook was proven to fire, by count.
     assert "each fired on a test call" in of(findings, "hooks")[0]["what"]
+    assert "syscall exit work" in of(findings, "return_path")[0]["what"]
     # The text output says the same in one line at the end.
     out = subprocess.run([FTCTL, "doctor"], capture_output=True, text=True)
     e2e.eq("text exit status", out.returncode, 0)
@@ -216,6 +217,8 @@ def test_caller_not_in_the_group_is_found(d):
                                     of(findings, "caller")], ["ok"])
     e2e.eq("hooks, as a member", [f["status"] for f in
                                    of(findings, "hooks")], ["ok"])
+    # The return path from the daemon's view of the module's status.
+    expect_return_path(findings, "ok", "syscall exit work")
     e2e.eq("owners, as a member", [f["status"] for f in
                                     of(findings, "owners")], ["warn"])
     assert "needs root" in of(findings, "owners")[0]["what"], findings
@@ -252,6 +255,10 @@ def test_ftrace_enabled_0_is_found(d):
                      ["kernel.ftrace_enabled=0"])
         # And the hooks are seen not to fire, by their own counts.
         expect_found(findings, rc, "hooks", ["did not fire"])
+        # The set is on the settle, not the exit work: said, with the
+        # sysctl to set first.
+        expect_return_path(findings, "warn", "kernel.ftrace_enabled=0",
+                           "sysctl kernel.ftrace_enabled=1")
         # ftctl selfcheck too: no hook fires.
         sc = subprocess.run([FTCTL, "selfcheck"], capture_output=True,
                             text=True)
@@ -260,13 +267,48 @@ def test_ftrace_enabled_0_is_found(d):
         assert "SILENT" in sc.stdout, sc.stdout
     finally:
         sysctl_ftrace_enabled("1")
-    expect_clean("ftrace_enabled=1 again")
+    findings = expect_clean("ftrace_enabled=1 again")
+    # Counting again, but still on the fallback until the next attach.
+    expect_return_path(findings, "warn", "fell back", "modprobe -r ftagent")
     sc = subprocess.run([FTCTL, "selfcheck"], capture_output=True, text=True)
     e2e.eq("selfcheck exit status with ftrace on", sc.returncode, 0)
     # Back on the exit work for the tests after this one.
     unload_module(d)
     load_module(d)
-    expect_clean("reloaded on the exit work")
+    findings = expect_clean("reloaded on the exit work")
+    expect_return_path(findings, "ok", "syscall exit work")
+
+
+def expect_return_path(findings, status, words, fix=None):
+    rp = of(findings, "return_path")
+    e2e.eq("return_path findings", [f["status"] for f in rp], [status])
+    assert words in rp[0]["what"], rp
+    if fix:
+        assert fix in rp[0]["fix"], rp
+
+
+def test_exit_work_0_asked_for_is_not_a_warning(d):
+    """exit_work=0 is the operator's choice: return_path is ok and says
+    so; the kprobe set has no exit work and is ok too. (The daemon
+    applies its config's hook set: kprobe is asked of it there.)"""
+    try:
+        for params, hooks, words in (
+                (["exit_work=0"], "ftrace", "exit_work=0 was asked"),
+                (["hooks=kprobe"], "kprobe", "kretprobe")):
+            unload_module(d)
+            subprocess.run(["insmod", FTAGENT_KO, *params], check=True)
+            with open(e2e.CONF, "w") as f:
+                f.write(GOOD_CONF + "hooks = %s\n" % hooks)
+            start_daemon(d)
+            findings = expect_clean(" ".join(params))
+            expect_return_path(findings, "ok", words)
+    finally:
+        unload_module(d)
+        with open(e2e.CONF, "w") as f:
+            f.write(GOOD_CONF)
+        load_module(d)
+    expect_return_path(expect_clean("reloaded on the exit work"), "ok",
+                       "syscall exit work")
 
 
 def insmod_holder(*params):
@@ -329,6 +371,8 @@ def test_module_not_loaded_is_found(d):
         expect_found(findings, rc, "daemon", ["not running"])
         e2e.eq("hooks without the module",
                [f["status"] for f in of(findings, "hooks")], ["warn"])
+        e2e.eq("return_path without the module",
+               [f["status"] for f in of(findings, "return_path")], ["warn"])
     finally:
         load_module(d)
     expect_clean("module loaded again")
@@ -403,6 +447,7 @@ TESTS = [
     test_socket_with_wrong_mode_or_group_is_found,
     test_caller_not_in_the_group_is_found,
     test_ftrace_enabled_0_is_found,
+    test_exit_work_0_asked_for_is_not_a_warning,
     test_a_livepatch_like_owner_is_found,
     test_a_direct_call_owner_is_found,
     test_module_not_loaded_is_found,

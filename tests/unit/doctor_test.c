@@ -237,6 +237,99 @@ static void ftrace_enabled_values(void **state)
 	assert_int_equal(DOCTOR_WARN, status_of("ftrace_enabled"));
 }
 
+/* ---- how the ftrace set sees its calls return ---- */
+
+static void return_path_on_the_exit_work_is_ok(void **state)
+{
+	struct doctor_return_in in = {
+		.hooks = FTAGENT_HOOKS_FTRACE,
+		.exit_work = 1,
+		.param = 1,
+		.ftrace_enabled = 1,
+	};
+
+	(void)state;
+	doctor_check_return_path(&report, &in);
+	assert_int_equal(DOCTOR_OK, status_of("return_path"));
+	assert_what("return_path", "syscall exit work");
+	/* The kprobe set has no exit work to fall back from. */
+	reset(NULL);
+	in.hooks = FTAGENT_HOOKS_KPROBE;
+	in.exit_work = 0;
+	doctor_check_return_path(&report, &in);
+	assert_int_equal(DOCTOR_OK, status_of("return_path"));
+	assert_what("return_path", "kretprobe");
+}
+
+static void return_path_asked_for_the_settle_is_ok(void **state)
+{
+	struct doctor_return_in in = {
+		.hooks = FTAGENT_HOOKS_FTRACE,
+		.exit_work = 0,
+		.param = 0,
+		.ftrace_enabled = 1,
+	};
+
+	(void)state;
+	doctor_check_return_path(&report, &in);
+	assert_int_equal(DOCTOR_OK, status_of("return_path"));
+	assert_what("return_path", "exit_work=0 was asked for");
+}
+
+static void return_path_fallen_back_warns(void **state)
+{
+	struct doctor_return_in in = {
+		.hooks = FTAGENT_HOOKS_FTRACE,
+		.exit_work = 0,
+		.param = 1,
+		.ftrace_enabled = 1,
+	};
+	const struct doctor_finding *f;
+
+	(void)state;
+	doctor_check_return_path(&report, &in);
+	assert_int_equal(DOCTOR_WARN, status_of("return_path"));
+	assert_what("return_path", "fell back");
+	f = doctor_find(&report, "return_path");
+	assert_non_null(strstr(f->fix, "modprobe -r ftagent"));
+	/* An unreadable parameter is not taken as "asked for". */
+	reset(NULL);
+	in.param = -1;
+	doctor_check_return_path(&report, &in);
+	assert_int_equal(DOCTOR_WARN, status_of("return_path"));
+	/* With the sysctl still 0, the fix sets it first. */
+	reset(NULL);
+	in.param = 1;
+	in.ftrace_enabled = 0;
+	doctor_check_return_path(&report, &in);
+	assert_int_equal(DOCTOR_WARN, status_of("return_path"));
+	assert_what("return_path", "kernel.ftrace_enabled=0");
+	f = doctor_find(&report, "return_path");
+	assert_non_null(strstr(f->fix, "sysctl kernel.ftrace_enabled=1"));
+}
+
+static void return_path_unknown_is_not_clean(void **state)
+{
+	struct doctor_return_in in = {
+		.hooks = FTAGENT_HOOKS_FTRACE,
+		.exit_work = -1,
+		.param = 1,
+		.ftrace_enabled = 1,
+		.why = "needs root to check (the module)",
+	};
+
+	(void)state;
+	doctor_check_return_path(&report, &in);
+	assert_int_equal(DOCTOR_WARN, status_of("return_path"));
+	assert_what("return_path", "needs root");
+	reset(NULL);
+	in.exit_work = 1;
+	in.hooks = -1;
+	in.why = NULL;
+	doctor_check_return_path(&report, &in);
+	assert_int_equal(DOCTOR_WARN, status_of("return_path"));
+}
+
 /* ---- other owners ---- */
 
 static const char *const hooked[] = {"__x64_sys_read", "__x64_sys_pread64"};
@@ -642,6 +735,10 @@ int main(void)
 		T(key_not_enrolled_fails),
 		T(unknown_secure_boot_and_signer_are_not_checked),
 		T(ftrace_enabled_values),
+		T(return_path_on_the_exit_work_is_ok),
+		T(return_path_asked_for_the_settle_is_ok),
+		T(return_path_fallen_back_warns),
+		T(return_path_unknown_is_not_clean),
 		T(only_ftagent_is_clean),
 		T(a_foreign_direct_call_fails),
 		T(an_ipmodify_user_is_named),

@@ -394,6 +394,73 @@ static void check_owners(struct doctor_report *r,
 		free(lps[i]);
 }
 
+/*
+ * The module's status (its EXIT_WORK): root asks the module (GET_STATUS
+ * needs CAP_NET_ADMIN); anyone else takes the daemon's view of it. 0, or
+ * -1 with @why.
+ */
+static int read_status(struct ftagent_status *st, const char **why)
+{
+	struct ftagent_resources res = {0};
+	struct json_object *reply = NULL;
+	struct ftnl_error err;
+	char msg[256];
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (geteuid() == 0) {
+		if (ftagent_query_status(st, &err) < 0) {
+			*why = "the module refused GET_STATUS";
+			return -1;
+		}
+		return 0;
+	}
+	rc = ftctl_daemon_cmd("stats", &reply, msg, sizeof(msg)) ||
+	     ftagent_module_view_parse(ftctl_jget(reply, "module"), st, &res) <
+		     0;
+	ftagent_resources_free(&res);
+	json_object_put(reply);
+	if (rc) {
+		*why = NOT_ROOT " (the module), and ftagentd did not give its "
+				"view";
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether the ftrace set fell back from the exit work it was asked for. */
+static void check_return_path(struct doctor_report *r,
+			      const struct ftagent_resources *res)
+{
+	struct doctor_return_in in = {
+		.hooks = res ? (int)res->hooks : -1,
+		.exit_work = -1,
+		.param = -1,
+		.ftrace_enabled = -1,
+		.why = "the module's hooks are not known (see hooks)",
+	};
+	struct ftagent_status st;
+	char *text;
+
+	if (res && read_status(&st, &in.why) == 0) {
+		if (st.present & FTAGENT_STATUS_HAVE_EXIT_WORK)
+			in.exit_work = st.exit_work;
+		else
+			in.why = "the module is older than ABI 0.7 and does "
+				 "not say";
+	}
+	text = doctor_read_file("/sys/module/ftagent/parameters/exit_work", 16,
+				NULL);
+	if (text)
+		in.param = text[0] == 'Y' || text[0] == '1';
+	free(text);
+	text = doctor_read_file("/proc/sys/kernel/ftrace_enabled", 16, NULL);
+	if (text)
+		in.ftrace_enabled = atoi(text) == 1;
+	free(text);
+	doctor_check_return_path(r, &in);
+}
+
 /* ---- output ---- */
 
 /*
@@ -509,6 +576,7 @@ static int run(struct ftctl_opts *opts, int argc, char **argv)
 	check_ftrace_enabled(r);
 	check_hooks(r, st.present & FTAGENT_STATUS_HAVE_ABI, &res, &have_res);
 	check_owners(r, have_res ? &res : NULL);
+	check_return_path(r, have_res ? &res : NULL);
 	check_loss_and_tables(r, &d, have_res ? &res : NULL);
 	if (opts->json)
 		print_json(r);

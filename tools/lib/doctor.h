@@ -94,6 +94,22 @@ void doctor_check_signing(struct doctor_report *r,
 /* /proc/sys/kernel/ftrace_enabled's content (NULL: unreadable). */
 void doctor_check_ftrace_enabled(struct doctor_report *r, const char *text);
 
+/*
+ * How the ftrace set sees its calls return (the module's GET_STATUS
+ * EXIT_WORK) against what was asked of it (the exit_work= parameter):
+ * the exit work by default; the settle through TIF_NOTIFY_RESUME, about
+ * 160 instructions more per traced call, when asked or as a fallback.
+ */
+struct doctor_return_in {
+	int hooks;     /* FTAGENT_HOOKS_*; -1 unknown */
+	int exit_work; /* the module's status: 1, 0; -1 unknown (@why) */
+	const char *why;
+	int param;	    /* exit_work=: 1, 0; -1 unknown */
+	int ftrace_enabled; /* kernel.ftrace_enabled now: 1, 0; -1 unknown */
+};
+void doctor_check_return_path(struct doctor_report *r,
+			      const struct doctor_return_in *in);
+
 /* ---- other owners of the functions ftagent hooks (doctor_owners.c) ---- */
 
 struct doctor_owners_in {

@@ -2,7 +2,8 @@
 /*
  * doctor's checks of the module's packaging and of the kernel it runs on:
  * DKMS builds for the running and the newest kernel, lockdown, Secure
- * Boot, the module's signature and the MOK, ftrace_enabled.
+ * Boot, the module's signature and the MOK, ftrace_enabled, and how the
+ * ftrace set sees its calls return.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -264,4 +265,58 @@ void doctor_check_ftrace_enabled(struct doctor_report *r, const char *text)
 			   "ftrace_enabled=0 from /etc/sysctl.d",
 			   "kernel.ftrace_enabled=0: no ftrace hook fires, "
 			   "ftagent sees nothing");
+}
+
+#define FIX_REATTACH                                                           \
+	"modprobe -r ftagent && modprobe ftagent (a reattach takes the exit "  \
+	"work again); dmesg | grep ftagent says why it could not start "       \
+	"(docs/hooks.md, The settle)"
+
+void doctor_check_return_path(struct doctor_report *r,
+			      const struct doctor_return_in *in)
+{
+	if (in->hooks == FTAGENT_HOOKS_KPROBE) {
+		doctor_add(r, "return_path", DOCTOR_OK, NULL,
+			   "the kprobe set sees each traced call return "
+			   "through its kretprobe");
+		return;
+	}
+	if (in->exit_work < 0 || in->hooks != FTAGENT_HOOKS_FTRACE) {
+		doctor_add(r, "return_path", DOCTOR_WARN,
+			   in->why && strstr(in->why, "root")
+				   ? "run ftctl doctor as root"
+				   : "see the module finding",
+			   "how traced calls are seen returning was not "
+			   "checked: %s",
+			   in->why ? in->why : "unknown");
+		return;
+	}
+	if (in->exit_work) {
+		doctor_add(r, "return_path", DOCTOR_OK, NULL,
+			   "traced calls are seen returning through the "
+			   "kernel's syscall exit work");
+		return;
+	}
+	if (in->param == 0) {
+		doctor_add(r, "return_path", DOCTOR_OK, NULL,
+			   "exit_work=0 was asked for: traced calls are seen "
+			   "returning through TIF_NOTIFY_RESUME, about 160 "
+			   "instructions more per call than the exit work");
+		return;
+	}
+	if (in->ftrace_enabled == 0) {
+		doctor_add(r, "return_path", DOCTOR_WARN,
+			   "sysctl kernel.ftrace_enabled=1, then " FIX_REATTACH,
+			   "the exit work could not start "
+			   "(kernel.ftrace_enabled=0): traced calls are seen "
+			   "through TIF_NOTIFY_RESUME once the sysctl is 1, "
+			   "about 160 instructions more per call");
+		return;
+	}
+	doctor_add(r, "return_path", DOCTOR_WARN, FIX_REATTACH,
+		   "the ftrace set fell back from the syscall exit work "
+		   "(kernel.ftrace_enabled was 0 when it attached, or this "
+		   "kernel has no syscall tracepoints): traced calls cost "
+		   "about 160 instructions more each, through "
+		   "TIF_NOTIFY_RESUME");
 }
