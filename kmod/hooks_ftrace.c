@@ -1320,6 +1320,8 @@ static void ftagent_ew_unregister(struct ftrace_ops *ops)
 
 static void ftagent_ew_stop(void)
 {
+	bool alone;
+
 	/*
 	 * No repair walk after the probe goes: the kernel clears every
 	 * thread's bit when the last syscall tracepoint probe leaves, and a
@@ -1329,6 +1331,20 @@ static void ftagent_ew_stop(void)
 	WRITE_ONCE(ftagent_sys_stopping, true);
 	tracepoint_synchronize_unregister();
 	cancel_work_sync(&ftagent_sys_repair_work);
+	/*
+	 * The walk a cancelled repair would have made, made here while
+	 * ftagent's probe still holds the kernel's count, whenever anyone
+	 * else may be there: a peer published after some thread cleared its
+	 * bit would otherwise miss that thread's calls until the kernel's
+	 * count next drops to 0. If the peer leaves meanwhile, the kernel's
+	 * own clearing walk comes after this one (ftagent's probe goes
+	 * below), so no bit is left set with no probe.
+	 */
+	rcu_read_lock_sched();
+	alone = ftagent_sys_alone();
+	rcu_read_unlock_sched();
+	if (!alone || atomic_read(&ftagent_sys_others))
+		ftagent_sys_bits_all();
 	tracepoint_probe_unregister(ftagent_sys_exit_tp, ftagent_sys_exit,
 				    NULL);
 	tracepoint_synchronize_unregister();
