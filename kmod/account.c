@@ -554,7 +554,7 @@ static u32 ftagent_open_flags(u8 class, const struct pt_regs *uregs)
  */
 static long ftagent_mmsg_read_back(unsigned long uvec, long nmsgs, bool ia32)
 {
-	/* struct mmsghdr, or struct compat_mmsghdr for an ia32 call. */
+	/* struct mmsghdr, or struct compat_mmsghdr (an ia32 or x32 call). */
 	size_t size = ia32 ? FTAGENT_MMSG32_SIZE : sizeof(struct mmsghdr);
 	size_t off = ia32 ? FTAGENT_MMSG32_LEN :
 			    offsetof(struct mmsghdr, msg_len);
@@ -684,7 +684,7 @@ static void ftagent_budget_only(u8 class, bool ia32,
 /*
  * Charge a call of @class whose arguments are in @uregs' di, si and dx,
  * as the 64-bit entry points have them; @ia32: the caller's structures
- * are the 32-bit ones.
+ * are the 32-bit (compat) ones, as for an ia32 or an x32 call.
  */
 static __always_inline void
 ftagent_account_class(u8 class, bool ia32, const struct pt_regs *uregs,
@@ -1000,7 +1000,8 @@ static noinline void ftagent_account_slow(const struct ftagent_call *call,
 		return;
 	}
 #endif
-	ftagent_account_class(call->class, false, uregs, ret, keys);
+	/* x32's own entry points: 64-bit registers, compat structures. */
+	ftagent_account_class(call->class, call->x32, uregs, ret, keys);
 }
 
 /*

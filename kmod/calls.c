@@ -53,17 +53,40 @@
 	.ia32 = true,						\
 }
 
+#ifdef CONFIG_X86_X32_ABI
+/* A 64-bit entry point x32 enters too, under a number of its own. */
+#define CALL_X32(name, cls, in_modes, active) {		\
+	.symbol = FTAGENT_SYSCALL_SYM(name),		\
+	.nr = __NR_##name,				\
+	.class = FTAGENT_CALL_##cls,			\
+	.modes = FTAGENT_IN_##in_modes,			\
+	.maxactive = (active),				\
+	.x32_nr = __NR_x32_##name,			\
+}
+
+#define X32_COMPAT(name, nrname, cls, in_modes, active) {	\
+	.symbol = FTAGENT_X32_COMPAT_SYM(name),			\
+	.nr = __NR_x32_##nrname,				\
+	.class = FTAGENT_CALL_##cls,				\
+	.modes = FTAGENT_IN_##in_modes,				\
+	.maxactive = (active),					\
+	.x32 = true,						\
+}
+#else
+#define CALL_X32 CALL
+#endif
+
 #define MANY	1024	/* blocking calls: one instance per waiting task */
 #define FEW	256
 
 const struct ftagent_call ftagent_calls[] = {
 	CALL(read, READ, ALL, MANY),
-	CALL(readv, READ, ALL, MANY),
+	CALL_X32(readv, READ, ALL, MANY),
 	CALL(pread64, READ, STANDARD, FEW),
 	CALL(preadv, READ, STANDARD, FEW),
 	CALL(preadv2, READ, ALL, MANY),
 	CALL(write, WRITE, ALL, FEW),
-	CALL(writev, WRITE, ALL, FEW),
+	CALL_X32(writev, WRITE, ALL, FEW),
 	CALL(pwrite64, WRITE, STANDARD, FEW),
 	CALL(pwritev, WRITE, STANDARD, FEW),
 	CALL(pwritev2, WRITE, ALL, FEW),
@@ -87,6 +110,22 @@ const struct ftagent_call ftagent_calls[] = {
 	CALL(openat, OPENAT, STANDARD, FEW),
 	CALL(openat2, OPENAT2, STANDARD, FEW),
 	CALL(creat, CREAT, STANDARD, FEW),
+#ifdef CONFIG_X86_X32_ABI
+	/*
+	 * x32's own entry points for the calls whose structures differ
+	 * from the 64-bit ones (its readv and writev are the 64-bit ones,
+	 * above). Each costs nothing until called.
+	 */
+	X32_COMPAT(preadv64, preadv, READ, STANDARD, FEW),
+	X32_COMPAT(preadv64v2, preadv2, READ, ALL, MANY),
+	X32_COMPAT(pwritev64, pwritev, WRITE, STANDARD, FEW),
+	X32_COMPAT(pwritev64v2, pwritev2, WRITE, ALL, FEW),
+	X32_COMPAT(recvfrom, recvfrom, RECV, ALL, MANY),
+	X32_COMPAT(recvmsg, recvmsg, RECV, ALL, MANY),
+	X32_COMPAT(recvmmsg_time64, recvmmsg, RECVMMSG, ALL, MANY),
+	X32_COMPAT(sendmsg, sendmsg, WRITE, ALL, FEW),
+	X32_COMPAT(sendmmsg, sendmmsg, SENDMMSG, ALL, FEW),
+#endif
 #ifdef CONFIG_IA32_EMULATION
 	/*
 	 * The same calls through the 32-bit entry points: int $0x80 from any

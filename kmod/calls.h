@@ -43,7 +43,21 @@ struct ftagent_call {
 	u8 modes;		/* FTAGENT_IN_* */
 	u16 maxactive;		/* kretprobe: calls that may be in flight */
 	bool ia32;		/* a 32-bit entry point: nr in the ia32 table */
+	/*
+	 * An x32 entry point (__x64_compat_sys_*): the 64-bit registers,
+	 * the compat structures (msghdr, mmsghdr, iovec), nr in the x32
+	 * table (512 and up).
+	 */
+	bool x32;
+	/* The x32 number that enters here too (readv, writev), or 0. */
+	u16 x32_nr;
 };
+
+/* Whether @call's user structures are the compat ones (ia32 or x32). */
+static inline bool ftagent_call_compat(const struct ftagent_call *call)
+{
+	return call->ia32 || call->x32;
+}
 
 extern const struct ftagent_call ftagent_calls[];
 extern const unsigned int ftagent_nr_calls;

@@ -24,6 +24,9 @@ struct ftagent_hook *ftagent_by_nr[NR_syscalls];
 #ifdef CONFIG_IA32_EMULATION
 struct ftagent_hook *ftagent_by_nr_ia32[IA32_NR_syscalls];
 #endif
+#ifdef CONFIG_X86_X32_ABI
+struct ftagent_hook *ftagent_by_nr_x32[FTAGENT_X32_OWN_NR];
+#endif
 
 static void ftagent_by_nr_clear(void)
 {
@@ -31,17 +34,33 @@ static void ftagent_by_nr_clear(void)
 #ifdef CONFIG_IA32_EMULATION
 	memset(ftagent_by_nr_ia32, 0, sizeof(ftagent_by_nr_ia32));
 #endif
+#ifdef CONFIG_X86_X32_ABI
+	memset(ftagent_by_nr_x32, 0, sizeof(ftagent_by_nr_x32));
+#endif
 }
 
 static void ftagent_by_nr_set(struct ftagent_hook *hook)
 {
+	const struct ftagent_call *call = hook->call;
+
 #ifdef CONFIG_IA32_EMULATION
-	if (hook->call->ia32) {
-		WRITE_ONCE(ftagent_by_nr_ia32[hook->call->nr], hook);
+	if (call->ia32) {
+		WRITE_ONCE(ftagent_by_nr_ia32[call->nr], hook);
 		return;
 	}
 #endif
-	WRITE_ONCE(ftagent_by_nr[hook->call->nr], hook);
+#ifdef CONFIG_X86_X32_ABI
+	if (call->x32) {
+		WRITE_ONCE(ftagent_by_nr_x32[call->nr - FTAGENT_X32_OWN_FIRST],
+			   hook);
+		return;
+	}
+	if (call->x32_nr)
+		WRITE_ONCE(ftagent_by_nr_x32[call->x32_nr -
+					     FTAGENT_X32_OWN_FIRST],
+			   hook);
+#endif
+	WRITE_ONCE(ftagent_by_nr[call->nr], hook);
 }
 
 static const struct ftagent_hook_driver *ftagent_driver_for(unsigned int set)

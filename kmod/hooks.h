@@ -107,6 +107,17 @@ extern struct ftagent_hook *ftagent_by_nr[NR_syscalls];
 #ifdef CONFIG_IA32_EMULATION
 extern struct ftagent_hook *ftagent_by_nr_ia32[IA32_NR_syscalls];
 #endif
+#ifdef CONFIG_X86_X32_ABI
+/*
+ * x32's own numbers (512 and up, __X32_SYSCALL_BIT aside): the calls
+ * whose x32 structures differ from the 64-bit ones. Below 512 an x32
+ * number is the 64-bit call's.
+ */
+#define FTAGENT_X32_OWN_FIRST	512
+#define FTAGENT_X32_OWN_NR	(X32_NR_syscalls - FTAGENT_X32_OWN_FIRST)
+static_assert(NR_syscalls <= FTAGENT_X32_OWN_FIRST);
+extern struct ftagent_hook *ftagent_by_nr_x32[FTAGENT_X32_OWN_NR];
+#endif
 
 /* Hot path: a hook saw a call (preemption off). */
 static __always_inline void ftagent_hook_fired(struct ftagent_hook *hook)
@@ -116,16 +127,39 @@ static __always_inline void ftagent_hook_fired(struct ftagent_hook *hook)
 		WRITE_ONCE(hook->seen, true);
 }
 
-/* Hot path: the attached hook for 64-bit (or x32) syscall @nr, or NULL. */
-static __always_inline struct ftagent_hook *ftagent_hook_by_nr(unsigned long nr)
+/*
+ * An x32 call's hook (@nr with __X32_SYSCALL_BIT), or NULL. The bit
+ * means nothing where the kernel has no x32 ABI: it refuses such calls
+ * (ENOSYS) before any entry point, so no hook saw them.
+ */
+static __always_inline struct ftagent_hook *ftagent_hook_by_x32_nr(u32 nr)
 {
-	return nr < NR_syscalls ? READ_ONCE(ftagent_by_nr[nr]) : NULL;
+	if (!(nr & __X32_SYSCALL_BIT))
+		return NULL;
+	nr &= ~__X32_SYSCALL_BIT;
+	if (nr < NR_syscalls)
+		return READ_ONCE(ftagent_by_nr[nr]);
+#ifdef CONFIG_X86_X32_ABI
+	nr -= FTAGENT_X32_OWN_FIRST;
+	if (nr < FTAGENT_X32_OWN_NR)
+		return READ_ONCE(ftagent_by_nr_x32[nr]);
+#endif
+	return NULL;
+}
+
+/* Hot path: the attached hook for 64-bit (or x32) syscall @nr, or NULL. */
+static __always_inline struct ftagent_hook *ftagent_hook_by_nr(u32 nr)
+{
+	if (likely(nr < NR_syscalls))
+		return READ_ONCE(ftagent_by_nr[nr]);
+	return ftagent_hook_by_x32_nr(nr);
 }
 
 /*
  * Hot path: the attached hook for the call @regs returns from, whichever
- * entry it came through. x32 calls share the 64-bit entry points; ia32
- * calls (TS_COMPAT, set by the 32-bit entry code) have their own table.
+ * entry it came through. x32 calls share the 64-bit table below 512 and
+ * have their own above; ia32 calls (TS_COMPAT, set by the 32-bit entry
+ * code) have their own table.
  */
 static __always_inline struct ftagent_hook *
 ftagent_hook_for(const struct pt_regs *regs)
@@ -143,7 +177,7 @@ ftagent_hook_for(const struct pt_regs *regs)
 	 * takes an int) and keeps the whole register: a number with its
 	 * upper half set is the same call.
 	 */
-	return ftagent_hook_by_nr((u32)regs->orig_ax & ~__X32_SYSCALL_BIT);
+	return ftagent_hook_by_nr((u32)regs->orig_ax);
 }
 
 /*

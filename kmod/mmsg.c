@@ -279,6 +279,18 @@ static __always_inline bool ftagent_mmsg_call(u32 nr, bool recv)
 			       nr == __NR_ia32_recvmmsg_time64 :
 			       nr == __NR_ia32_sendmmsg);
 #endif
+#ifdef CONFIG_X86_X32_ABI
+	if (nr & __X32_SYSCALL_BIT) {
+		nr &= ~__X32_SYSCALL_BIT;
+		/* x32's own entry points for these (structures of its own). */
+		if (recv && (nr == __NR_x32_recvfrom ||
+			     nr == __NR_x32_recvmsg ||
+			     nr == __NR_x32_recvmmsg))
+			return true;
+		if (!recv && nr == __NR_x32_sendmmsg)
+			return true;
+	}
+#endif
 	nr &= ~__X32_SYSCALL_BIT;
 	return recv ? nr == __NR_recvfrom || nr == __NR_recvmsg ||
 		      nr == __NR_recvmmsg :
@@ -297,6 +309,12 @@ static bool ftagent_mmsg_read_call(u32 nr)
 	if (in_ia32_syscall())
 		return nr == __NR_ia32_read || nr == __NR_ia32_readv ||
 		       nr == __NR_ia32_preadv2;
+#endif
+#ifdef CONFIG_X86_X32_ABI
+	if ((nr & __X32_SYSCALL_BIT) &&
+	    ((nr & ~__X32_SYSCALL_BIT) == __NR_x32_readv ||
+	     (nr & ~__X32_SYSCALL_BIT) == __NR_x32_preadv2))
+		return true;
 #endif
 	nr &= ~__X32_SYSCALL_BIT;
 	return nr == __NR_read || nr == __NR_readv || nr == __NR_preadv2;

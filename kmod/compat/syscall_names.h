@@ -17,6 +17,12 @@
  */
 #define FTAGENT_IA32_SYM(name)		"__ia32_sys_" #name
 #define FTAGENT_IA32_COMPAT_SYM(name)	"__ia32_compat_sys_" #name
+/*
+ * x32 calls enter through the 64-bit entry points, except where x32's
+ * structures differ: __x64_compat_sys_*, on kernels built with the x32
+ * ABI (off at run time unless booted with syscall.x32=y on Debian).
+ */
+#define FTAGENT_X32_COMPAT_SYM(name)	"__x64_compat_sys_" #name
 #else
 #error "ftagent: this architecture's syscall entry points are not known yet"
 #endif

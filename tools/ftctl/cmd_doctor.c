@@ -36,7 +36,7 @@
 	"SecureBoot-8be4df61-93ca-11d2-aa0d-00e098032b8c"
 #define DKMS_MOK_PUB "/var/lib/dkms/mok.pub"
 #define KERNELS_MAX  64
-#define HOOKED_MAX   64
+#define HOOKED_MAX   128
 #define NOT_ROOT     "needs root to check"
 
 /* What the daemon said, once: its stats reply (NULL when it did not). */

@@ -55,10 +55,47 @@ void ftagent_call_every_traced_syscall(void)
 		syscall(nrs[i], FTAGENT_CLOSED_FD, 0, 0, FTAGENT_CLOSED_FD, 0,
 			0);
 	ftagent_call_every_ia32_syscall();
+	ftagent_call_every_x32_syscall();
 }
 
 /* Set when this system answered int $0x80 with a signal: no ia32 calls. */
 static int ftagent_ia32_refused;
+/* Set when it answered an x32 call with ENOSYS: x32 is off. */
+static int ftagent_x32_refused;
+
+#if defined(__x86_64__)
+#define FTAGENT_X32_BIT 0x40000000L
+/*
+ * x32's own entry points (kmod/calls.c), by their x32 numbers: readv,
+ * writev, recvfrom, sendmsg, recvmsg, preadv, pwritev, recvmmsg,
+ * sendmmsg, preadv2, pwritev2, each on a closed descriptor. x32 is off
+ * unless the kernel was built with it and (Debian) booted with
+ * syscall.x32=y: then every x32 call fails with ENOSYS before any entry
+ * point, and no x32 hook can fire.
+ */
+void ftagent_call_every_x32_syscall(void)
+{
+	static const long nrs[] = {
+		515, 516, 517, 518, 519, 534, 535, 537, 538, 546, 547,
+	};
+	size_t i;
+
+	/* x32's read is the 64-bit one: EBADF if x32 is on. */
+	if (syscall(FTAGENT_X32_BIT | SYS_read, FTAGENT_CLOSED_FD, 0, 0) < 0 &&
+	    errno == ENOSYS) {
+		ftagent_x32_refused = 1;
+		return;
+	}
+	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+		syscall(FTAGENT_X32_BIT | nrs[i], FTAGENT_CLOSED_FD, 0, 0,
+			FTAGENT_CLOSED_FD, 0, 0);
+}
+#else
+void ftagent_call_every_x32_syscall(void)
+{
+	ftagent_x32_refused = 1;
+}
+#endif
 
 #if defined(__x86_64__)
 /*
@@ -120,7 +157,8 @@ void ftagent_call_every_ia32_syscall(void)
 
 int ftagent_hook_not_applicable(const struct ftagent_hook_stats *h)
 {
-	return ftagent_ia32_refused && !strncmp(h->name, "__ia32_", 7);
+	return (ftagent_ia32_refused && !strncmp(h->name, "__ia32_", 7)) ||
+	       (ftagent_x32_refused && !strncmp(h->name, "__x64_compat_", 13));
 }
 
 int ftagent_hook_fired(const struct ftagent_resources *before,

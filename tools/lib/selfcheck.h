@@ -13,6 +13,8 @@
 void ftagent_call_every_traced_syscall(void);
 /* The same through the 32-bit entry points (int $0x80); part of the above. */
 void ftagent_call_every_ia32_syscall(void);
+/* The same through x32's own entry points, where x32 is on; part of it. */
+void ftagent_call_every_x32_syscall(void);
 
 struct ftagent_resources;
 struct ftagent_hook_stats;
@@ -26,7 +28,8 @@ int ftagent_hook_fired(const struct ftagent_resources *before,
 		       const struct ftagent_hook_stats *h);
 /*
  * 1 when hook @h cannot fire on this system, as the last call of the
- * ones above found: an ia32 entry point where int $0x80 is refused.
+ * ones above found: an ia32 entry point where int $0x80 is refused, an
+ * x32 one where x32 calls are (ENOSYS).
  */
 int ftagent_hook_not_applicable(const struct ftagent_hook_stats *h);
 

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The x32 entry: a 64-bit process can make any system call with
+ * __X32_SYSCALL_BIT in its number, where x32's table numbers the calls
+ * whose structures differ (iovec, msghdr, mmsghdr hold 32-bit pointers)
+ * from 512 up and sends them to entry points of their own
+ * (__x64_compat_sys_*). Each such call is counted and charged exactly
+ * like its 64-bit twin: files against the kernel's rchar/wchar, sockets
+ * against what the peer received, and a byte budget holds through them.
+ *
+ * Debian builds x32 in but leaves it off unless the kernel is booted with
+ * syscall.x32=y, which the test guests are (tools/guest/run-guest). On a
+ * kernel whose config has it, x32 being off is a failure here; a kernel
+ * built without it (the debug tier's) skips.
+ */
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/utsname.h>
+
+#include "kselftest_harness.h"
+#include "budget_test.h"
+
+#define CHUNK	4096
+#define X32_BIT 0x40000000L
+
+/* x32's own numbers (arch/x86/entry/syscalls/syscall_64.tbl). */
+#define NRX_READV    515
+#define NRX_WRITEV   516
+#define NRX_RECVFROM 517
+#define NRX_SENDMSG  518
+#define NRX_RECVMSG  519
+#define NRX_PREADV   534
+#define NRX_PWRITEV  535
+#define NRX_RECVMMSG 537
+#define NRX_SENDMMSG 538
+#define NRX_PREADV2  546
+#define NRX_PWRITEV2 547
+
+/* What struct iovec, msghdr and mmsghdr are to an x32 caller. */
+struct iovecx {
+	uint32_t base, len;
+};
+
+struct msghdrx {
+	uint32_t name, namelen, iov, iovlen, control, controllen, flags;
+};
+
+struct mmsghdrx {
+	struct msghdrx hdr;
+	uint32_t msg_len;
+};
+
+/* Memory below 4 GiB, where a 32-bit pointer can name it. */
+static char *low;
+
+static uint32_t lo32(const void *p)
+{
+	return (uint32_t)(uintptr_t)p;
+}
+
+/* An x32 system call: the result, or -errno. */
+static long callx(long nr, long a1, long a2, long a3, long a4, long a5)
+{
+	long ret = syscall(X32_BIT | nr, a1, a2, a3, a4, a5);
+
+	return ret < 0 ? -errno : ret;
+}
+
+/* Whether the running kernel's config (in /boot) builds x32 in. */
+static int kernel_has_x32(void)
+{
+	char path[128], line[256];
+	struct utsname u;
+	int found = 0;
+	FILE *f;
+
+	if (uname(&u))
+		return 0;
+	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strcmp(line, "CONFIG_X86_X32_ABI=y\n");
+	fclose(f);
+	return found;
+}
+
+FIXTURE(x32)
+{
+	char dir[64];
+	int file;
+};
+
+FIXTURE_SETUP(x32)
+{
+	char path[128];
+
+	/* x32's getpid is the 64-bit one: it answers where x32 is on. */
+	if (callx(SYS_getpid, 0, 0, 0, 0, 0) == -ENOSYS) {
+		ASSERT_FALSE(kernel_has_x32())
+		TH_LOG("x32 is built in but off: boot with syscall.x32=y");
+		SKIP(return, "a kernel built without the x32 ABI");
+	}
+	ASSERT_EQ(getpid(), callx(SYS_getpid, 0, 0, 0, 0, 0));
+	low = mmap(NULL, 1 << 20, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	ASSERT_NE(MAP_FAILED, low);
+	ASSERT_GT(1ul << 32, (uintptr_t)low + (1 << 20));
+	memset(low, 'x', 1 << 20);
+	strcpy(self->dir, "/tmp/ftx32.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(path, sizeof(path), "%s/f", self->dir);
+	self->file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, self->file);
+	ASSERT_EQ(0, clear_budgets());
+}
+
+FIXTURE_TEARDOWN(x32)
+{
+	char cmd[128];
+
+	if (!low)
+		return;
+	EXPECT_EQ(0, clear_budgets());
+	close(self->file);
+	munmap(low, 1 << 20);
+	low = NULL;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+TEST_F(x32, file_calls_through_x32_are_counted_exactly)
+{
+	struct iovecx *iov = (struct iovecx *)low;
+	char *buf = low + 4096;
+	uint64_t r0, r1, w0, w1, in = 0, out = 0;
+	struct ft_counters fc;
+	struct ft_totals t;
+	ssize_t proc0;
+	long n;
+	int fd = self->file;
+
+	iov[0] = (struct iovecx){lo32(buf), 10};
+	iov[1] = (struct iovecx){lo32(buf + 10), CHUNK};
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+	proc0 = ft_proc_io(&r0, &w0);
+	ASSERT_LT(0, proc0);
+
+	/* write is x32's and the 64-bit one alike. */
+	n = callx(SYS_write, fd, lo32(buf), 1000, 0, 0);
+	ASSERT_EQ(1000, n);
+	out += n;
+	n = callx(NRX_WRITEV, fd, lo32(iov), 2, 0, 0);
+	ASSERT_EQ(CHUNK + 10, n);
+	out += n;
+	/* pwritev: fd, iov, count, the offset whole in one register. */
+	n = callx(NRX_PWRITEV, fd, lo32(iov), 2, 2 * CHUNK, 0);
+	ASSERT_EQ(CHUNK + 10, n);
+	out += n;
+	n = callx(NRX_PWRITEV2, fd, lo32(iov), 2, 4 * CHUNK, 0);
+	ASSERT_EQ(CHUNK + 10, n);
+	out += n;
+
+	ASSERT_EQ(0, (int)lseek(fd, 0, SEEK_SET));
+	n = callx(SYS_read, fd, lo32(buf), 777, 0, 0);
+	ASSERT_EQ(777, n);
+	in += n;
+	n = callx(NRX_READV, fd, lo32(iov), 2, 0, 0);
+	ASSERT_EQ(CHUNK + 10, n);
+	in += n;
+	n = callx(NRX_PREADV, fd, lo32(iov), 2, CHUNK, 0);
+	ASSERT_EQ(CHUNK + 10, n);
+	in += n;
+	/* preadv2 with an offset of -1 is readv at the file position. */
+	n = callx(NRX_PREADV2, fd, lo32(iov), 1, -1, 0);
+	ASSERT_EQ(10, n);
+	in += n;
+	/* A failure is an error of the call, not bytes. */
+	ASSERT_EQ(-EFAULT, callx(NRX_PREADV, fd, 16, 1, 0, 0));
+	ASSERT_LT(0, ft_proc_io(&r1, &w1));
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, fd);
+	EXPECT_EQ(out, t.out_bytes);
+	EXPECT_EQ(4, t.out_calls);
+	EXPECT_EQ(0, t.out_errors);
+	EXPECT_EQ(in, t.in_bytes);
+	EXPECT_EQ(5, t.in_calls);
+	EXPECT_EQ(1, t.in_errors);
+	/* The kernel's own figures agree. */
+	EXPECT_EQ(out, w1 - w0);
+	EXPECT_EQ(in, r1 - r0 - (uint64_t)proc0);
+	ft_counters_free(&fc);
+}
+
+/* One message of @len bytes from @buf, in x32's structures at @at. */
+static struct msghdrx *msgx(char *at, char *buf, uint32_t len)
+{
+	struct msghdrx *m = (struct msghdrx *)at;
+	struct iovecx *iov = (struct iovecx *)(at + 64);
+
+	*iov = (struct iovecx){lo32(buf), len};
+	*m = (struct msghdrx){.iov = lo32(iov), .iovlen = 1};
+	return m;
+}
+
+TEST_F(x32, socket_calls_through_x32_are_counted_exactly)
+{
+	struct mmsghdrx *mm = (struct mmsghdrx *)(low + 12288);
+	struct iovecx *iov = (struct iovecx *)(low + 16384);
+	char *buf = low + 65536, got[65536];
+	uint64_t sent = 0, recvd = 0, peer = 0;
+	struct ft_counters fc;
+	struct ft_totals t;
+	int fds[3], c, a, i;
+	long n;
+
+	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
+	c = fds[1], a = fds[2];
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+
+	n = callx(SYS_sendto, c, lo32(buf), 1111, 0, 0);
+	ASSERT_EQ(1111, n);
+	sent += n;
+	n = callx(NRX_SENDMSG, c, lo32(msgx(low + 8192, buf, 2222)), 0, 0, 0);
+	ASSERT_EQ(2222, n);
+	sent += n;
+	/* sendmmsg: three messages, their struct mmsghdr x32's. */
+	for (i = 0; i < 3; i++) {
+		iov[i] = (struct iovecx){lo32(buf), 100 * (i + 1)};
+		mm[i] = (struct mmsghdrx){.hdr.iov = lo32(&iov[i]),
+					  .hdr.iovlen = 1};
+	}
+	n = callx(NRX_SENDMMSG, c, lo32(mm), 3, 0, 0);
+	ASSERT_EQ(3, n);
+	sent += 100 + 200 + 300;
+	/* The peer reads them all, then answers. */
+	while (peer < sent) {
+		n = read(a, got, sizeof(got));
+		ASSERT_LT(0, n);
+		peer += n;
+	}
+	ASSERT_EQ(sent, peer);
+	ASSERT_EQ(7000, write(a, got, 7000));
+	n = callx(NRX_RECVFROM, c, lo32(buf), 1000, MSG_WAITALL, 0);
+	ASSERT_EQ(1000, n);
+	recvd += n;
+	n = callx(NRX_RECVMSG, c, lo32(msgx(low + 8192, buf, 2000)),
+		  MSG_WAITALL, 0, 0);
+	ASSERT_EQ(2000, n);
+	recvd += n;
+	/* recvmmsg: two messages of 1000 and 3000 (no timeout). */
+	iov[0] = (struct iovecx){lo32(buf), 1000};
+	iov[1] = (struct iovecx){lo32(buf + 1000), 3000};
+	for (i = 0; i < 2; i++)
+		mm[i] = (struct mmsghdrx){.hdr.iov = lo32(&iov[i]),
+					  .hdr.iovlen = 1};
+	n = callx(NRX_RECVMMSG, c, lo32(mm), 2, MSG_WAITALL, 0);
+	ASSERT_EQ(2, n);
+	EXPECT_EQ(1000, mm[0].msg_len);
+	EXPECT_EQ(3000, mm[1].msg_len);
+	recvd += mm[0].msg_len + mm[1].msg_len;
+
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, c);
+	EXPECT_EQ(sent, t.out_bytes);
+	EXPECT_EQ(3, t.out_calls);
+	EXPECT_EQ(recvd, t.in_bytes);
+	EXPECT_EQ(3, t.in_calls);
+	ft_counters_free(&fc);
+	for (i = 0; i < 3; i++)
+		close(fds[i]);
+}
+
+TEST_F(x32, a_budget_holds_through_x32)
+{
+	struct iovecx *iov = (struct iovecx *)low;
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	int i, refused = -1;
+	struct sink k;
+	long n;
+
+	budget(&s, "x32-write-5000", FTAGENT_METRIC_BYTES_WRITTEN, 5000, 60000);
+	budget(&s, "x32-sent-3000", FTAGENT_METRIC_BYTES_SENT, 3000, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	/* 5 writes of 1000 through x32's writev reach the limit. */
+	iov[0] = (struct iovecx){lo32(low + 4096), 1000};
+	for (i = 0; i < 10; i++) {
+		n = callx(NRX_WRITEV, self->file, lo32(iov), 1, 0, 0);
+		if (n < 0) {
+			EXPECT_EQ(-EDQUOT, n);
+			refused = i;
+			break;
+		}
+		ASSERT_EQ(1000, n);
+	}
+	EXPECT_EQ(5, refused);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(5000, got.used);
+
+	/* 3 sends of 1000 through x32's sendmsg, then refused. */
+	ASSERT_EQ(0, sink_open(&k));
+	refused = -1;
+	for (i = 0; i < 10; i++) {
+		n = callx(NRX_SENDMSG, k.fds[1],
+			  lo32(msgx(low + 8192, low + 4096, 1000)), 0, 0, 0);
+		if (n < 0) {
+			EXPECT_EQ(-EDQUOT, n);
+			refused = i;
+			break;
+		}
+		ASSERT_EQ(1000, n);
+	}
+	EXPECT_EQ(3, refused);
+	EXPECT_EQ(3000, sink_close(&k));
+	ftagent_budget_set_free(&s);
+}
+
+TEST_HARNESS_MAIN
