@@ -552,11 +552,12 @@ static u32 ftagent_open_flags(u8 class, const struct pt_regs *uregs)
  * Only where the messages could not be charged as they moved (mmsg.c),
  * since a sibling thread can rewrite the fields first.
  */
-static long ftagent_mmsg_read_back(unsigned long uvec, long nmsgs, bool ia32)
+static long ftagent_mmsg_read_back(unsigned long uvec, long nmsgs,
+				   bool compat)
 {
 	/* struct mmsghdr, or struct compat_mmsghdr (an ia32 or x32 call). */
-	size_t size = ia32 ? FTAGENT_MMSG32_SIZE : sizeof(struct mmsghdr);
-	size_t off = ia32 ? FTAGENT_MMSG32_LEN :
+	size_t size = compat ? FTAGENT_MMSG32_SIZE : sizeof(struct mmsghdr);
+	size_t off = compat ? FTAGENT_MMSG32_LEN :
 			    offsetof(struct mmsghdr, msg_len);
 	unsigned int len;
 	long i, bytes = 0;
@@ -579,11 +580,11 @@ static long ftagent_mmsg_read_back(unsigned long uvec, long nmsgs, bool ia32)
  * for each message (mmsg.c), or else the msg_len fields read back. Once
  * per settle: the kernel's figure is taken.
  */
-static long ftagent_mmsg_bytes(unsigned long uvec, long ret, bool ia32)
+static long ftagent_mmsg_bytes(unsigned long uvec, long ret, bool compat)
 {
 	if (READ_ONCE(ftagent_mmsg_exact))
 		return ftagent_mmsg_take(current);
-	return ret > 0 ? ftagent_mmsg_read_back(uvec, ret, ia32) : 0;
+	return ret > 0 ? ftagent_mmsg_read_back(uvec, ret, compat) : 0;
 }
 
 /*
@@ -635,7 +636,7 @@ static void ftagent_budget_fd(unsigned int fd, enum ftagent_dir dir,
  * An excluded process is not counted, but its bytes still use up its
  * budgets: exclusion is by name, which any process can take.
  */
-static void ftagent_budget_only(u8 class, bool ia32,
+static void ftagent_budget_only(u8 class, bool compat,
 				const struct pt_regs *uregs, long ret,
 				const struct ftagent_call_keys *keys)
 {
@@ -661,7 +662,7 @@ static void ftagent_budget_only(u8 class, bool ia32,
 	case FTAGENT_CALL_RECVMMSG:
 	case FTAGENT_CALL_SENDMMSG:
 		/* A failed call may still have sent a message (EFAULT). */
-		bytes = ftagent_mmsg_bytes(uregs->si, ret, ia32);
+		bytes = ftagent_mmsg_bytes(uregs->si, ret, compat);
 		ftagent_budget_fd(uregs->di,
 				  class == FTAGENT_CALL_RECVMMSG ?
 				  FTAGENT_DIR_IN : FTAGENT_DIR_OUT,
@@ -683,11 +684,11 @@ static void ftagent_budget_only(u8 class, bool ia32,
 
 /*
  * Charge a call of @class whose arguments are in @uregs' di, si and dx,
- * as the 64-bit entry points have them; @ia32: the caller's structures
+ * as the 64-bit entry points have them; @compat: the caller's structures
  * are the 32-bit (compat) ones, as for an ia32 or an x32 call.
  */
 static __always_inline void
-ftagent_account_class(u8 class, bool ia32, const struct pt_regs *uregs,
+ftagent_account_class(u8 class, bool compat, const struct pt_regs *uregs,
 		      long ret, const struct ftagent_call_keys *keys)
 {
 	/* Every field is written before use: no zeroing on each call. */
@@ -695,7 +696,7 @@ ftagent_account_class(u8 class, bool ia32, const struct pt_regs *uregs,
 
 	if (ftagent_tgid_excluded(current->tgid)) {
 		if (static_branch_unlikely(&ftagent_budgets_on))
-			ftagent_budget_only(class, ia32, uregs, ret, keys);
+			ftagent_budget_only(class, compat, uregs, ret, keys);
 		else if ((class == FTAGENT_CALL_RECV ||
 			  class == FTAGENT_CALL_RECVMMSG ||
 			  class == FTAGENT_CALL_SENDMMSG) &&
@@ -729,7 +730,7 @@ ftagent_account_class(u8 class, bool ia32, const struct pt_regs *uregs,
 	case FTAGENT_CALL_SENDMMSG:
 		ftagent_charge_moved(uregs->di, class == FTAGENT_CALL_RECVMMSG ?
 				     FTAGENT_DIR_IN : FTAGENT_DIR_OUT, ret,
-				     ftagent_mmsg_bytes(uregs->si, ret, ia32),
+				     ftagent_mmsg_bytes(uregs->si, ret, compat),
 				     keys, &key);
 		break;
 	case FTAGENT_CALL_SENDFILE:

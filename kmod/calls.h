@@ -53,12 +53,6 @@ struct ftagent_call {
 	u16 x32_nr;
 };
 
-/* Whether @call's user structures are the compat ones (ia32 or x32). */
-static inline bool ftagent_call_compat(const struct ftagent_call *call)
-{
-	return call->ia32 || call->x32;
-}
-
 extern const struct ftagent_call ftagent_calls[];
 extern const unsigned int ftagent_nr_calls;
 

@@ -50,15 +50,16 @@ static void ftagent_by_nr_set(struct ftagent_hook *hook)
 	}
 #endif
 #ifdef CONFIG_X86_X32_ABI
-	if (call->x32) {
-		WRITE_ONCE(ftagent_by_nr_x32[call->nr - FTAGENT_X32_OWN_FIRST],
-			   hook);
-		return;
+	if (call->x32 || call->x32_nr) {
+		/* kmod/calls.c's x32 rows: numbers from the x32 table. */
+		unsigned int i = (call->x32 ? call->nr : call->x32_nr) -
+				 FTAGENT_X32_OWN_FIRST;
+
+		if (!WARN_ON_ONCE(i >= FTAGENT_X32_OWN_NR))
+			WRITE_ONCE(ftagent_by_nr_x32[i], hook);
+		if (call->x32)
+			return;
 	}
-	if (call->x32_nr)
-		WRITE_ONCE(ftagent_by_nr_x32[call->x32_nr -
-					     FTAGENT_X32_OWN_FIRST],
-			   hook);
 #endif
 	WRITE_ONCE(ftagent_by_nr[call->nr], hook);
 }

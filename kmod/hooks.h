@@ -7,6 +7,7 @@
 #ifndef _FTAGENT_HOOKS_H
 #define _FTAGENT_HOOKS_H
 
+#include <linux/nospec.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
 #include <asm/unistd.h>
@@ -111,7 +112,10 @@ extern struct ftagent_hook *ftagent_by_nr_ia32[IA32_NR_syscalls];
 /*
  * x32's own numbers (512 and up, __X32_SYSCALL_BIT aside): the calls
  * whose x32 structures differ from the 64-bit ones. Below 512 an x32
- * number is the 64-bit call's.
+ * number is the 64-bit call's where the call is common to both; where
+ * it is 64-bit only (readv's 19, recvfrom's 45, ...) the kernel runs
+ * sys_ni_syscall, no entry hook sees it, and the lookup's hook is never
+ * charged (every charge needs an entry's mark).
  */
 #define FTAGENT_X32_OWN_FIRST	512
 #define FTAGENT_X32_OWN_NR	(X32_NR_syscalls - FTAGENT_X32_OWN_FIRST)
@@ -138,20 +142,28 @@ static __always_inline struct ftagent_hook *ftagent_hook_by_x32_nr(u32 nr)
 		return NULL;
 	nr &= ~__X32_SYSCALL_BIT;
 	if (nr < NR_syscalls)
-		return READ_ONCE(ftagent_by_nr[nr]);
+		return READ_ONCE(ftagent_by_nr[array_index_nospec(nr,
+								  NR_syscalls)]);
 #ifdef CONFIG_X86_X32_ABI
 	nr -= FTAGENT_X32_OWN_FIRST;
-	if (nr < FTAGENT_X32_OWN_NR)
+	if (nr < FTAGENT_X32_OWN_NR) {
+		nr = array_index_nospec(nr, FTAGENT_X32_OWN_NR);
 		return READ_ONCE(ftagent_by_nr_x32[nr]);
+	}
 #endif
 	return NULL;
 }
 
-/* Hot path: the attached hook for 64-bit (or x32) syscall @nr, or NULL. */
+/*
+ * Hot path: the attached hook for 64-bit (or x32) syscall @nr, or NULL.
+ * @nr is the caller's (orig_ax), and the hook found is dereferenced next:
+ * clamped under speculation as the kernel's own dispatch clamps it.
+ */
 static __always_inline struct ftagent_hook *ftagent_hook_by_nr(u32 nr)
 {
 	if (likely(nr < NR_syscalls))
-		return READ_ONCE(ftagent_by_nr[nr]);
+		return READ_ONCE(ftagent_by_nr[array_index_nospec(nr,
+								  NR_syscalls)]);
 	return ftagent_hook_by_x32_nr(nr);
 }
 
@@ -168,8 +180,10 @@ ftagent_hook_for(const struct pt_regs *regs)
 	if (unlikely(in_ia32_syscall())) {
 		u32 nr = regs->orig_ax;
 
-		return nr < IA32_NR_syscalls ?
-		       READ_ONCE(ftagent_by_nr_ia32[nr]) : NULL;
+		if (nr >= IA32_NR_syscalls)
+			return NULL;
+		nr = array_index_nospec(nr, IA32_NR_syscalls);
+		return READ_ONCE(ftagent_by_nr_ia32[nr]);
 	}
 #endif
 	/*

@@ -58,7 +58,12 @@ static int run(struct ftctl_opts *opts, int argc, char **argv)
 				       ftctl_printable(h->name, name,
 						       sizeof(name)),
 				       ftagent_hook_state_name(h->state),
-				       "not applicable: no ia32 calls here");
+				       !strncmp(h->name, "__ia32_", 7)
+					       ? "not applicable: no ia32 "
+						 "calls "
+						 "here"
+					       : "not applicable: no x32 calls "
+						 "here");
 			continue;
 		}
 		if (h->state == FTAGENT_HOOK_FAILED) {

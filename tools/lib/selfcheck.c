@@ -65,30 +65,47 @@ static int ftagent_x32_refused;
 
 #if defined(__x86_64__)
 #define FTAGENT_X32_BIT 0x40000000L
+
 /*
  * x32's own entry points (kmod/calls.c), by their x32 numbers: readv,
  * writev, recvfrom, sendmsg, recvmsg, preadv, pwritev, recvmmsg,
- * sendmmsg, preadv2, pwritev2, each on a closed descriptor. x32 is off
- * unless the kernel was built with it and (Debian) booted with
- * syscall.x32=y: then every x32 call fails with ENOSYS before any entry
- * point, and no x32 hook can fire.
+ * sendmmsg, preadv2, pwritev2, each on a closed descriptor. Made in a
+ * child, as the ia32 ones: a seccomp filter that refuses foreign
+ * architectures (systemd's SystemCallArchitectures=native) may kill the
+ * caller for an x32 call. The child exits 0 when x32's read answered
+ * EBADF (x32 is on), 2 when it answered anything else (off: ENOSYS; or
+ * refused to this process): then no x32 hook can be shown to fire here,
+ * which is no fault of theirs.
  */
 void ftagent_call_every_x32_syscall(void)
 {
 	static const long nrs[] = {
 		515, 516, 517, 518, 519, 534, 535, 537, 538, 546, 547,
 	};
+	struct rlimit no_core = {0, 0};
+	int status = 0;
 	size_t i;
+	pid_t pid;
 
-	/* x32's read is the 64-bit one: EBADF if x32 is on. */
-	if (syscall(FTAGENT_X32_BIT | SYS_read, FTAGENT_CLOSED_FD, 0, 0) < 0 &&
-	    errno == ENOSYS) {
-		ftagent_x32_refused = 1;
-		return;
+	ftagent_x32_refused = 1;
+	pid = fork();
+	if (pid == 0) {
+		setrlimit(RLIMIT_CORE, &no_core);
+		if (syscall(FTAGENT_X32_BIT | SYS_read, FTAGENT_CLOSED_FD, 0,
+			    0) != -1 ||
+		    errno != EBADF)
+			_exit(2);
+		for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+			syscall(FTAGENT_X32_BIT | nrs[i], FTAGENT_CLOSED_FD, 0,
+				0, FTAGENT_CLOSED_FD, 0, 0);
+		_exit(0);
 	}
-	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
-		syscall(FTAGENT_X32_BIT | nrs[i], FTAGENT_CLOSED_FD, 0, 0,
-			FTAGENT_CLOSED_FD, 0, 0);
+	if (pid < 0)
+		return;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return;
+	ftagent_x32_refused = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
 }
 #else
 void ftagent_call_every_x32_syscall(void)
