@@ -708,24 +708,32 @@ def test_events_follow_prints_new_execs(d):
     eq("api_version", api({"cmd": "version"})["api_version"],
        {"major": 1, "minor": 2})
     out_path = os.path.join(WORK, "follow.out")
+
+    def execs():
+        p = subprocess.Popen(["true"])
+        p.wait()
+        return p.pid
+
+    def printed(pids):
+        with open(out_path) as fh:
+            got = [json.loads(line)["pid"] for line in fh]
+        return got if all(pid in got for pid in pids) else None
+
+    # A first exec, shown once ftctl is up and reading (however long it
+    # takes to start on a loaded guest: no fixed sleep); the three after
+    # it began after ftctl did, so only --follow can show them.
+    marker = [execs()]
     with open(out_path, "w") as out:
         f = subprocess.Popen([FTCTL, "--json", "events", "--follow",
                               "--interval", "0.2", "--type=exec",
-                              "--since", "1s"], stdout=out,
+                              "--since", "10m"], stdout=out,
                              stderr=subprocess.PIPE, text=True)
     try:
-        time.sleep(1)
-        pids = []
-        for _ in range(3):
-            p = subprocess.Popen(["true"])
-            p.wait()
-            pids.append(p.pid)
-
-        def seen():
-            with open(out_path) as fh:
-                got = [json.loads(line)["pid"] for line in fh]
-            return got if all(pid in got for pid in pids) else None
-        got = wait_for("the execs in ftctl events --follow", seen)
+        wait_for("an exec from before ftctl events --follow",
+                 lambda: printed(marker))
+        pids = [execs() for _ in range(3)]
+        got = wait_for("the execs in ftctl events --follow",
+                       lambda: printed(pids))
         for pid in pids:
             eq("times pid %d printed" % pid, got.count(pid), 1)
         assert f.poll() is None, "ftctl events --follow exited"
