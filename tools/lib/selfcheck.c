@@ -67,6 +67,30 @@ static int ftagent_x32_refused;
 #define FTAGENT_X32_BIT 0x40000000L
 
 /*
+ * Run @calls in a child that dumps no core (a call the system refuses may
+ * kill it): the child's wait status, or -1 when it could not be run or
+ * waited for.
+ */
+static int in_child(void (*calls)(void))
+{
+	struct rlimit no_core = {0, 0};
+	int status = 0;
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		setrlimit(RLIMIT_CORE, &no_core);
+		calls();
+		_exit(0);
+	}
+	if (pid < 0)
+		return -1;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+/*
  * x32's own entry points (kmod/calls.c), by their x32 numbers: readv,
  * writev, recvfrom, sendmsg, recvmsg, preadv, pwritev, recvmmsg,
  * sendmmsg, preadv2, pwritev2, each on a closed descriptor. Made in a
@@ -77,35 +101,27 @@ static int ftagent_x32_refused;
  * refused to this process): then no x32 hook can be shown to fire here,
  * which is no fault of theirs.
  */
-void ftagent_call_every_x32_syscall(void)
+static void x32_calls(void)
 {
 	static const long nrs[] = {
 		515, 516, 517, 518, 519, 534, 535, 537, 538, 546, 547,
 	};
-	struct rlimit no_core = {0, 0};
-	int status = 0;
+	long ret = syscall(FTAGENT_X32_BIT | SYS_read, FTAGENT_CLOSED_FD, 0, 0);
 	size_t i;
-	pid_t pid;
 
-	ftagent_x32_refused = 1;
-	pid = fork();
-	if (pid == 0) {
-		setrlimit(RLIMIT_CORE, &no_core);
-		if (syscall(FTAGENT_X32_BIT | SYS_read, FTAGENT_CLOSED_FD, 0,
-			    0) != -1 ||
-		    errno != EBADF)
-			_exit(2);
-		for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
-			syscall(FTAGENT_X32_BIT | nrs[i], FTAGENT_CLOSED_FD, 0,
-				0, FTAGENT_CLOSED_FD, 0, 0);
-		_exit(0);
-	}
-	if (pid < 0)
-		return;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return;
-	ftagent_x32_refused = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
+	if (ret != -1 || errno != EBADF)
+		_exit(2);
+	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+		syscall(FTAGENT_X32_BIT | nrs[i], FTAGENT_CLOSED_FD, 0, 0,
+			FTAGENT_CLOSED_FD, 0, 0);
+}
+
+void ftagent_call_every_x32_syscall(void)
+{
+	int status = in_child(x32_calls);
+
+	ftagent_x32_refused =
+		status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0;
 }
 #else
 void ftagent_call_every_x32_syscall(void)
@@ -138,32 +154,27 @@ static long ia32_syscall(long nr, long a1, long a2, long a3, long a4)
  * ia32 emulation, or booted with ia32_emulation=0, answers int $0x80
  * with a signal; then no ia32 hook can fire, which is no fault of its.
  */
-void ftagent_call_every_ia32_syscall(void)
+static void ia32_calls(void)
 {
 	static const long nrs[] = {
 		3,   145, 180, 333, 378, 4,   146, 181, 334, 379,
 		371, 372, 337, 417, 369, 370, 345, 187, 239, 313,
 		377, 362, 364, 361, 363, 5,   295, 437, 8,
 	};
-	struct rlimit no_core = {0, 0};
-	pid_t pid = fork();
-	int status = 0;
 	size_t i;
 
-	if (pid == 0) {
-		setrlimit(RLIMIT_CORE, &no_core);
-		for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
-			ia32_syscall(nrs[i], FTAGENT_CLOSED_FD, 0, 0,
-				     FTAGENT_CLOSED_FD);
-		ia32_syscall(102 /* socketcall */, 9 /* SYS_SEND */, 0, 0, 0);
-		_exit(0);
-	}
-	if (pid < 0)
-		return;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return;
-	ftagent_ia32_refused = WIFSIGNALED(status);
+	for (i = 0; i < sizeof(nrs) / sizeof(nrs[0]); i++)
+		ia32_syscall(nrs[i], FTAGENT_CLOSED_FD, 0, 0,
+			     FTAGENT_CLOSED_FD);
+	ia32_syscall(102 /* socketcall */, 9 /* SYS_SEND */, 0, 0, 0);
+}
+
+void ftagent_call_every_ia32_syscall(void)
+{
+	int status = in_child(ia32_calls);
+
+	if (status >= 0)
+		ftagent_ia32_refused = WIFSIGNALED(status);
 }
 #else
 void ftagent_call_every_ia32_syscall(void)
