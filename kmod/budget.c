@@ -32,6 +32,7 @@
 #include "counters.h"
 #include "gate.h"
 #include "kill.h"
+#include "memory.h"
 
 struct ftagent_budgetset __rcu *ftagent_budgets;
 DEFINE_STATIC_KEY_FALSE(ftagent_budgets_on);
@@ -201,6 +202,9 @@ struct ftagent_budgetset *ftagent_budgets_parse(const struct nlattr *head,
 		ftagent_budgets_free(set);
 		return ERR_PTR(-ENOMEM);
 	}
+	set->bytes = kmalloc_size_roundup(sizeof(*set)) +
+		     ftagent_kv_bytes(set->b, (n + 1) * sizeof(*set->b)) +
+		     ftagent_kv_bytes(set->strings, strings + 1);
 	nla_for_each_attr(a, head, len, rem) {
 		if (nla_type(a) != FTAGENT_CTL_A_BUDGET)
 			continue;
@@ -212,6 +216,19 @@ struct ftagent_budgetset *ftagent_budgets_parse(const struct nlattr *head,
 		i++;
 	}
 	return set;
+}
+
+/* The budget set in force, read as the gate reads it. */
+size_t ftagent_budget_memory(void)
+{
+	const struct ftagent_budgetset *set;
+	size_t bytes;
+
+	rcu_read_lock_sched();
+	set = rcu_dereference_sched(ftagent_budgets);
+	bytes = set ? set->bytes : 0;
+	rcu_read_unlock_sched();
+	return bytes;
 }
 
 u32 ftagent_budgets_gate_points(u32 metrics)

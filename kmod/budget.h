@@ -42,6 +42,7 @@ struct ftagent_budgetset {
 	struct ftagent_budget *b;
 	u32 metrics;			/* bits (1 << metric) in use */
 	char *strings;
+	size_t bytes;			/* what the set holds (memory.h) */
 };
 
 extern struct ftagent_budgetset __rcu *ftagent_budgets;

@@ -83,6 +83,7 @@
 #include "ftagent.h"
 #include "gate.h"
 #include "hooks.h"
+#include "memory.h"
 #include "policy.h"
 #include "symbols.h"
 
@@ -1669,6 +1670,13 @@ static void ftagent_verdict_alert_fn(struct work_struct *work)
 		ftagent_verdict_sent[v] = now[v];
 	}
 	ftagent_genl_verdict_alert(delta, __FTAGENT_VERDICT_MAX);
+}
+
+/* The paths being resolved, one buffer pair per CPU. */
+size_t ftagent_gate_memory(void)
+{
+	return READ_ONCE(ftagent_gate_bufs) ?
+	       ftagent_percpu_bytes(sizeof(struct ftagent_gate_buf)) : 0;
 }
 
 int ftagent_gate_init(void)

@@ -21,6 +21,7 @@
 #include "filters.h"
 #include "ftagent.h"
 #include "hooks.h"
+#include "memory.h"
 
 static struct genl_family ftagent_stats_family;
 
@@ -140,6 +141,19 @@ static int ftagent_put_hook(struct sk_buff *msg,
 	return 0;
 }
 
+/*
+ * Everything the module allocated and holds now (memory.h), but not its
+ * own image, which /proc/modules shows.
+ */
+static u64 ftagent_memory_held(void)
+{
+	return ftagent_counters_memory() + ftagent_events_memory() +
+	       ftagent_filters_memory() + ftagent_hooks_memory() +
+	       ftagent_mmsg_memory() + ftagent_iouring_memory() +
+	       ftagent_policy_memory() + ftagent_budget_memory() +
+	       ftagent_gate_memory() + ftagent_zerocopy_memory();
+}
+
 static int ftagent_put_resources(struct sk_buff *msg)
 {
 	const struct ftagent_config *cfg = ftagent_config_get();
@@ -160,10 +174,7 @@ static int ftagent_put_resources(struct sk_buff *msg)
 	    nla_put_u32(msg, FTAGENT_STATS_A_TABLE_CAPACITY,
 			ftagent_counters_capacity()) ||
 	    nla_put_u64_64bit(msg, FTAGENT_STATS_A_MEMORY_BYTES,
-			      ftagent_counters_memory() +
-			      ftagent_events_memory() +
-			      ftagent_filters_memory(),
-			      FTAGENT_STATS_A_PAD) ||
+			      ftagent_memory_held(), FTAGENT_STATS_A_PAD) ||
 	    nla_put_u32(msg, FTAGENT_STATS_A_RING_BUFFER_SIZE,
 			geo.ring_bytes) ||
 	    nla_put_u32(msg, FTAGENT_STATS_A_SUBBUF_SIZE, geo.subbuf_size) ||

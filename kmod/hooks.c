@@ -14,6 +14,7 @@
 #include <asm/unistd.h>
 
 #include "hooks.h"
+#include "memory.h"
 
 static struct ftagent_hook *ftagent_hooks;
 u64 __percpu *ftagent_hook_hits;	/* [ftagent_nr_calls] per CPU */
@@ -251,6 +252,16 @@ void ftagent_hook_view(unsigned int i, struct ftagent_hook_view *v)
 	if (ftagent_driver && v->state != FTAGENT_HOOK_DETACHED &&
 	    v->state != FTAGENT_HOOK_FAILED && ftagent_driver->missed)
 		v->missed = ftagent_driver->missed(hook);
+}
+
+size_t ftagent_hooks_memory(void)
+{
+	return kmalloc_size_roundup(ftagent_nr_calls *
+				    sizeof(*ftagent_hooks)) +
+	       kmalloc_size_roundup(ftagent_nr_calls *
+				    sizeof(*ftagent_attached)) +
+	       ftagent_percpu_bytes(sizeof(u64) * ftagent_nr_calls) +
+	       ftagent_ftrace_driver.memory() + ftagent_kprobe_driver.memory();
 }
 
 int __init ftagent_hooks_init(void)

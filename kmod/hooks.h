@@ -47,6 +47,8 @@ struct ftagent_hook_driver {
 	 * for reuse; @hooks are all @n hooks, all detached.
 	 */
 	void (*release)(struct ftagent_hook *hooks, unsigned int n);
+	/* What the set holds now, besides the hooks' array (memory.h). */
+	size_t (*memory)(void);
 };
 
 extern const struct ftagent_hook_driver ftagent_kprobe_driver;

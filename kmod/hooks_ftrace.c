@@ -76,6 +76,7 @@
 #include "compat/ftrace.h"
 #include "counters.h"
 #include "hooks.h"
+#include "memory.h"
 #include "symbols.h"
 
 /*
@@ -109,6 +110,8 @@ static struct ftagent_call_keys *ftagent_pending_keys __read_mostly;
  * increment (the scheduler's barriers cover a migration in between).
  */
 static atomic_t *ftagent_pending_spills __read_mostly;
+/* What the three tables above hold (memory.h); 0 while they are gone. */
+static size_t ftagent_pending_bytes;
 
 /*
  * The functions the settle ops hooks, all on the way out of a system
@@ -1463,6 +1466,7 @@ static void ftagent_pending_free(void)
 	ftagent_pending = NULL;
 	ftagent_pending_spills = NULL;
 	ftagent_pending_keys = NULL;
+	WRITE_ONCE(ftagent_pending_bytes, 0);
 }
 
 static int ftagent_ftrace_start(void)
@@ -1487,6 +1491,15 @@ static int ftagent_ftrace_start(void)
 		ftagent_pending_free();
 		return -ENOMEM;
 	}
+	WRITE_ONCE(ftagent_pending_bytes,
+		   ftagent_kv_bytes(ftagent_pending,
+				    FTAGENT_PENDING_SLOTS * sizeof(long)) +
+		   ftagent_kv_bytes(ftagent_pending_spills,
+				    FTAGENT_PENDING_BUCKETS *
+				    sizeof(*ftagent_pending_spills)) +
+		   ftagent_kv_bytes(ftagent_pending_keys,
+				    FTAGENT_PENDING_SLOTS *
+				    sizeof(*ftagent_pending_keys)));
 
 	ftagent_exit_tp = ftagent_feature_off(FTAGENT_FEATURE_FTRACE_SET) ?
 			  NULL : ftagent_tracepoint("sched_process_exit");
@@ -1709,8 +1722,18 @@ static void ftagent_ftrace_release(struct ftagent_hook *hooks,
 	ftrace_free_filter(&ftagent_sys_unreg_ops);
 }
 
+/* The in-flight table while the set runs, and the entry addresses. */
+static size_t ftagent_ftrace_memory(void)
+{
+	return READ_ONCE(ftagent_pending_bytes) +
+	       (READ_ONCE(ftagent_entry_ips) ?
+		kmalloc_size_roundup(ftagent_nr_calls *
+				     sizeof(*ftagent_entry_ips)) : 0);
+}
+
 const struct ftagent_hook_driver ftagent_ftrace_driver = {
 	.kind = FTAGENT_HOOKS_FTRACE,
+	.memory = ftagent_ftrace_memory,
 	.start = ftagent_ftrace_start,
 	.attach = ftagent_ftrace_attach,
 	.commit = ftagent_ftrace_commit,

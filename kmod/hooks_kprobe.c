@@ -78,8 +78,23 @@ static int ftagent_kret_entry(struct kretprobe_instance *ri,
 	return 0;
 }
 
+/*
+ * What the registered probes' instances hold: register_kretprobe()
+ * allocates maxactive of them up front, each the instance and our data.
+ */
+static atomic_long_t ftagent_kprobe_bytes;
+
+static long ftagent_kret_bytes(const struct kretprobe *rp)
+{
+	return rp->maxactive *
+	       (long)kmalloc_size_roundup(sizeof(struct kretprobe_instance) +
+					  rp->data_size);
+}
+
 static int ftagent_kprobe_attach(struct ftagent_hook *hook)
 {
+	int err;
+
 	struct ftagent_kprobe *k = hook->kprobe;
 
 	/* New for the first attach, and after the kernel kept the last. */
@@ -97,7 +112,11 @@ static int ftagent_kprobe_attach(struct ftagent_hook *hook)
 	k->rp.handler = ftagent_kret_handler;
 	k->rp.maxactive = hook->call->maxactive;
 	k->rp.data_size = sizeof(struct ftagent_call_keys);
-	return register_kretprobe(&k->rp);
+	err = register_kretprobe(&k->rp);
+	if (!err)
+		atomic_long_add(ftagent_kret_bytes(&k->rp),
+				&ftagent_kprobe_bytes);
+	return err;
 }
 
 /* Pointers for unregister_kretprobes(), which takes them in one batch. */
@@ -125,6 +144,8 @@ static void ftagent_kprobe_detach(struct ftagent_hook **hooks, unsigned int n)
 		ftagent_rps[i] = &hooks[i]->kprobe->rp;
 	unregister_kretprobes(ftagent_rps, n);
 	for (i = 0; i < n; i++) {
+		atomic_long_sub(ftagent_kret_bytes(ftagent_rps[i]),
+				&ftagent_kprobe_bytes);
 		if (ftagent_kretprobe_let_go(ftagent_rps[i]))
 			continue;
 		/* The kernel keeps this one; the next attach gets a new one. */
@@ -154,8 +175,18 @@ static void ftagent_kprobe_release(struct ftagent_hook *hooks, unsigned int n)
 	}
 }
 
+/* The instances, and the batch of pointers while the set runs. */
+static size_t ftagent_kprobe_memory(void)
+{
+	return atomic_long_read(&ftagent_kprobe_bytes) +
+	       (READ_ONCE(ftagent_rps) ?
+		kmalloc_size_roundup(ftagent_nr_calls *
+				     sizeof(*ftagent_rps)) : 0);
+}
+
 const struct ftagent_hook_driver ftagent_kprobe_driver = {
 	.kind = FTAGENT_HOOKS_KPROBE,
+	.memory = ftagent_kprobe_memory,
 	.attach = ftagent_kprobe_attach,
 	.detach = ftagent_kprobe_detach,
 	.missed = ftagent_kprobe_missed,

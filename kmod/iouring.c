@@ -79,6 +79,7 @@
 #include "callsites.h"
 #include "iouring.h"
 #include "lifecycle.h"
+#include "memory.h"
 #include "mmsg.h"
 #include "symbols.h"
 #include "features.h"
@@ -832,6 +833,14 @@ static int ftagent_iouring_off(const char *what, const char *name, int err,
 		what, name, err);
 	set_bit(FTAGENT_FEATURE_IOURING, &ftagent_degraded);
 	return 0;
+}
+
+/* The table of skipped requests, where there is one. */
+size_t ftagent_iouring_memory(void)
+{
+	return ftagent_kv_bytes(READ_ONCE(ftagent_skip_table),
+				(1 << FTAGENT_SKIP_BITS) *
+				sizeof(*ftagent_skip_table));
 }
 
 int ftagent_iouring_init(bool strict)

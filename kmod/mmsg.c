@@ -128,6 +128,7 @@
 #include "counters.h"
 #include "hooks.h"
 #include "iouring.h"
+#include "memory.h"
 #include "mmsg.h"
 #include "symbols.h"
 
@@ -1211,6 +1212,17 @@ static int ftagent_mmsg_watch_faults(bool strict)
 }
 
 static struct tracepoint *ftagent_mmsg_exit_tp;
+
+/* The slots and their spill counts, while they are there. */
+size_t ftagent_mmsg_memory(void)
+{
+	return ftagent_kv_bytes(READ_ONCE(ftagent_mmsg_slots),
+				BIT(FTAGENT_MMSG_BITS) *
+				sizeof(*ftagent_mmsg_slots)) +
+	       ftagent_kv_bytes(READ_ONCE(ftagent_mmsg_spills),
+				FTAGENT_MMSG_BUCKETS *
+				sizeof(*ftagent_mmsg_spills));
+}
 
 int ftagent_mmsg_init(bool strict)
 {

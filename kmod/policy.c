@@ -19,6 +19,7 @@
 #include <net/netlink.h>
 
 #include "gate.h"
+#include "memory.h"
 #include "policy.h"
 
 struct ftagent_ruleset __rcu *ftagent_policy;
@@ -541,6 +542,17 @@ static int ftagent_addr_index_build(struct ftagent_ruleset *set, u32 op,
 	    (family == AF_INET ? !ai->start4 || !ai->bucket4 || !ai->busy4 :
 				 !ai->start6))
 		goto out;
+	set->bytes += ftagent_kv_bytes(ai->off, nb * sizeof(u32)) +
+		      ftagent_kv_bytes(ai->rules, (total + nb) * sizeof(u32));
+	if (family == AF_INET)
+		set->bytes += ftagent_kv_bytes(ai->start4, nb * sizeof(u32)) +
+			      ftagent_kv_bytes(ai->bucket4,
+					       BIT(16) * sizeof(u32)) +
+			      kmalloc_size_roundup(BITS_TO_LONGS(BIT(16)) *
+						   sizeof(long));
+	else
+		set->bytes += ftagent_kv_bytes(ai->start6,
+					       nb * sizeof(*ai->start6));
 	/* Counts from the differences; each list then ends with END. */
 	for (k = 1; k < nb; k++)
 		cnt[k] += cnt[k - 1];
@@ -613,6 +625,13 @@ static int ftagent_port_index_build(struct ftagent_ruleset *set, u32 op,
 		set->port_bits[op] = bitmap_zalloc(BIT(16), GFP_KERNEL);
 	if (!pi->rules || (indexed && !set->port_bits[op]))
 		goto out;
+	set->bytes += ftagent_kv_bytes(pi->slots,
+				       (mask + 1) * sizeof(*pi->slots)) +
+		      ftagent_kv_bytes(pi->rules,
+				       (n_port + used) * sizeof(u32));
+	if (indexed)
+		set->bytes += kmalloc_size_roundup(BITS_TO_LONGS(BIT(16)) *
+						   sizeof(long));
 	for (h = 0, i = 0; h <= mask; h++) {
 		if (!pi->slots[h].port)
 			continue;
@@ -681,6 +700,8 @@ static int ftagent_policy_index(struct ftagent_ruleset *set, u32 op)
 	set->general[op] = kvcalloc(n_general + 1, sizeof(u32), GFP_KERNEL);
 	if (!set->general[op])
 		return -ENOMEM;
+	set->bytes += ftagent_kv_bytes(set->general[op],
+				       (n_general + 1) * sizeof(u32));
 	for (i = 0; i < set->n; i++)
 		if ((set->rules[i].ops & BIT(op)) &&
 		    ftagent_rule_file(&set->rules[i], op, addr_index) ==
@@ -744,6 +765,15 @@ struct ftagent_ruleset *ftagent_policy_parse(struct nlattr **attrs,
 	}
 	set->default_hit = set->hits[n / FTAGENT_HITS_PER_CHUNK] +
 			   n % FTAGENT_HITS_PER_CHUNK;
+	set->bytes = kmalloc_size_roundup(sizeof(*set)) +
+		     ftagent_kv_bytes(set->rules,
+				      (n + 1) * sizeof(*set->rules)) +
+		     ftagent_kv_bytes(set->strings, strings + 1) +
+		     kmalloc_size_roundup(set->n_hit_chunks *
+					  sizeof(*set->hits)) +
+		     set->n_hit_chunks *
+		     ftagent_percpu_bytes(sizeof(u64) *
+					  FTAGENT_HITS_PER_CHUNK);
 	i = 0;
 	nla_for_each_attr(a, head, len, rem) {
 		if (nla_type(a) != FTAGENT_CTL_A_POLICY_RULE)
@@ -792,6 +822,19 @@ int ftagent_policy_install(struct ftagent_ruleset *set)
 		ftagent_policy_free(old);
 	}
 	return 0;
+}
+
+/* The rule set in force, read as the gate reads it. */
+size_t ftagent_policy_memory(void)
+{
+	const struct ftagent_ruleset *set;
+	size_t bytes;
+
+	rcu_read_lock_sched();
+	set = rcu_dereference_sched(ftagent_policy);
+	bytes = set ? set->bytes : 0;
+	rcu_read_unlock_sched();
+	return bytes;
 }
 
 u64 ftagent_policy_generation(void)

@@ -121,6 +121,7 @@ struct ftagent_addr_index {
 
 struct ftagent_ruleset {
 	u64 generation;
+	size_t bytes;		/* what the set holds (memory.h) */
 	bool enforce;
 	u8 default_action;
 	u32 gated_ops;		/* ops whose calls the gate must see */

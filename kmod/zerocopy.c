@@ -53,6 +53,7 @@
 #include "account.h"
 #include "counters.h"
 #include "kprobe_kept.h"
+#include "memory.h"
 #include "symbols.h"
 #include "zerocopy.h"
 
@@ -147,6 +148,25 @@ static int ftagent_zc_return(struct kretprobe_instance *ri,
 	return 0;
 }
 
+static int ftagent_zc_maxactive(void)
+{
+	return max_t(int, 1024, 16 * num_possible_cpus());
+}
+
+/*
+ * The probe and its instances, allocated when it registered (worked out
+ * again rather than read from the probe, which exit may be freeing).
+ */
+size_t ftagent_zerocopy_memory(void)
+{
+	if (!READ_ONCE(ftagent_zc_on))
+		return 0;
+	return kmalloc_size_roundup(sizeof(struct kretprobe)) +
+	       ftagent_zc_maxactive() *
+	       kmalloc_size_roundup(sizeof(struct kretprobe_instance) +
+				    sizeof(struct ftagent_zc_call));
+}
+
 int ftagent_zerocopy_init(bool strict)
 {
 	struct kretprobe *rp;
@@ -170,7 +190,7 @@ int ftagent_zerocopy_init(bool strict)
 	 * inside while its copy waits on a page fault or the mmap lock. An
 	 * instance is under 100 bytes.
 	 */
-	rp->maxactive = max_t(int, 1024, 16 * num_possible_cpus());
+	rp->maxactive = ftagent_zc_maxactive();
 	atomic_long_set(&ftagent_zc_missed_seen, 0);
 	err = register_kretprobe(rp);
 	if (!err) {
