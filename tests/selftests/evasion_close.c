@@ -19,6 +19,7 @@
 #include "kselftest_harness.h"
 #include "budget_test.h"
 #include "ia32_test.h"
+#include "x32_test.h"
 
 #define IA32_READ	3   /* the ia32 table's read */
 #define IA32_SOCKETCALL 102 /* and socketcall */
@@ -30,6 +31,8 @@ enum blocked_op {
 	OP_SOCKETCALL_RECV,
 	OP_RECVFROM,
 	OP_RECVMMSG,
+	OP_READV_X32,
+	OP_RECVFROM_X32,
 	OP_WRITE,
 	OP_SPLICE
 };
@@ -105,6 +108,19 @@ static void *blocked_call(void *arg)
 			b->ret = m.msg_len;
 		break;
 	}
+	case OP_READV_X32: {
+		/* x32's own readv: its iovec, of 32-bit halves, in low memory. */
+		struct iovecx *iov = (struct iovecx *)b->args32;
+
+		iov->base = lo32(b->buf);
+		iov->len = b->len;
+		b->ret = callx(NRX_READV, b->fd, lo32(iov), 1, 0, 0);
+		break;
+	}
+	case OP_RECVFROM_X32:
+		/* x32's own recvfrom (__x64_compat_sys_recvfrom). */
+		b->ret = callx(NRX_RECVFROM, b->fd, lo32(b->buf), b->len, 0, 0);
+		break;
 	case OP_WRITE: b->ret = write(b->fd, b->buf, b->len); break;
 	case OP_SPLICE:
 		b->ret = splice(b->fd, NULL, b->fd_out, NULL, b->len, 0);
@@ -236,7 +252,7 @@ static void receive_after_close(struct __test_metadata *_metadata,
 	EXPECT_EQ(1, t.in_calls);
 	EXPECT_EQ(0, t.in_errors);
 	/* The kernel's own count (rchar counts read(), not receives). */
-	if (op == OP_READ || op == OP_READ32)
+	if (op == OP_READ || op == OP_READ32 || op == OP_READV_X32)
 		EXPECT_EQ((uint64_t)b.ret, r1 - r0 - (uint64_t)proc0);
 	if (op == OP_SOCKETCALL_RECV) {
 		ft_fd_id(self->fds[1], &file_dev, &file_ino);
@@ -276,6 +292,36 @@ TEST_F(closed, a_recvmmsg_whose_number_was_reused_is_charged_to_its_socket)
 TEST_F(closed, an_int80_read_whose_number_was_reused_is_charged_to_its_socket)
 {
 	receive_after_close(_metadata, self, OP_READ32, IA32_READ, 1);
+}
+
+/*
+ * x32's own entry points, which the settle finds by x32's own numbers:
+ * the same, through them. x32 off in a kernel that has it is a failure
+ * (the test guests turn it on); a kernel without it skips.
+ */
+static int x32_usable(struct __test_metadata *_metadata)
+{
+	if (callx(SYS_getpid, 0, 0, 0, 0, 0) != -ENOSYS)
+		return 1;
+	EXPECT_FALSE(kernel_has_x32())
+	TH_LOG("x32 is built in but off: boot with syscall.x32=y");
+	return 0;
+}
+
+TEST_F(closed, an_x32_readv_whose_number_was_reused_is_charged_to_its_socket)
+{
+	if (!x32_usable(_metadata))
+		SKIP(return, "a kernel built without the x32 ABI");
+	receive_after_close(_metadata, self, OP_READV_X32, X32_BIT | NRX_READV,
+			    1);
+}
+
+TEST_F(closed, an_x32_recvfrom_whose_number_was_reused_is_charged_to_its_socket)
+{
+	if (!x32_usable(_metadata))
+		SKIP(return, "a kernel built without the x32 ABI");
+	receive_after_close(_metadata, self, OP_RECVFROM_X32,
+			    X32_BIT | NRX_RECVFROM, 1);
 }
 
 /*

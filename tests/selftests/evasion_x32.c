@@ -15,81 +15,15 @@
  */
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/utsname.h>
 
 #include "kselftest_harness.h"
 #include "budget_test.h"
+#include "x32_test.h"
 
-#define CHUNK	4096
-#define X32_BIT 0x40000000L
-
-/* x32's own numbers (arch/x86/entry/syscalls/syscall_64.tbl). */
-#define NRX_READV    515
-#define NRX_WRITEV   516
-#define NRX_RECVFROM 517
-#define NRX_SENDMSG  518
-#define NRX_RECVMSG  519
-#define NRX_PREADV   534
-#define NRX_PWRITEV  535
-#define NRX_RECVMMSG 537
-#define NRX_SENDMMSG 538
-#define NRX_PREADV2  546
-#define NRX_PWRITEV2 547
-
-/* What struct iovec, msghdr and mmsghdr are to an x32 caller. */
-struct iovecx {
-	uint32_t base, len;
-};
-
-struct msghdrx {
-	uint32_t name, namelen, iov, iovlen, control, controllen, flags;
-};
-
-struct mmsghdrx {
-	struct msghdrx hdr;
-	uint32_t msg_len;
-};
+#define CHUNK 4096
 
 /* Memory below 4 GiB, where a 32-bit pointer can name it. */
 static char *low;
-
-static uint32_t lo32(const void *p)
-{
-	return (uint32_t)(uintptr_t)p;
-}
-
-/* An x32 system call: the result, or -errno. */
-static long callx(long nr, long a1, long a2, long a3, long a4, long a5)
-{
-	long ret = syscall(X32_BIT | nr, a1, a2, a3, a4, a5);
-
-	return ret < 0 ? -errno : ret;
-}
-
-/*
- * Whether the running kernel builds x32 in: Debian's switch for it
- * (syscall.x32=) is there exactly then; else the config in /boot.
- */
-static int kernel_has_x32(void)
-{
-	char path[128], line[256];
-	struct utsname u;
-	int found = 0;
-	FILE *f;
-
-	if (!access("/sys/module/syscall/parameters/x32", F_OK))
-		return 1;
-	if (uname(&u))
-		return 0;
-	snprintf(path, sizeof(path), "/boot/config-%s", u.release);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		found = !strcmp(line, "CONFIG_X86_X32_ABI=y\n");
-	fclose(f);
-	return found;
-}
 
 FIXTURE(x32)
 {
