@@ -1001,7 +1001,13 @@ static noinline void ftagent_account_slow(const struct ftagent_call *call,
 		return;
 	}
 #endif
-	/* x32's own entry points: 64-bit registers, compat structures. */
+	/*
+	 * x32's own entry points (call->x32): 64-bit registers, compat
+	 * structures (the *mmsg headers read back). Not call->x32_nr: a
+	 * CALL_X32 row (readv, writev) is the 64-bit entry point, whose x32
+	 * number only finds the row, and whose charge is its return value:
+	 * no structure of its caller is read back.
+	 */
 	ftagent_account_class(call->class, call->x32, uregs, ret, keys);
 }
 

@@ -44,9 +44,15 @@ static void ftagent_by_nr_set(struct ftagent_hook *hook)
 {
 	const struct ftagent_call *call = hook->call;
 
+	/*
+	 * kmod/calls.c's numbers come from the kernel's own headers, so each
+	 * is in its table's range; checked all the same, as a row that
+	 * named the wrong table's number would write past it.
+	 */
 #ifdef CONFIG_IA32_EMULATION
 	if (call->ia32) {
-		WRITE_ONCE(ftagent_by_nr_ia32[call->nr], hook);
+		if (!WARN_ON_ONCE(call->nr >= IA32_NR_syscalls))
+			WRITE_ONCE(ftagent_by_nr_ia32[call->nr], hook);
 		return;
 	}
 #endif
@@ -62,7 +68,8 @@ static void ftagent_by_nr_set(struct ftagent_hook *hook)
 			return;
 	}
 #endif
-	WRITE_ONCE(ftagent_by_nr[call->nr], hook);
+	if (!WARN_ON_ONCE(call->nr >= NR_syscalls))
+		WRITE_ONCE(ftagent_by_nr[call->nr], hook);
 }
 
 static const struct ftagent_hook_driver *ftagent_driver_for(unsigned int set)

@@ -117,7 +117,8 @@ extern struct ftagent_hook *ftagent_by_nr_ia32[IA32_NR_syscalls];
  * number is the 64-bit call's where the call is common to both; where
  * it is 64-bit only (readv's 19, recvfrom's 45, ...) the kernel runs
  * sys_ni_syscall, no entry hook sees it, and the lookup's hook is never
- * charged (every charge needs an entry's mark).
+ * charged: every charge needs an entry's mark, and the body's mark in ax
+ * (ftagent_in_body()) that only a hooked entry point writes.
  */
 #define FTAGENT_X32_OWN_FIRST	512
 #define FTAGENT_X32_OWN_NR	(X32_NR_syscalls - FTAGENT_X32_OWN_FIRST)
