@@ -53,6 +53,11 @@ def _colour(c):
     return "#4c72b0"
 
 
+def has_rows(res):
+    """Whether @res has per-call figures to draw."""
+    return bool(_workloads(res))
+
+
 def svg(res, path):
     """Draw @res (bench_report.aggregate_kernels) into the SVG file @path."""
     import matplotlib
