@@ -83,6 +83,22 @@ static void *ftagent_rule_err(struct netlink_ext_ack *extack,
 	return ftagent_set_err(extack, attr, why);
 }
 
+/* What a built index holds (memory.h); 0 for none. */
+static size_t ftagent_addr_index_bytes(const struct ftagent_addr_index *ai)
+{
+	size_t n = ai->n;
+
+	if (!n)
+		return 0;
+	return ftagent_kv_bytes(ai->off, n * sizeof(u32)) +
+	       ftagent_kv_bytes(ai->rules, ai->n_rules * sizeof(u32)) +
+	       ftagent_kv_bytes(ai->start4, n * sizeof(u32)) +
+	       ftagent_kv_bytes(ai->bucket4, BIT(16) * sizeof(u32)) +
+	       (ai->busy4 ? kmalloc_size_roundup(BITS_TO_LONGS(BIT(16)) *
+						 sizeof(long)) : 0) +
+	       ftagent_kv_bytes(ai->start6, n * sizeof(*ai->start6));
+}
+
 static void ftagent_addr_index_free(struct ftagent_addr_index *ai)
 {
 	kvfree(ai->start4);
@@ -542,17 +558,7 @@ static int ftagent_addr_index_build(struct ftagent_ruleset *set, u32 op,
 	    (family == AF_INET ? !ai->start4 || !ai->bucket4 || !ai->busy4 :
 				 !ai->start6))
 		goto out;
-	set->bytes += ftagent_kv_bytes(ai->off, nb * sizeof(u32)) +
-		      ftagent_kv_bytes(ai->rules, (total + nb) * sizeof(u32));
-	if (family == AF_INET)
-		set->bytes += ftagent_kv_bytes(ai->start4, nb * sizeof(u32)) +
-			      ftagent_kv_bytes(ai->bucket4,
-					       BIT(16) * sizeof(u32)) +
-			      kmalloc_size_roundup(BITS_TO_LONGS(BIT(16)) *
-						   sizeof(long));
-	else
-		set->bytes += ftagent_kv_bytes(ai->start6,
-					       nb * sizeof(*ai->start6));
+	ai->n_rules = total + nb;
 	/* Counts from the differences; each list then ends with END. */
 	for (k = 1; k < nb; k++)
 		cnt[k] += cnt[k - 1];
@@ -700,7 +706,10 @@ static int ftagent_policy_index(struct ftagent_ruleset *set, u32 op)
 	set->general[op] = kvcalloc(n_general + 1, sizeof(u32), GFP_KERNEL);
 	if (!set->general[op])
 		return -ENOMEM;
-	set->bytes += ftagent_kv_bytes(set->general[op],
+	/* The address indexes as kept (none, after -E2BIG) and the list. */
+	set->bytes += ftagent_addr_index_bytes(&set->addr4[op]) +
+		      ftagent_addr_index_bytes(&set->addr6[op]) +
+		      ftagent_kv_bytes(set->general[op],
 				       (n_general + 1) * sizeof(u32));
 	for (i = 0; i < set->n; i++)
 		if ((set->rules[i].ops & BIT(op)) &&

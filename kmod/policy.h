@@ -105,6 +105,7 @@ struct ftagent_addr_index {
 	struct ftagent_addr128 *start6;	/* AF_INET6 */
 	u32 *off;
 	u32 *rules;
+	u32 n_rules;		/* entries in rules, the ENDs included */
 };
 
 /*
