@@ -29,11 +29,13 @@
 #include "callfiles.h"
 #include "hooks.h"
 #include "kprobe_kept.h"
+#include "memory.h"
 
 /* A hook's kretprobe, and the hook its handlers work for. */
 struct ftagent_kprobe {
 	struct kretprobe rp;
 	struct ftagent_hook *hook;
+	size_t bytes;		/* what rp holds while registered */
 };
 
 static struct ftagent_hook *ftagent_kret_hook(struct kretprobe_instance *ri)
@@ -79,23 +81,18 @@ static int ftagent_kret_entry(struct kretprobe_instance *ri,
 }
 
 /*
- * What the registered probes' instances hold: register_kretprobe()
- * allocates maxactive of them up front, each the instance and our data.
+ * What the registered probes hold (memory.h): register_kretprobe()
+ * allocates their instances up front. Changed only under the config
+ * lock, as every attach and detach; read by the stats request.
  */
-static atomic_long_t ftagent_kprobe_bytes;
-
-static long ftagent_kret_bytes(const struct kretprobe *rp)
-{
-	return rp->maxactive *
-	       (long)kmalloc_size_roundup(sizeof(struct kretprobe_instance) +
-					  rp->data_size);
-}
+static size_t ftagent_kprobe_bytes;
+/* struct ftagent_kprobe allocated, kept ones too: freed at exit only. */
+static unsigned int ftagent_kprobes_allocated;
 
 static int ftagent_kprobe_attach(struct ftagent_hook *hook)
 {
-	int err;
-
 	struct ftagent_kprobe *k = hook->kprobe;
+	int err;
 
 	/* New for the first attach, and after the kernel kept the last. */
 	if (!k) {
@@ -103,6 +100,8 @@ static int ftagent_kprobe_attach(struct ftagent_hook *hook)
 		if (!k)
 			return -ENOMEM;
 		hook->kprobe = k;
+		WRITE_ONCE(ftagent_kprobes_allocated,
+			   ftagent_kprobes_allocated + 1);
 	}
 	/* Not in the kernel's hands: never registered, or let go. */
 	memset(&k->rp, 0, sizeof(k->rp));
@@ -113,9 +112,11 @@ static int ftagent_kprobe_attach(struct ftagent_hook *hook)
 	k->rp.maxactive = hook->call->maxactive;
 	k->rp.data_size = sizeof(struct ftagent_call_keys);
 	err = register_kretprobe(&k->rp);
-	if (!err)
-		atomic_long_add(ftagent_kret_bytes(&k->rp),
-				&ftagent_kprobe_bytes);
+	if (!err) {
+		k->bytes = ftagent_kretprobe_bytes(&k->rp);
+		WRITE_ONCE(ftagent_kprobe_bytes,
+			   ftagent_kprobe_bytes + k->bytes);
+	}
 	return err;
 }
 
@@ -144,8 +145,8 @@ static void ftagent_kprobe_detach(struct ftagent_hook **hooks, unsigned int n)
 		ftagent_rps[i] = &hooks[i]->kprobe->rp;
 	unregister_kretprobes(ftagent_rps, n);
 	for (i = 0; i < n; i++) {
-		atomic_long_sub(ftagent_kret_bytes(ftagent_rps[i]),
-				&ftagent_kprobe_bytes);
+		WRITE_ONCE(ftagent_kprobe_bytes,
+			   ftagent_kprobe_bytes - hooks[i]->kprobe->bytes);
 		if (ftagent_kretprobe_let_go(ftagent_rps[i]))
 			continue;
 		/* The kernel keeps this one; the next attach gets a new one. */
@@ -170,15 +171,23 @@ static void ftagent_kprobe_release(struct ftagent_hook *hooks, unsigned int n)
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
+		if (hooks[i].kprobe)
+			WRITE_ONCE(ftagent_kprobes_allocated,
+				   ftagent_kprobes_allocated - 1);
 		kfree(hooks[i].kprobe);
 		hooks[i].kprobe = NULL;
 	}
 }
 
-/* The instances, and the batch of pointers while the set runs. */
+/*
+ * The instances, the probes (kept between attaches, and for good when
+ * the kernel kept one), and the batch of pointers while the set runs.
+ */
 static size_t ftagent_kprobe_memory(void)
 {
-	return atomic_long_read(&ftagent_kprobe_bytes) +
+	return READ_ONCE(ftagent_kprobe_bytes) +
+	       READ_ONCE(ftagent_kprobes_allocated) *
+	       kmalloc_size_roundup(sizeof(struct ftagent_kprobe)) +
 	       (READ_ONCE(ftagent_rps) ?
 		kmalloc_size_roundup(ftagent_nr_calls *
 				     sizeof(*ftagent_rps)) : 0);

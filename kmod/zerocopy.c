@@ -153,18 +153,12 @@ static int ftagent_zc_maxactive(void)
 	return max_t(int, 1024, 16 * num_possible_cpus());
 }
 
-/*
- * The probe and its instances, allocated when it registered (worked out
- * again rather than read from the probe, which exit may be freeing).
- */
+/* What the probe held when it registered (memory.h); 0 while it is off. */
+static size_t ftagent_zc_bytes;
+
 size_t ftagent_zerocopy_memory(void)
 {
-	if (!READ_ONCE(ftagent_zc_on))
-		return 0;
-	return kmalloc_size_roundup(sizeof(struct kretprobe)) +
-	       ftagent_zc_maxactive() *
-	       kmalloc_size_roundup(sizeof(struct kretprobe_instance) +
-				    sizeof(struct ftagent_zc_call));
+	return READ_ONCE(ftagent_zc_on) ? READ_ONCE(ftagent_zc_bytes) : 0;
 }
 
 int ftagent_zerocopy_init(bool strict)
@@ -194,6 +188,9 @@ int ftagent_zerocopy_init(bool strict)
 	atomic_long_set(&ftagent_zc_missed_seen, 0);
 	err = register_kretprobe(rp);
 	if (!err) {
+		WRITE_ONCE(ftagent_zc_bytes,
+			   kmalloc_size_roundup(sizeof(*rp)) +
+			   ftagent_kretprobe_bytes(rp));
 		/* The probe's memory, to ftagent_zerocopy_count_missed(). */
 		smp_store_release(&ftagent_zc_on, true);
 		return 0;
