@@ -944,4 +944,9 @@ void ftagent_iouring_exit(void)
 {
 }
 
+size_t ftagent_iouring_memory(void)
+{
+	return 0;
+}
+
 #endif
