@@ -71,6 +71,7 @@
 #include <net/sock.h>
 
 #include "filters.h"
+#include "memory.h"
 
 #define FTAGENT_EXCL_BITS	12
 #define FTAGENT_EXCL_SLOTS	BIT(FTAGENT_EXCL_BITS)
@@ -855,11 +856,26 @@ u64 ftagent_exclude_missed(void)
 	return READ_ONCE(ftagent_excl_missed);
 }
 
+/*
+ * The two tables of excluded tgids (a rebuild holds a third while it
+ * runs) and the filters in force with their paths. Caller holds the
+ * config lock, under which alone the filters change.
+ */
 size_t ftagent_filters_memory(void)
 {
-	/* A rebuild holds a third table while it runs. */
-	return 2 * FTAGENT_EXCL_BYTES +
-	       sizeof(struct ftagent_filters);
+	const struct ftagent_filters *f;
+	size_t blob = 0;
+	unsigned int i;
+
+	f = rcu_dereference_protected(ftagent_filters_cur, true);
+	for (i = 0; f && i < f->n_paths; i++)
+		blob += f->path_len[i] + 1;
+	return ftagent_kv_bytes(rcu_dereference_protected(ftagent_excl, true),
+				FTAGENT_EXCL_BYTES) +
+	       ftagent_kv_bytes(READ_ONCE(ftagent_excl_spare),
+				FTAGENT_EXCL_BYTES) +
+	       kmalloc_size_roundup(sizeof(struct ftagent_filters)) +
+	       (blob ? kmalloc_size_roundup(blob) : 0);
 }
 
 int ftagent_filters_init(void)
