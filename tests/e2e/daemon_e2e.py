@@ -715,8 +715,11 @@ def test_events_follow_prints_new_execs(d):
         return p.pid
 
     def printed(pids):
+        # Whole lines only: ftctl's stdout is a file, written a buffer
+        # at a time, so the last line may be half there.
         with open(out_path) as fh:
-            got = [json.loads(line)["pid"] for line in fh]
+            lines = fh.read().split("\n")[:-1]
+        got = [json.loads(line)["pid"] for line in lines]
         return got if all(pid in got for pid in pids) else None
 
     # A first exec, shown once ftctl is up and reading (however long it
