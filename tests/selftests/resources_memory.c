@@ -236,6 +236,10 @@ static void load_and_compare(struct __test_metadata *_metadata,
 	books_match(_metadata, books, ours, allowed);
 }
 
+/*
+ * Each test loads the module twice or more: with the kprobe set on the
+ * debug kernel a load takes a minute or more, past the harness's 30 s.
+ */
 FIXTURE(memory){};
 FIXTURE_SETUP(memory)
 {
@@ -250,14 +254,14 @@ FIXTURE_TEARDOWN(memory)
 }
 
 /* The runner's parameters: its hook set, the default tables. */
-TEST_F(memory, a_default_load_is_what_the_figure_says)
+TEST_F_TIMEOUT(memory, a_default_load_is_what_the_figure_says, 600)
 {
 	FT_RETURN_IF_SETUP_SKIPPED();
 	load_and_compare(_metadata, "");
 }
 
 /* Bigger counter tables and channel: the figure follows the parameters. */
-TEST_F(memory, a_load_with_larger_tables_is_what_the_figure_says)
+TEST_F_TIMEOUT(memory, a_load_with_larger_tables_is_what_the_figure_says, 600)
 {
 	FT_RETURN_IF_SETUP_SKIPPED();
 	load_and_compare(_metadata,
@@ -302,7 +306,7 @@ static int install_prefix_rules(unsigned int n, struct ftnl_error *err)
  * A rule set installed after the load: what the figure grows by is what
  * the kernel's books grow by.
  */
-TEST_F(memory, a_rule_set_is_in_the_figure)
+TEST_F_TIMEOUT(memory, a_rule_set_is_in_the_figure, 600)
 {
 	struct ftagent_resources before_res = {0}, after_res = {0};
 	struct books before, after;
