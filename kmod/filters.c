@@ -859,21 +859,25 @@ u64 ftagent_exclude_missed(void)
 /*
  * The two tables of excluded tgids (a rebuild holds a third while it
  * runs) and the filters in force with their paths. Caller holds the
- * config lock, under which alone the filters change.
+ * config lock, under which alone the filters change; the two tables
+ * swap places under ftagent_excl_lock (fork and rename hooks), so they
+ * are read under it, as a pair.
  */
 size_t ftagent_filters_memory(void)
 {
 	const struct ftagent_filters *f;
-	size_t blob = 0;
+	size_t blob = 0, tables;
 	unsigned int i;
 
 	f = rcu_dereference_protected(ftagent_filters_cur, true);
 	for (i = 0; f && i < f->n_paths; i++)
 		blob += f->path_len[i] + 1;
-	return ftagent_kv_bytes(rcu_dereference_protected(ftagent_excl, true),
-				FTAGENT_EXCL_BYTES) +
-	       ftagent_kv_bytes(READ_ONCE(ftagent_excl_spare),
-				FTAGENT_EXCL_BYTES) +
+	raw_spin_lock(&ftagent_excl_lock);
+	tables = ftagent_kv_bytes(rcu_access_pointer(ftagent_excl),
+				  FTAGENT_EXCL_BYTES) +
+		 ftagent_kv_bytes(ftagent_excl_spare, FTAGENT_EXCL_BYTES);
+	raw_spin_unlock(&ftagent_excl_lock);
+	return tables +
 	       kmalloc_size_roundup(sizeof(struct ftagent_filters)) +
 	       (blob ? kmalloc_size_roundup(blob) : 0);
 }

@@ -86,7 +86,10 @@ static int ftagent_kret_entry(struct kretprobe_instance *ri,
  * lock, as every attach and detach; read by the stats request.
  */
 static size_t ftagent_kprobe_bytes;
-/* struct ftagent_kprobe allocated, kept ones too: freed at exit only. */
+/*
+ * struct ftagent_kprobe allocated: freed at exit, but one the kernel
+ * kept never is (it stays counted).
+ */
 static unsigned int ftagent_kprobes_allocated;
 
 static int ftagent_kprobe_attach(struct ftagent_hook *hook)

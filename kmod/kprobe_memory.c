@@ -12,7 +12,15 @@
  * page), plus the array of those slots. On many CPUs that is far more
  * than maxactive instances: 64 CPUs hold 64 rings of 256 pointers for a
  * probe of 256 instances. The pool's own fields give its geometry; the
- * layout is lib/objpool.c's (objpool_init_percpu_slots(), 6.7 to 6.12).
+ * layout is lib/objpool.c's (objpool_init_percpu_slots(), 6.9 to 6.12;
+ * 6.7 and 6.8 name the pool's fields otherwise, and the probe then
+ * leaves them the per-instance count). A slot that vmalloc could not
+ * give comes from kmalloc: each is counted as what it is. The array of
+ * slot pointers is 16 bytes an entry before a 2026 fix, 8 after: at most
+ * one kmalloc bucket apart, counted as 8.
+ *
+ * From the unregister on the figure leaves the probe out, though a task
+ * still inside a probed function keeps the pool until it returns.
  */
 #include <linux/cpumask.h>
 #include <linux/kprobes.h>
@@ -41,8 +49,10 @@ size_t ftagent_kretprobe_bytes(const struct kretprobe *rp)
 	for_each_possible_cpu(cpu) {
 		/* The first nr_objs % cpus CPUs take one more. */
 		share = pool->nr_objs / cpus + (nth++ < pool->nr_objs % cpus);
-		bytes += PAGE_ALIGN(struct_size(slot, entries, pool->capacity) +
-				    (size_t)pool->obj_size * share);
+		bytes += ftagent_kv_bytes(pool->cpu_slots[cpu],
+					  struct_size(slot, entries,
+						      pool->capacity) +
+					  (size_t)pool->obj_size * share);
 	}
 	return bytes;
 }

@@ -4,7 +4,7 @@
  * rethook): register_kretprobe() then makes one vmalloc per possible CPU,
  * each with room for every instance's pointer and that CPU's share of the
  * instances, not one kmalloc per instance as up to 6.6. What the memory
- * figure counts follows (kmod/kprobe_kept.c).
+ * figure counts follows (kmod/kprobe_memory.c).
  */
 #include <linux/module.h>
 #include <linux/kprobes.h>
