@@ -170,26 +170,52 @@ static int lifecycle(struct lifecycle_counts *c)
 }
 
 /*
+ * What the module counted on the UDP pair @tx -> @rx, 600 bytes sent in
+ * one sendmmsg and received in one recvmmsg: 1 if exactly that (the calls
+ * out are connect() and sendmmsg), else 0, said on stderr under @what.
+ */
+static int mmsg_pair_counted(const char *what, int tx, int rx)
+{
+	struct ft_totals tx_t, rx_t;
+	struct ft_counters fc;
+	int ok;
+
+	if (ft_collect(&fc))
+		return 0;
+	tx_t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, tx);
+	rx_t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, rx);
+	ok = tx_t.out_calls == 2 && tx_t.out_bytes == 600 &&
+	     rx_t.in_calls == 1 && rx_t.in_bytes == 600;
+	if (!ok)
+		fprintf(stderr, "# %s: sent %lu in %lu, received %lu in %lu\n",
+			what, (unsigned long)tx_t.out_bytes,
+			(unsigned long)tx_t.out_calls,
+			(unsigned long)rx_t.in_bytes,
+			(unsigned long)rx_t.in_calls);
+	ft_counters_free(&fc);
+	return ok;
+}
+
+static void close_pair(int fds[2])
+{
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+}
+
+/*
  * Exact *mmsg counting over UDP loopback: one sendmmsg of 3 datagrams
  * (100, 200 and 300 bytes), one recvmmsg of them.
  */
 static int mmsgs_counted(void)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET};
 	static char buf[3][512];
 	struct iovec iov[3];
 	struct mmsghdr vec[3];
-	struct ft_counters fc;
-	struct ft_totals tx_t, rx_t;
-	socklen_t len = sizeof(a);
-	int tx, rx, i, ok = 0;
+	int fds[2], i, ok = 0; /* fds: receiver, sender */
 
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	rx = socket(AF_INET, SOCK_DGRAM, 0);
-	tx = socket(AF_INET, SOCK_DGRAM, 0);
-	if (rx < 0 || tx < 0 || bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(rx, (struct sockaddr *)&a, &len) ||
-	    connect(tx, (struct sockaddr *)&a, sizeof(a)))
+	if (ft_udp_pair(AF_INET, fds))
 		goto out;
 	memset(vec, 0, sizeof(vec));
 	for (i = 0; i < 3; i++) {
@@ -198,30 +224,15 @@ static int mmsgs_counted(void)
 		vec[i].msg_hdr.msg_iov = &iov[i];
 		vec[i].msg_hdr.msg_iovlen = 1;
 	}
-	if (sendmmsg(tx, vec, 3, 0) != 3)
+	if (sendmmsg(fds[1], vec, 3, 0) != 3)
 		goto out;
 	for (i = 0; i < 3; i++)
 		iov[i].iov_len = sizeof(buf[i]);
-	if (recvmmsg(rx, vec, 3, MSG_DONTWAIT, NULL) != 3 || ft_collect(&fc))
+	if (recvmmsg(fds[0], vec, 3, MSG_DONTWAIT, NULL) != 3)
 		goto out;
-	tx_t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, tx);
-	rx_t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, rx);
-	/* The calls out: connect() and sendmmsg. */
-	ok = tx_t.out_calls == 2 && tx_t.out_bytes == 600 &&
-	     rx_t.in_calls == 1 && rx_t.in_bytes == 600;
-	if (!ok)
-		fprintf(stderr,
-			"# mmsg: sent %lu in %lu, received %lu in %lu\n",
-			(unsigned long)tx_t.out_bytes,
-			(unsigned long)tx_t.out_calls,
-			(unsigned long)rx_t.in_bytes,
-			(unsigned long)rx_t.in_calls);
-	ft_counters_free(&fc);
+	ok = mmsg_pair_counted("mmsg", fds[1], fds[0]);
 out:
-	if (tx >= 0)
-		close(tx);
-	if (rx >= 0)
-		close(rx);
+	close_pair(fds);
 	return ok;
 }
 
@@ -233,13 +244,9 @@ out:
  */
 static int x32_mmsgs_counted(void)
 {
-	struct sockaddr_in a = {.sin_family = AF_INET};
-	struct ft_totals tx_t, rx_t;
 	struct mmsghdrx *vec;
 	struct iovecx *iov;
-	struct ft_counters fc;
-	socklen_t len = sizeof(a);
-	int tx = -1, rx = -1, i, ok = 0;
+	int fds[2], i, ok = 0; /* fds: receiver, sender */
 	char *low;
 
 	if (callx(SYS_getpid, 0, 0, 0, 0, 0) == -ENOSYS) {
@@ -253,12 +260,7 @@ static int x32_mmsgs_counted(void)
 		return 0;
 	vec = (struct mmsghdrx *)low;
 	iov = (struct iovecx *)(low + 1024);
-	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	rx = socket(AF_INET, SOCK_DGRAM, 0);
-	tx = socket(AF_INET, SOCK_DGRAM, 0);
-	if (rx < 0 || tx < 0 || bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
-	    getsockname(rx, (struct sockaddr *)&a, &len) ||
-	    connect(tx, (struct sockaddr *)&a, sizeof(a)))
+	if (ft_udp_pair(AF_INET, fds))
 		goto out;
 	memset(low, 0, 4096);
 	for (i = 0; i < 3; i++) {
@@ -267,30 +269,15 @@ static int x32_mmsgs_counted(void)
 		vec[i].hdr.iov = lo32(&iov[i]);
 		vec[i].hdr.iovlen = 1;
 	}
-	if (callx(NRX_SENDMMSG, tx, lo32(vec), 3, 0, 0) != 3)
+	if (callx(NRX_SENDMMSG, fds[1], lo32(vec), 3, 0, 0) != 3)
 		goto out;
 	for (i = 0; i < 3; i++)
 		iov[i].len = 512;
-	if (callx(NRX_RECVMMSG, rx, lo32(vec), 3, MSG_DONTWAIT, 0) != 3 ||
-	    ft_collect(&fc))
+	if (callx(NRX_RECVMMSG, fds[0], lo32(vec), 3, MSG_DONTWAIT, 0) != 3)
 		goto out;
-	tx_t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, tx);
-	rx_t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, rx);
-	ok = tx_t.out_calls == 2 && tx_t.out_bytes == 600 &&
-	     rx_t.in_calls == 1 && rx_t.in_bytes == 600;
-	if (!ok)
-		fprintf(stderr,
-			"# x32 mmsg: sent %lu in %lu, received %lu in %lu\n",
-			(unsigned long)tx_t.out_bytes,
-			(unsigned long)tx_t.out_calls,
-			(unsigned long)rx_t.in_bytes,
-			(unsigned long)rx_t.in_calls);
-	ft_counters_free(&fc);
+	ok = mmsg_pair_counted("x32 mmsg", fds[1], fds[0]);
 out:
-	if (tx >= 0)
-		close(tx);
-	if (rx >= 0)
-		close(rx);
+	close_pair(fds);
 	munmap(low, 65536);
 	return ok;
 }

@@ -344,6 +344,20 @@ static inline int ft_exit_work_on(void)
  * A UDP socket of @family bound on loopback in @fds[0], and one
  * connected to it in @fds[1]; 0, or -1 with errno.
  */
+/* The module's GET_RESOURCES reply, into @res: 0, or -1. */
+static inline int ft_get_resources(struct ftagent_resources *res)
+{
+	struct ftnl_error err;
+	struct ftnl nl;
+	int rc;
+
+	if (ftnl_open(&nl, FTAGENT_GENL_STATS_NAME, &err) < 0)
+		return -1;
+	rc = ftagent_get_resources(&nl, res, &err);
+	ftnl_close(&nl);
+	return rc;
+}
+
 static inline int ft_udp_pair(int family, int fds[2])
 {
 	struct sockaddr_storage a = {.ss_family = family};

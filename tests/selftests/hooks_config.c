@@ -39,19 +39,6 @@ static int set_config(uint32_t mode, uint32_t hooks, struct ftnl_error *err)
 	return rc;
 }
 
-static int resources(struct ftagent_resources *res)
-{
-	struct ftnl_error err;
-	struct ftnl nl;
-	int rc;
-
-	if (ftnl_open(&nl, FTAGENT_GENL_STATS_NAME, &err) < 0)
-		return -1;
-	rc = ftagent_get_resources(&nl, res, &err);
-	ftnl_close(&nl);
-	return rc;
-}
-
 TEST(every_attached_hook_fires)
 {
 	unsigned int states[__FTAGENT_HOOK_STATE_MAX];
@@ -63,7 +50,7 @@ TEST(every_attached_hook_fires)
 	size_t i;
 
 	ftagent_call_every_traced_syscall();
-	ASSERT_EQ(0, resources(&res));
+	ASSERT_EQ(0, ft_get_resources(&res));
 	ftagent_hook_states(&res, states);
 	/* x32's own entry points: hooked where the kernel builds x32 in. */
 	for (i = 0; i < res.n_hooks; i++)
@@ -179,7 +166,7 @@ FIXTURE_SETUP(switched)
 {
 	struct ftagent_resources res;
 
-	ASSERT_EQ(0, resources(&res));
+	ASSERT_EQ(0, ft_get_resources(&res));
 	self->orig_hooks = res.hooks;
 	ftagent_resources_free(&res);
 }
@@ -220,7 +207,7 @@ TEST_F_TIMEOUT(switched, hook_set_and_mode_switch_at_run_time, 300)
 	ASSERT_EQ(0, socket_v2_counted(&out, &in));
 	EXPECT_EQ(1000, out);
 	EXPECT_EQ(1000, in);
-	ASSERT_EQ(0, resources(&res));
+	ASSERT_EQ(0, ft_get_resources(&res));
 	EXPECT_EQ((uint32_t)FTAGENT_MODE_MINIMAL, res.mode);
 	ftagent_resources_free(&res);
 
@@ -328,7 +315,7 @@ TEST(bad_values_are_refused_and_change_nothing)
 	struct ftagent_resources before, after;
 	struct ftnl_error err;
 
-	ASSERT_EQ(0, resources(&before));
+	ASSERT_EQ(0, ft_get_resources(&before));
 	ASSERT_EQ(-1, set_config(7, 0, &err));
 	EXPECT_EQ(EINVAL, err.err);
 	EXPECT_STREQ("MODE must be 1 (minimal) or 2 (standard)", err.msg);
@@ -341,7 +328,7 @@ TEST(bad_values_are_refused_and_change_nothing)
 	EXPECT_STREQ("SET_CONFIG needs MODE, HOOKS, FLUSH_INTERVAL_MS or "
 		     "RING_BUFFER_SIZE",
 		     err.msg);
-	ASSERT_EQ(0, resources(&after));
+	ASSERT_EQ(0, ft_get_resources(&after));
 	EXPECT_EQ(before.mode, after.mode);
 	EXPECT_EQ(before.hooks, after.hooks);
 	EXPECT_EQ(before.state, after.state);

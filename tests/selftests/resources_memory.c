@@ -185,19 +185,6 @@ static void books_match(struct __test_metadata *_metadata, long long books,
 	EXPECT_LE(books > ours ? books - ours : ours - books, allowed);
 }
 
-static int get_resources(struct ftagent_resources *res)
-{
-	struct ftnl_error err;
-	struct ftnl nl;
-	int rc;
-
-	if (ftnl_open(&nl, FTAGENT_GENL_STATS_NAME, &err) < 0)
-		return -1;
-	rc = ftagent_get_resources(&nl, res, &err);
-	ftnl_close(&nl);
-	return rc;
-}
-
 static void load_and_compare(struct __test_metadata *_metadata,
 			     const char *params)
 {
@@ -211,7 +198,7 @@ static void load_and_compare(struct __test_metadata *_metadata,
 	ASSERT_EQ(0, read_settled_books(&before));
 	ASSERT_EQ(0, ft_reload_module(params)) TH_LOG("load with %s", params);
 	ASSERT_EQ(0, read_books(&after));
-	ASSERT_EQ(0, get_resources(&res));
+	ASSERT_EQ(0, ft_get_resources(&res));
 	image = module_image();
 	ASSERT_LT(0, image);
 
@@ -315,11 +302,11 @@ TEST_F_TIMEOUT(memory, a_rule_set_is_in_the_figure, 600)
 
 	FT_RETURN_IF_SETUP_SKIPPED();
 	ASSERT_EQ(0, ft_reload_module(NULL));
-	ASSERT_EQ(0, get_resources(&before_res));
+	ASSERT_EQ(0, ft_get_resources(&before_res));
 	ASSERT_EQ(0, read_settled_books(&before));
 	ASSERT_EQ(0, install_prefix_rules(10000, &err)) TH_LOG("%s", err.msg);
 	ASSERT_EQ(0, read_books(&after));
-	ASSERT_EQ(0, get_resources(&after_res));
+	ASSERT_EQ(0, ft_get_resources(&after_res));
 
 	books = books_total(&after) - books_total(&before);
 	ours = (long long)after_res.memory_bytes -
