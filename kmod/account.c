@@ -1031,10 +1031,8 @@ bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key)
 	return ftagent_key_for_file(file, tgid, key);
 }
 
-void ftagent_account_key_charge(struct task_struct *task,
-				const struct cred *cred,
-				const struct ftagent_key *key,
-				enum ftagent_dir dir, long ret, bool transfer)
+bool ftagent_account_key_count(const struct ftagent_key *key,
+			       enum ftagent_dir dir, long ret, bool transfer)
 {
 	u32 flags = READ_ONCE(ftagent_filter_flags);
 
@@ -1045,11 +1043,21 @@ void ftagent_account_key_charge(struct task_struct *task,
 	if (!ftagent_tgid_excluded(key->tgid)) {
 		if (transfer && !(flags & FTAGENT_TRACK_SENDFILE) &&
 		    key->kind != FTAGENT_OBJ_SOCKET)
-			return;
+			return false;
 		if (!ftagent_key_counted(key, dir, flags))
-			return;
+			return false;
 		ftagent_counter_count(key, dir, ret);
 	}
+	return true;
+}
+
+void ftagent_account_key_charge(struct task_struct *task,
+				const struct cred *cred,
+				const struct ftagent_key *key,
+				enum ftagent_dir dir, long ret, bool transfer)
+{
+	if (!ftagent_account_key_count(key, dir, ret, transfer))
+		return;
 	if (static_branch_unlikely(&ftagent_budgets_on))
 		ftagent_budget_charge_bytes_task(task, cred, key->kind,
 						 key->family, dir, ret);

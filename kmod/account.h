@@ -61,6 +61,13 @@ void ftagent_account_file_landed(struct task_struct *task,
  * charge of @key.
  */
 bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key);
+/*
+ * Its first half: count @key (any context), unless its process is
+ * excluded; false if the filters leave it out, when budgets are not
+ * charged either.
+ */
+bool ftagent_account_key_count(const struct ftagent_key *key,
+			       enum ftagent_dir dir, long ret, bool transfer);
 void ftagent_account_key_charge(struct task_struct *task,
 				const struct cred *cred,
 				const struct ftagent_key *key,

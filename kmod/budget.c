@@ -296,9 +296,14 @@ static void ftagent_budget_window(struct ftagent_budget *b, u64 now)
 	memset(b->rep, 0, sizeof(b->rep));
 }
 
-static void ftagent_budget_verdict(const struct ftagent_budgetset *set,
-				   u32 i, u8 verdict, u64 used,
-				   struct ftagent_gate_call *c)
+/*
+ * Record a verdict of budget @i for @c, or, with @as_tgid, for that
+ * process's thread @as_pid (a Linux AIO request completed elsewhere).
+ */
+static void ftagent_budget_verdict_as(const struct ftagent_budgetset *set,
+				      u32 i, u8 verdict, u64 used,
+				      struct ftagent_gate_call *c,
+				      pid_t as_tgid, pid_t as_pid)
 {
 	const struct ftagent_budget *b = &set->b[i];
 	struct ftagent_verdict_info vi = {
@@ -312,9 +317,18 @@ static void ftagent_budget_verdict(const struct ftagent_budgetset *set,
 		.metric = b->metric,
 		.used = used,
 		.limit = b->limit,
+		.as_tgid = as_tgid,
+		.as_pid = as_pid,
 	};
 
 	ftagent_verdict_emit(&vi, c);
+}
+
+static void ftagent_budget_verdict(const struct ftagent_budgetset *set,
+				   u32 i, u8 verdict, u64 used,
+				   struct ftagent_gate_call *c)
+{
+	ftagent_budget_verdict_as(set, i, verdict, used, c, 0, 0);
 }
 
 /*
@@ -428,6 +442,48 @@ void ftagent_budget_charge_bytes(unsigned int kind, unsigned int family,
 	ftagent_budget_charge_bytes_task(NULL, NULL, kind, family, dir, bytes);
 }
 
+/* The byte metric of a move in @dir on @kind/@family; false: none. */
+static bool ftagent_bytes_metric(unsigned int kind, unsigned int family,
+				 unsigned int dir, unsigned int *metric)
+{
+	if (kind == FTAGENT_OBJ_SOCKET &&
+	    (family == AF_INET || family == AF_INET6))
+		*metric = dir == FTAGENT_DIR_OUT ?
+				  FTAGENT_METRIC_BYTES_SENT :
+				  FTAGENT_METRIC_BYTES_RECEIVED;
+	else if (kind == FTAGENT_OBJ_FILE)
+		*metric = dir == FTAGENT_DIR_OUT ?
+				  FTAGENT_METRIC_BYTES_WRITTEN :
+				  FTAGENT_METRIC_BYTES_READ;
+	else
+		return false;
+	return true;
+}
+
+/* Add @bytes to budget @i of @set, alerting on the crossing. */
+static void ftagent_budget_add_bytes(const struct ftagent_budgetset *set,
+				     u32 i, long bytes,
+				     struct ftagent_gate_call *c,
+				     pid_t as_tgid, pid_t as_pid)
+{
+	struct ftagent_budget *b = &set->b[i];
+	unsigned long flags;
+	bool alert;
+	u64 used;
+
+	raw_spin_lock_irqsave(&b->lock, flags);
+	ftagent_budget_window(b, ktime_get_mono_fast_ns());
+	alert = ftagent_budget_crossed(b, b->used, b->used + bytes);
+	b->used += bytes;
+	used = b->used;
+	raw_spin_unlock_irqrestore(&b->lock, flags);
+	if (alert) {
+		atomic64_inc(&b->alerts);
+		ftagent_budget_verdict_as(set, i, FTAGENT_VERDICT_BUDGET_ALERT,
+					  used, c, as_tgid, as_pid);
+	}
+}
+
 void ftagent_budget_charge_bytes_task(struct task_struct *task,
 				      const struct cred *cred,
 				      unsigned int kind, unsigned int family,
@@ -438,44 +494,64 @@ void ftagent_budget_charge_bytes_task(struct task_struct *task,
 	unsigned int metric;
 	u32 i;
 
-	if (bytes <= 0)
-		return;
-	if (kind == FTAGENT_OBJ_SOCKET &&
-	    (family == AF_INET || family == AF_INET6))
-		metric = dir == FTAGENT_DIR_OUT ? FTAGENT_METRIC_BYTES_SENT :
-						  FTAGENT_METRIC_BYTES_RECEIVED;
-	else if (kind == FTAGENT_OBJ_FILE)
-		metric = dir == FTAGENT_DIR_OUT ? FTAGENT_METRIC_BYTES_WRITTEN :
-						  FTAGENT_METRIC_BYTES_READ;
-	else
+	if (bytes <= 0 || !ftagent_bytes_metric(kind, family, dir, &metric))
 		return;
 	set = rcu_dereference_sched(ftagent_budgets);
 	if (!set || !(set->metrics & BIT(metric)))
 		return;
 	c.task = task;
 	c.cred = cred;
-	for (i = 0; i < set->n; i++) {
-		struct ftagent_budget *b = &set->b[i];
-		unsigned long flags;
-		bool alert;
-		u64 used;
+	for (i = 0; i < set->n; i++)
+		if (set->b[i].metric == metric &&
+		    ftagent_principal_matches(&set->b[i].who, set->strings,
+					      &c))
+			ftagent_budget_add_bytes(set, i, bytes, &c, 0, 0);
+}
 
-		if (b->metric != metric ||
-		    !ftagent_principal_matches(&b->who, set->strings, &c))
+unsigned int ftagent_budget_match_bytes(unsigned int kind, unsigned int family,
+					unsigned int dir, u32 *gen, u16 *idx,
+					unsigned int max)
+{
+	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
+	const struct ftagent_budgetset *set;
+	unsigned int metric, n = 0;
+	u32 i;
+
+	if (!ftagent_bytes_metric(kind, family, dir, &metric))
+		return 0;
+	set = rcu_dereference_sched(ftagent_budgets);
+	if (!set || !(set->metrics & BIT(metric)))
+		return 0;
+	*gen = (u32)set->generation;
+	for (i = 0; i < set->n; i++) {
+		if (set->b[i].metric != metric ||
+		    !ftagent_principal_matches(&set->b[i].who, set->strings,
+					       &c))
 			continue;
-		raw_spin_lock_irqsave(&b->lock, flags);
-		ftagent_budget_window(b, ktime_get_mono_fast_ns());
-		alert = ftagent_budget_crossed(b, b->used, b->used + bytes);
-		b->used += bytes;
-		used = b->used;
-		raw_spin_unlock_irqrestore(&b->lock, flags);
-		if (alert) {
-			atomic64_inc(&b->alerts);
-			ftagent_budget_verdict(set, i,
-					       FTAGENT_VERDICT_BUDGET_ALERT,
-					       used, &c);
-		}
+		if (n == max)
+			return max + 1;
+		idx[n++] = i;
 	}
+	return n;
+}
+
+bool ftagent_budget_charge_matched(u32 gen, const u16 *idx, unsigned int n,
+				   long bytes, pid_t tgid, pid_t pid)
+{
+	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
+	const struct ftagent_budgetset *set;
+	unsigned int k;
+
+	set = rcu_dereference_sched(ftagent_budgets);
+	if (!set || (u32)set->generation != gen)
+		return false;
+	if (bytes <= 0)
+		return true;
+	for (k = 0; k < n; k++)
+		if (idx[k] < set->n)
+			ftagent_budget_add_bytes(set, idx[k], bytes, &c, tgid,
+						 pid);
+	return true;
 }
 
 /*

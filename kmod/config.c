@@ -32,6 +32,7 @@
 #include "events.h"
 #include "filters.h"
 #include "hooks.h"
+#include "aio.h"
 #include "iouring.h"
 #include "mmsg.h"
 #include "kill.h"
@@ -256,9 +257,12 @@ int __init ftagent_config_init(void)
 	err = ftagent_iouring_init(strict);
 	if (err)
 		goto err_iouring;
+	err = ftagent_aio_init(strict);
+	if (err)
+		goto err_aio;
 	err = ftagent_zerocopy_init(strict);
 	if (err)
-		goto err_iouring;
+		goto err_aio;
 	err = ftagent_gate_init();
 	if (err)
 		goto err_zerocopy;
@@ -272,6 +276,8 @@ err_gate:
 	ftagent_gate_exit();
 err_zerocopy:
 	ftagent_zerocopy_exit();
+err_aio:
+	ftagent_aio_exit();
 err_iouring:
 	ftagent_iouring_exit();
 	ftagent_lifecycle_exit();
@@ -298,6 +304,7 @@ void ftagent_config_exit(void)
 	mutex_unlock(&ftagent_config_mutex);
 	ftagent_gate_exit();
 	ftagent_zerocopy_exit();
+	ftagent_aio_exit();
 	ftagent_iouring_exit();
 	ftagent_lifecycle_exit();
 	mutex_lock(&ftagent_config_mutex);

@@ -383,8 +383,14 @@ void ftagent_verdict_emit(const struct ftagent_verdict_info *vi,
 	hdr = ftagent_event_begin(FTAGENT_REC_VERDICT);
 	if (!hdr)
 		return;
-	/* An io_uring request completed elsewhere: its submitter's. */
-	if (c->task) {
+	/*
+	 * A Linux AIO request (by number) or an io_uring request (by task)
+	 * completed elsewhere: its submitter's.
+	 */
+	if (vi->as_tgid) {
+		hdr->tgid = vi->as_tgid;
+		hdr->pid = vi->as_pid;
+	} else if (c->task) {
 		hdr->tgid = c->task->tgid;
 		hdr->pid = c->task->pid;
 	}

@@ -94,6 +94,8 @@ struct ftagent_verdict_info {
 	int error;
 	u16 metric;
 	u64 used, limit;
+	/* Non-zero: the record is this process's thread's, not @c's. */
+	pid_t as_tgid, as_pid;
 };
 
 /* Write a verdict record and count it for the next alert. */

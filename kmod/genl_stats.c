@@ -151,7 +151,8 @@ static u64 ftagent_memory_held(void)
 	       ftagent_filters_memory() + ftagent_hooks_memory() +
 	       ftagent_mmsg_memory() + ftagent_iouring_memory() +
 	       ftagent_policy_memory() + ftagent_budget_memory() +
-	       ftagent_gate_memory() + ftagent_zerocopy_memory();
+	       ftagent_gate_memory() + ftagent_zerocopy_memory() +
+	       ftagent_aio_memory();
 }
 
 static int ftagent_put_resources(struct sk_buff *msg)

@@ -52,6 +52,7 @@ size_t ftagent_kretprobe_bytes(const struct kretprobe *rp);
 size_t ftagent_hooks_memory(void);
 size_t ftagent_mmsg_memory(void);
 size_t ftagent_iouring_memory(void);
+size_t ftagent_aio_memory(void);
 size_t ftagent_policy_memory(void);
 size_t ftagent_budget_memory(void);
 size_t ftagent_gate_memory(void);

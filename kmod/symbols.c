@@ -111,6 +111,9 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "io_uring counting" },
 	{ "io_uring_submit_req", true, FTAGENT_FEATURE_IOURING,
 	  "io_uring counting" },
+	{ "aio_prep_rw", false, FTAGENT_FEATURE_AIO, "Linux AIO counting" },
+	{ "aio_complete_rw", false, FTAGENT_FEATURE_AIO,
+	  "Linux AIO counting" },
 	/*
 	 * mmsg.c hooks the *mmsg loops' entries and probes the calls these
 	 * make (the receivers' only where there is no sock_recv_length).

@@ -169,6 +169,7 @@ const char *ftagent_feature_name(unsigned int feature)
 		[FTAGENT_FEATURE_IOURING] = "io_uring counting",
 		[FTAGENT_FEATURE_MMSG_LENGTHS] =
 			"*mmsg and failed receive lengths from the kernel",
+		[FTAGENT_FEATURE_AIO] = "Linux AIO counting",
 	};
 
 	if (feature < sizeof(names) / sizeof(names[0]))

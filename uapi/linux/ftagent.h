@@ -38,7 +38,7 @@
 #include <linux/types.h>
 
 #define FTAGENT_ABI_MAJOR	0
-#define FTAGENT_ABI_MINOR	7
+#define FTAGENT_ABI_MINOR	8
 
 #define FTAGENT_GENL_CTL_NAME		"ftagent_ctl"
 #define FTAGENT_GENL_CTL_VERSION	1
@@ -139,7 +139,9 @@ enum ftagent_obj_kind {
  *	traced calls at once for the in-flight table; the call was not counted
  * @FTAGENT_LOSS_IOURING: an io_uring request that moved bytes completed
  *	where the module cannot see it on this kernel (docs/hooks.md,
- *	"io_uring"); its bytes were not counted or charged (since ABI 0.6)
+ *	"io_uring"); its bytes were not counted or charged (since ABI 0.6).
+ *	Since ABI 0.8 also a Linux AIO read or write whose submitter was
+ *	not known when it completed (docs/hooks.md, "Linux AIO")
  *
  * Calls a kretprobe missed (no free instance, or a probe already running)
  * are counted per hook: FTAGENT_HOOK_A_MISSED.
@@ -411,6 +413,9 @@ enum ftagent_ctl_attr {
  *	*mmsg lengths are read back from the caller's msg_len fields at
  *	return, which a sibling thread can rewrite, and a receive that
  *	fails after its data arrived (EFAULT) is charged no bytes
+ * @FTAGENT_FEATURE_AIO: counting and charging of Linux AIO reads and
+ *	writes (io_submit; aio_prep_rw and aio_complete_rw; since ABI 0.8).
+ *	Without it AIO I/O is gated but not counted
  *
  * A rule or budget set that needs a gate feature that is off is refused
  * (EOPNOTSUPP with a message), except GATE_SENDPAGE and GATE_SCTP: then
@@ -435,6 +440,7 @@ enum ftagent_feature {
 	FTAGENT_FEATURE_GATE_SCTP,
 	FTAGENT_FEATURE_IOURING,
 	FTAGENT_FEATURE_MMSG_LENGTHS,
+	FTAGENT_FEATURE_AIO,
 
 	__FTAGENT_FEATURE_MAX
 };

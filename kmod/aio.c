@@ -1,0 +1,386 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Linux AIO reads and writes (io_submit), counted and charged when they
+ * complete.
+ *
+ * io_submit() runs no traced read or write: aio_read() and aio_write()
+ * call the file's read_iter or write_iter themselves, and every such
+ * request ends in aio_complete_rw(kiocb, res), res being the bytes it
+ * moved or -errno. Most complete at once, in the submitting thread
+ * (buffered files, pipes, sockets); direct I/O completes later, from the
+ * block layer's completion: a hard or soft interrupt, or a kernel
+ * worker, where current is whoever happens to run.
+ *
+ * So the request is noted when it is prepared (aio_prep_rw(), in the
+ * submitting thread, for every read and write), in a table by its
+ * address: its process and thread by number, and the byte budgets it
+ * counts against, matched there and then, in the submitter's own
+ * context, where its principal (name, credentials, cgroup, executable)
+ * can be read safely. aio_complete_rw() takes the note, counts the
+ * result on the request's file (still held by the request) for the
+ * noted process, as a read, or as a write when the request is one
+ * (IOCB_WRITE), and adds it to the noted budgets. Neither needs the
+ * submitter to be alive, nor anything but raw locks: a completion in a
+ * hard interrupt is charged where it runs.
+ *
+ * A request that fails after aio_prep_rw() (a bad iovec, a file not open
+ * for it, rw_verify_area() refusing it, the gate among others) is freed
+ * without completing: its note stays until its address is noted again,
+ * or until its set is full, which gives up its notes in turn. Notes hold
+ * no reference: a stale one costs only its slot. A completion that finds
+ * no note (submitted before the load, or its note given up) is counted as
+ * lost (FTAGENT_LOSS_IOURING, the cause shared by the asynchronous
+ * requests), and so is the charge of one whose budget set was replaced
+ * meanwhile, or that more budgets match than a note holds (the first
+ * FTAGENT_AIO_BUDGETS are charged).
+ *
+ * IOCB_CMD_FSYNC, FDSYNC and POLL move no bytes and are not counted.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/aio_abi.h>
+#include <linux/fs.h>
+#include <linux/ftrace.h>
+#include <linux/hash.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
+#include <linux/spinlock.h>
+
+#include "account.h"
+#include "aio.h"
+#include "budget.h"
+#include "compat/ftrace.h"
+#include "counters.h"
+#include "hooks.h"
+#include "memory.h"
+#include "symbols.h"
+
+#ifdef CONFIG_AIO
+
+/* The byte budgets a note holds; more are counted as lost. */
+#define FTAGENT_AIO_BUDGETS	5
+
+/* One request in flight: 32 bytes. */
+struct ftagent_aio_note {
+	const void *kiocb;	/* NULL: a free slot */
+	pid_t tgid, pid;	/* the submitter, in the initial namespace */
+	u32 budget_gen;		/* the budget set's generation, low half */
+	u8 n_budgets;		/* FTAGENT_AIO_BUDGETS + 1: more matched */
+	u16 budget[FTAGENT_AIO_BUDGETS];
+};
+
+/*
+ * 1,024 sets of 8: 8,192 requests in flight before notes are given up,
+ * in 256 KiB, and a lock and a turn per set beside them. Completions run
+ * in interrupts: the lock is a raw one, taken with interrupts off.
+ */
+#define FTAGENT_AIO_SET_BITS	10
+#define FTAGENT_AIO_WAYS	8
+
+struct ftagent_aio_set {
+	struct ftagent_aio_note note[FTAGENT_AIO_WAYS];
+};
+
+struct ftagent_aio_lock {
+	raw_spinlock_t lock;
+	u8 turn;		/* the note a full set gives up next */
+};
+
+static struct ftagent_aio_set *ftagent_aio_table;
+static struct ftagent_aio_lock *ftagent_aio_locks;
+static_assert(sizeof(struct ftagent_aio_note) == 32);
+
+static u32 notrace ftagent_aio_hash(const void *kiocb)
+{
+	return hash_ptr(kiocb, FTAGENT_AIO_SET_BITS);
+}
+
+/* File @note in its set: in a free slot, or in turn over another. */
+static void notrace ftagent_aio_file(const struct ftagent_aio_note *note)
+{
+	u32 h = ftagent_aio_hash(note->kiocb);
+	struct ftagent_aio_set *set = &ftagent_aio_table[h];
+	struct ftagent_aio_lock *l = &ftagent_aio_locks[h];
+	struct ftagent_aio_note *slot = NULL;
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&l->lock, flags);
+	/* A note left at this address by a request that never completed. */
+	for (i = 0; i < FTAGENT_AIO_WAYS && !slot; i++)
+		if (set->note[i].kiocb == note->kiocb)
+			slot = &set->note[i];
+	for (i = 0; i < FTAGENT_AIO_WAYS && !slot; i++)
+		if (!set->note[i].kiocb)
+			slot = &set->note[i];
+	if (!slot) {
+		/* Full: a note is given up, each in turn. */
+		slot = &set->note[l->turn];
+		l->turn = (l->turn + 1) % FTAGENT_AIO_WAYS;
+	}
+	*slot = *note;
+	raw_spin_unlock_irqrestore(&l->lock, flags);
+}
+
+/*
+ * aio_prep_rw(req, iocb), in the submitting thread: @iocb is the
+ * kernel's copy of the caller's, and the request already holds its file.
+ */
+static void notrace ftagent_aio_prep_hook(unsigned long ip,
+					  unsigned long parent_ip,
+					  struct ftrace_ops *op,
+					  struct ftrace_regs *fregs)
+{
+	struct pt_regs *args = ftagent_fregs_args(fregs);
+	struct kiocb *req = (struct kiocb *)args->di;
+	const struct iocb *iocb = (const struct iocb *)args->si;
+	struct ftagent_aio_note note = {
+		.kiocb = req,
+		.tgid = current->tgid,
+		.pid = current->pid,
+	};
+	struct ftagent_key key __uninitialized;
+	struct file *file;
+	unsigned int dir;
+
+	switch (READ_ONCE(iocb->aio_lio_opcode)) {
+	case IOCB_CMD_PREAD:
+	case IOCB_CMD_PREADV:
+		dir = FTAGENT_DIR_IN;
+		break;
+	case IOCB_CMD_PWRITE:
+	case IOCB_CMD_PWRITEV:
+		dir = FTAGENT_DIR_OUT;
+		break;
+	default:
+		return;
+	}
+	preempt_disable_notrace();
+	file = READ_ONCE(req->ki_filp);
+	if (static_branch_unlikely(&ftagent_budgets_on) && file &&
+	    ftagent_account_key(file, note.tgid, &key))
+		note.n_budgets = ftagent_budget_match_bytes(key.kind,
+							    key.family, dir,
+							    &note.budget_gen,
+							    note.budget,
+							    FTAGENT_AIO_BUDGETS);
+	ftagent_aio_file(&note);
+	preempt_enable_notrace();
+}
+
+/* Take the note of @kiocb into @who; false if there is none. */
+static bool notrace ftagent_aio_take(const void *kiocb,
+				     struct ftagent_aio_note *who)
+{
+	u32 h = ftagent_aio_hash(kiocb);
+	struct ftagent_aio_set *set = &ftagent_aio_table[h];
+	struct ftagent_aio_lock *l = &ftagent_aio_locks[h];
+	unsigned long flags;
+	bool found = false;
+	int i;
+
+	raw_spin_lock_irqsave(&l->lock, flags);
+	for (i = 0; i < FTAGENT_AIO_WAYS; i++) {
+		struct ftagent_aio_note *n = &set->note[i];
+
+		if (n->kiocb == kiocb) {
+			*who = *n;
+			n->kiocb = NULL;
+			found = true;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&l->lock, flags);
+	return found;
+}
+
+/*
+ * aio_complete_rw(kiocb, res): any context. The request still holds its
+ * file; its IOCB_WRITE says which way the bytes went.
+ */
+static void notrace ftagent_aio_complete_hook(unsigned long ip,
+					      unsigned long parent_ip,
+					      struct ftrace_ops *op,
+					      struct ftrace_regs *fregs)
+{
+	struct pt_regs *args = ftagent_fregs_args(fregs);
+	struct kiocb *kiocb = (struct kiocb *)args->di;
+	long res = (long)args->si;
+	struct ftagent_key key __uninitialized;
+	struct ftagent_aio_note who;
+	struct file *file;
+	unsigned int n;
+	u8 dir;
+
+	preempt_disable_notrace();
+	if (!ftagent_aio_take(kiocb, &who)) {
+		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+		goto out;
+	}
+	file = READ_ONCE(kiocb->ki_filp);
+	if (!file || !ftagent_account_key(file, who.tgid, &key))
+		goto out;
+	dir = READ_ONCE(kiocb->ki_flags) & IOCB_WRITE ? FTAGENT_DIR_OUT :
+							 FTAGENT_DIR_IN;
+	if (!ftagent_account_key_count(&key, dir, res, false) ||
+	    !who.n_budgets)
+		goto out;
+	n = min_t(unsigned int, who.n_budgets, FTAGENT_AIO_BUDGETS);
+	if (!ftagent_budget_charge_matched(who.budget_gen, who.budget, n, res,
+					   who.tgid, who.pid) ||
+	    who.n_budgets > FTAGENT_AIO_BUDGETS)
+		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+out:
+	preempt_enable_notrace();
+}
+
+struct ftagent_aio_fn {
+	const char *symbol;
+	struct ftrace_ops ops;
+	bool filtered;		/* a filter was set: freed once, at exit */
+	bool registered;
+};
+
+/* The note first: a completion never comes before its request's note. */
+static struct ftagent_aio_fn ftagent_aio_fns[] = {
+	{ .symbol = "aio_prep_rw",
+	  .ops = { .func = ftagent_aio_prep_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "aio_complete_rw",
+	  .ops = { .func = ftagent_aio_complete_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
+};
+
+/*
+ * Take the hooks off, the completion's first: with only the note's on,
+ * a new request could take a stale note's slot and no one would charge
+ * it. unregister_ftrace_function() waits for running callbacks. False
+ * if a hook stays on for good (ftagent_stuck()).
+ */
+static bool ftagent_aio_unhook(void)
+{
+	bool off = true;
+	int i;
+
+	for (i = ARRAY_SIZE(ftagent_aio_fns) - 1; i >= 0; i--) {
+		struct ftagent_aio_fn *f = &ftagent_aio_fns[i];
+
+		if (f->registered) {
+			int err = unregister_ftrace_function(&f->ops);
+
+			if (err) {
+				ftagent_stuck(f->symbol, err);
+				f->filtered = false;
+				off = false;
+			}
+		}
+		f->registered = false;
+	}
+	return off;
+}
+
+/* The tables, once no hook can use them any more. */
+static void ftagent_aio_free_tables(bool off)
+{
+	if (!off || ftagent_ftrace_is_stuck())
+		return;
+	kvfree(ftagent_aio_table);
+	ftagent_aio_table = NULL;
+	kvfree(ftagent_aio_locks);
+	ftagent_aio_locks = NULL;
+}
+
+void ftagent_aio_exit(void)
+{
+	bool off = ftagent_aio_unhook();
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_aio_fns); i++) {
+		struct ftagent_aio_fn *f = &ftagent_aio_fns[i];
+
+		if (f->filtered)
+			ftrace_free_filter(&f->ops);
+		f->filtered = false;
+	}
+	ftagent_aio_free_tables(off);
+}
+
+/* As io_uring's (iouring.c): DEGRADED, unless strict or out of memory. */
+static int ftagent_aio_off(const char *what, const char *name, int err,
+			   bool strict)
+{
+	ftagent_aio_free_tables(ftagent_aio_unhook());
+	if (ftagent_setup_fails(err, strict)) {
+		pr_err("aio: cannot attach %s %s (%d): %s\n", what, name, err,
+		       ftagent_setup_why(err, strict));
+		return err;
+	}
+	pr_warn("aio: cannot attach %s %s (%d): running without Linux AIO counting\n",
+		what, name, err);
+	set_bit(FTAGENT_FEATURE_AIO, &ftagent_degraded);
+	return 0;
+}
+
+size_t ftagent_aio_memory(void)
+{
+	return ftagent_kv_bytes(READ_ONCE(ftagent_aio_table),
+				sizeof(*ftagent_aio_table)
+					<< FTAGENT_AIO_SET_BITS) +
+	       ftagent_kv_bytes(READ_ONCE(ftagent_aio_locks),
+				sizeof(*ftagent_aio_locks)
+					<< FTAGENT_AIO_SET_BITS);
+}
+
+int ftagent_aio_init(bool strict)
+{
+	unsigned int i;
+	int err;
+
+	if (ftagent_feature_off(FTAGENT_FEATURE_AIO))
+		return 0;	/* a function is missing: said at load */
+	ftagent_aio_table = kvcalloc(1 << FTAGENT_AIO_SET_BITS,
+				     sizeof(*ftagent_aio_table), GFP_KERNEL);
+	ftagent_aio_locks = kvcalloc(1 << FTAGENT_AIO_SET_BITS,
+				     sizeof(*ftagent_aio_locks), GFP_KERNEL);
+	if (!ftagent_aio_table || !ftagent_aio_locks)
+		return ftagent_aio_off("its tables", "of requests", -ENOMEM,
+				       strict);
+	for (i = 0; i < 1 << FTAGENT_AIO_SET_BITS; i++)
+		raw_spin_lock_init(&ftagent_aio_locks[i].lock);
+	for (i = 0; i < ARRAY_SIZE(ftagent_aio_fns); i++) {
+		struct ftagent_aio_fn *f = &ftagent_aio_fns[i];
+
+		err = ftagent_symbol_filter(&f->ops, f->symbol);
+		f->filtered = true;
+		if (err == -ENOENT) {
+			/* Said once (symbols.c); the feature is off. */
+			ftagent_aio_free_tables(ftagent_aio_unhook());
+			return 0;
+		}
+		if (!err)
+			err = ftagent_ftrace_on(&f->ops);
+		if (err)
+			return ftagent_aio_off("function", f->symbol, err,
+					       strict);
+		f->registered = true;
+	}
+	return 0;
+}
+
+#else /* !CONFIG_AIO: no io_submit() */
+
+int ftagent_aio_init(bool strict)
+{
+	return 0;
+}
+
+void ftagent_aio_exit(void)
+{
+}
+
+size_t ftagent_aio_memory(void)
+{
+	return 0;
+}
+
+#endif
