@@ -19,6 +19,7 @@
  * Reloads the module; leaves it loaded with the runner's parameters.
  */
 #include <arpa/inet.h>
+#include <linux/aio_abi.h>
 #include <netinet/in.h>
 #include <sys/klog.h>
 #include <sys/mman.h>
@@ -323,6 +324,46 @@ static int preads_counted(int n)
 }
 
 /*
+ * The bytes the module counted for one Linux AIO write of @len to a new
+ * file (-1 if the write could not be made): with AIO counting off, 0.
+ */
+static long aio_write_counted(size_t len)
+{
+	static char buf[4096];
+	aio_context_t ctx = 0;
+	struct iocb cb = {0}, *p = &cb;
+	struct io_event ev;
+	struct ft_counters fc;
+	long counted = -1;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/ftdeg-aio.%d", getpid());
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	cb.aio_lio_opcode = IOCB_CMD_PWRITE;
+	cb.aio_fildes = fd;
+	cb.aio_buf = (uint64_t)(uintptr_t)buf;
+	cb.aio_nbytes = len < sizeof(buf) ? len : sizeof(buf);
+	if (!syscall(SYS_io_setup, 4, &ctx) && !ft_collect(&fc)) {
+		ft_counters_free(&fc);
+		if (syscall(SYS_io_submit, ctx, 1, &p) == 1 &&
+		    syscall(SYS_io_getevents, ctx, 1, 1, &ev, NULL) == 1 &&
+		    ev.res == (long long)cb.aio_nbytes && !ft_collect(&fc)) {
+			counted =
+				ft_sum_fd(&fc, FTAGENT_OBJ_FILE, fd).out_bytes;
+			ft_counters_free(&fc);
+		}
+	}
+	if (ctx)
+		syscall(SYS_io_destroy, ctx);
+	close(fd);
+	return counted;
+}
+
+/*
  * A process excluded by name leaves the exclusion set when it exits (its
  * pid may be reused by anyone): a child takes an excluded name and exits,
  * and no tgid stays excluded.
@@ -382,6 +423,7 @@ enum check {
 	CHECK_NOTHING_REFUSED, /* GATE_SENDPAGE: send rules still load */
 	CHECK_STATUS_ONLY,
 	CHECK_MMSG, /* *mmsg bytes still counted, read back */
+	CHECK_AIO,  /* Linux AIO gated, not counted */
 };
 
 FIXTURE(missing){};
@@ -443,6 +485,9 @@ MISSING(recv_fault, "skb_copy_and_csum_datagram_msg", MMSG_LENGTHS, MMSG, 0);
 MISSING(iour_read, "io_complete_rw", MMSG_LENGTHS, MMSG, 0);
 /* Where an io_uring RECVMSG's result is seen (its header write-back). */
 MISSING(iour_recvmsg, "__sys_recvmsg_sock", MMSG_LENGTHS, MMSG, 0);
+/* Either of Linux AIO's two hooks (kmod/aio.c). */
+MISSING(aio_prep, "aio_prep_rw", AIO, AIO, 0);
+MISSING(aio_complete, "aio_complete_rw", AIO, AIO, 0);
 
 FIXTURE_VARIANT_ADD(missing, kernel_sendpage){
 	.name = "kernel_sendpage",
@@ -489,6 +534,9 @@ TEST_F_TIMEOUT(missing, only_its_feature_goes, 300)
 	EXPECT_TRUE(klog_has(logline));
 	/* Counting itself never depends on these. */
 	EXPECT_TRUE(preads_counted(50));
+	/* Nor Linux AIO counting on anything but its own two. */
+	if (variant->check != CHECK_AIO)
+		EXPECT_EQ(1234, aio_write_counted(1234));
 
 	switch (variant->check) {
 	case CHECK_FTRACE_SET:
@@ -537,6 +585,7 @@ TEST_F_TIMEOUT(missing, only_its_feature_goes, 300)
 		TH_LOG("%s", err.msg);
 		EXPECT_EQ(0, set_rule(-1, &err));
 		break;
+	case CHECK_AIO: EXPECT_EQ(0, aio_write_counted(1234)); break;
 	case CHECK_MMSG:
 		EXPECT_TRUE(mmsgs_counted());
 		EXPECT_TRUE(x32_mmsgs_counted());

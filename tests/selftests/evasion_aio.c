@@ -1,0 +1,807 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Linux AIO (io_submit) moves bytes without any traced read or write:
+ * the kernel calls the file's read_iter and write_iter itself, and
+ * direct I/O completes later, in an interrupt or a kernel worker. Each
+ * read and write is counted for the process that submitted it, exactly,
+ * and charged to its byte budgets, whoever completes it and even when
+ * the submitting thread is gone by then.
+ *
+ * Direct I/O runs on an ext4 file system on a null_blk device whose
+ * requests complete from a timer (irqmode=2: hard interrupts) or a
+ * softirq (irqmode=1), a few milliseconds after they are issued.
+ *
+ * Raw AIO system calls, no libaio.
+ */
+#include <linux/aio_abi.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <time.h>
+
+#include "kselftest_harness.h"
+#include "budget_test.h"
+#include "ia32_test.h"
+
+#define BLOCK	   4096
+#define NREQ	   16
+#define FILE_BYTES (NREQ * BLOCK)
+
+static long io_setup_raw(unsigned int n, aio_context_t *ctx)
+{
+	return syscall(SYS_io_setup, n, ctx);
+}
+
+static long io_destroy_raw(aio_context_t ctx)
+{
+	return syscall(SYS_io_destroy, ctx);
+}
+
+static long io_submit_raw(aio_context_t ctx, long n, struct iocb **iocbs)
+{
+	return syscall(SYS_io_submit, ctx, n, iocbs);
+}
+
+/* Wait for exactly @n events (5 s at most); the number got, or -1. */
+static long io_wait(aio_context_t ctx, long n, struct io_event *ev)
+{
+	struct timespec ts = {.tv_sec = 5};
+	long got = 0, rc;
+
+	while (got < n) {
+		rc = syscall(SYS_io_getevents, ctx, n - got, n - got, ev + got,
+			     &ts);
+		if (rc <= 0)
+			return rc < 0 ? -1 : got;
+		got += rc;
+	}
+	return got;
+}
+
+static void prep(struct iocb *cb, int op, int fd, void *buf, size_t len,
+		 long long off, uint64_t tag)
+{
+	memset(cb, 0, sizeof(*cb));
+	cb->aio_lio_opcode = op;
+	cb->aio_fildes = fd;
+	cb->aio_buf = (uint64_t)(uintptr_t)buf;
+	cb->aio_nbytes = len;
+	cb->aio_offset = off;
+	cb->aio_data = tag;
+}
+
+/*
+ * This process's totals on the object of @fd, gathered over collections
+ * until they reach @in_bytes and @out_bytes (completions in interrupts
+ * are charged by a kernel worker a moment later) or 5 s pass, and one
+ * more collection after that, so that anything extra shows.
+ */
+static struct ft_totals totals_reaching(int fd, int kind, uint64_t in_bytes,
+					uint64_t out_bytes, uint64_t *lost)
+{
+	struct ft_totals t = {0}, add;
+	struct ft_counters fc;
+	int round, extra = 0;
+
+	*lost = 0;
+	for (round = 0; round < 100; round++) {
+		if (ft_collect(&fc))
+			break;
+		add = ft_sum_fd(&fc, kind, fd);
+		*lost += fc.lost[FTAGENT_LOSS_IOURING];
+		ft_counters_free(&fc);
+		t.in_bytes += add.in_bytes;
+		t.in_calls += add.in_calls;
+		t.in_errors += add.in_errors;
+		t.out_bytes += add.out_bytes;
+		t.out_calls += add.out_calls;
+		t.out_errors += add.out_errors;
+		if (t.in_bytes >= in_bytes && t.out_bytes >= out_bytes &&
+		    extra++)
+			break;
+		usleep(50000);
+	}
+	return t;
+}
+
+/* Buffered I/O: completed at once, in the submitting thread. */
+FIXTURE(aio)
+{
+	char dir[64];
+	int file;
+	aio_context_t ctx;
+	char buf[FILE_BYTES];
+};
+
+FIXTURE_SETUP(aio)
+{
+	struct ft_counters fc;
+	char path[96];
+
+	strcpy(self->dir, "/tmp/ftaio.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->dir));
+	snprintf(path, sizeof(path), "%s/data", self->dir);
+	self->file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, self->file);
+	memset(self->buf, 'a', sizeof(self->buf));
+	ASSERT_EQ(0, ft_write_all(self->file, self->buf, sizeof(self->buf)));
+	self->ctx = 0;
+	ASSERT_EQ(0, io_setup_raw(64, &self->ctx));
+	ASSERT_EQ(0, clear_budgets());
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+}
+
+FIXTURE_TEARDOWN(aio)
+{
+	char cmd[128];
+
+	EXPECT_EQ(0, clear_budgets());
+	io_destroy_raw(self->ctx);
+	close(self->file);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", self->dir);
+	EXPECT_EQ(0, system(cmd));
+}
+
+/* Reads, writes, vectored and not, one by one and batched; short reads. */
+TEST_F(aio, buffered_reads_and_writes_are_counted_exactly)
+{
+	struct iocb cb[8], *cbp[8];
+	struct io_event ev[8];
+	struct iovec iov[2];
+	struct ft_totals t;
+	uint64_t in = 0, out = 0, in_calls = 0, out_calls = 0, lost;
+	int i;
+
+	prep(&cb[0], IOCB_CMD_PREAD, self->file, self->buf, 1000, 0, 1);
+	prep(&cb[1], IOCB_CMD_PWRITE, self->file, self->buf, 777, 5, 2);
+	iov[0].iov_base = self->buf;
+	iov[0].iov_len = 300;
+	iov[1].iov_base = self->buf + 300;
+	iov[1].iov_len = 200;
+	prep(&cb[2], IOCB_CMD_PWRITEV, self->file, iov, 2, 0, 3);
+	prep(&cb[3], IOCB_CMD_PREADV, self->file, iov, 2, BLOCK, 4);
+	/* Past the end: short, then nothing. */
+	prep(&cb[4], IOCB_CMD_PREAD, self->file, self->buf, 3 * BLOCK,
+	     FILE_BYTES - 123, 5);
+	prep(&cb[5], IOCB_CMD_PREAD, self->file, self->buf, 10, FILE_BYTES, 6);
+	/* An fsync moves no bytes. */
+	prep(&cb[6], IOCB_CMD_FSYNC, self->file, NULL, 0, 0, 7);
+	prep(&cb[7], IOCB_CMD_PWRITE, self->file, self->buf, 4321, 100, 8);
+	for (i = 0; i < 8; i++)
+		cbp[i] = &cb[i];
+	ASSERT_EQ(1, io_submit_raw(self->ctx, 1, cbp));
+	ASSERT_EQ(7, io_submit_raw(self->ctx, 7, cbp + 1));
+	ASSERT_EQ(8, io_wait(self->ctx, 8, ev));
+	for (i = 0; i < 8; i++) {
+		struct iocb *c = (struct iocb *)(uintptr_t)ev[i].obj;
+
+		ASSERT_LE(0, ev[i].res)
+		TH_LOG("request %llu: %lld", (unsigned long long)ev[i].data,
+		       (long long)ev[i].res);
+		switch (c->aio_lio_opcode) {
+		case IOCB_CMD_PREAD:
+		case IOCB_CMD_PREADV: in += ev[i].res, in_calls++; break;
+		case IOCB_CMD_PWRITE:
+		case IOCB_CMD_PWRITEV: out += ev[i].res, out_calls++; break;
+		}
+	}
+	EXPECT_EQ(1000 + 500 + 123, in);
+	EXPECT_EQ(777 + 500 + 4321, out);
+	t = totals_reaching(self->file, FTAGENT_OBJ_FILE, in, out, &lost);
+	EXPECT_EQ(in, t.in_bytes);
+	EXPECT_EQ(4, in_calls);
+	EXPECT_EQ(in_calls, t.in_calls);
+	EXPECT_EQ(out, t.out_bytes);
+	EXPECT_EQ(out_calls, t.out_calls);
+	EXPECT_EQ(0, t.in_errors + t.out_errors);
+	EXPECT_EQ(0, lost);
+}
+
+/*
+ * A request that fails when it runs is a failed call; one refused at
+ * submission (a file not open for reading) is neither counted nor left
+ * behind to be charged to the next request at its address.
+ */
+TEST_F(aio, failed_requests_are_errors)
+{
+	struct iocb cb[2], *p;
+	struct io_event ev[2];
+	struct ft_totals t;
+	uint64_t lost;
+	char path[96];
+	int wronly, i;
+
+	snprintf(path, sizeof(path), "%s/data", self->dir);
+	wronly = open(path, O_WRONLY);
+	ASSERT_LE(0, wronly);
+	for (i = 0; i < 4; i++) {
+		prep(&cb[0], IOCB_CMD_PREAD, wronly, self->buf, 100, 0, 1);
+		p = &cb[0];
+		EXPECT_EQ(-1, io_submit_raw(self->ctx, 1, &p));
+		EXPECT_EQ(EBADF, errno);
+	}
+	/* A buffer the kernel cannot write: EFAULT, from the request. */
+	prep(&cb[1], IOCB_CMD_PREAD, self->file, (void *)16, 100, 0, 2);
+	p = &cb[1];
+	ASSERT_EQ(1, io_submit_raw(self->ctx, 1, &p));
+	ASSERT_EQ(1, io_wait(self->ctx, 1, ev));
+	EXPECT_EQ(-EFAULT, ev[0].res);
+	prep(&cb[0], IOCB_CMD_PWRITE, wronly, self->buf, 99, 0, 3);
+	p = &cb[0];
+	ASSERT_EQ(1, io_submit_raw(self->ctx, 1, &p));
+	ASSERT_EQ(1, io_wait(self->ctx, 1, ev));
+	EXPECT_EQ(99, ev[0].res);
+	t = totals_reaching(self->file, FTAGENT_OBJ_FILE, 0, 99, &lost);
+	EXPECT_EQ(0, t.in_bytes);
+	EXPECT_EQ(1, t.in_calls);
+	EXPECT_EQ(1, t.in_errors);
+	EXPECT_EQ(99, t.out_bytes);
+	EXPECT_EQ(1, t.out_calls);
+	EXPECT_EQ(0, t.out_errors);
+	EXPECT_EQ(0, lost);
+	close(wronly);
+}
+
+/* i386's numbers for io_setup and io_submit. */
+#define IA32_IO_SETUP  245
+#define IA32_IO_SUBMIT 248
+
+/*
+ * The 32-bit entry (int $0x80): compat_sys_io_setup and
+ * compat_sys_io_submit, with the context and the iocb pointers in
+ * memory below 4 GiB. Counted as the 64-bit calls are.
+ */
+TEST_F(aio, ia32_submissions_are_counted)
+{
+	struct low {
+		uint32_t ctx;
+		uint32_t cbp[2];
+		struct iocb cb[2];
+	} * low;
+	struct io_event ev[2];
+	struct ft_counters fc;
+	struct ft_totals t;
+	long rc;
+
+	low = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	ASSERT_NE(MAP_FAILED, low);
+	memset(low, 0, sizeof(*low));
+	rc = call32(IA32_IO_SETUP, 8, (long)(uintptr_t)&low->ctx, 0, 0, 0);
+	if (rc == -ENOSYS)
+		SKIP(return, "no 32-bit system calls on this kernel");
+	ASSERT_EQ(0, rc);
+	prep(&low->cb[0], IOCB_CMD_PWRITE, self->file, self->buf, 2222, 0, 1);
+	prep(&low->cb[1], IOCB_CMD_PREAD, self->file, self->buf, 3333, 0, 2);
+	low->cbp[0] = (uint32_t)(uintptr_t)&low->cb[0];
+	low->cbp[1] = (uint32_t)(uintptr_t)&low->cb[1];
+	ASSERT_EQ(2, call32(IA32_IO_SUBMIT, low->ctx, 2,
+			    (long)(uintptr_t)low->cbp, 0, 0));
+	ASSERT_EQ(2, io_wait(low->ctx, 2, ev));
+	EXPECT_EQ(ev[0].data == 1 ? 2222 : 3333, ev[0].res);
+	EXPECT_EQ(ev[1].data == 1 ? 2222 : 3333, ev[1].res);
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->file);
+	EXPECT_EQ(3333, t.in_bytes);
+	EXPECT_EQ(1, t.in_calls);
+	EXPECT_EQ(2222, t.out_bytes);
+	EXPECT_EQ(1, t.out_calls);
+	EXPECT_EQ(0, fc.lost[FTAGENT_LOSS_IOURING]);
+	ft_counters_free(&fc);
+	io_destroy_raw(low->ctx);
+	munmap(low, 4096);
+}
+
+/* A TCP connection over loopback: the connecting end, the accepted one. */
+static int tcp_pair(int sv[2])
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sv[0] = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || sv[0] < 0 || bind(l, (struct sockaddr *)&sin, len) ||
+	    listen(l, 1) || getsockname(l, (struct sockaddr *)&sin, &len) ||
+	    connect(sv[0], (struct sockaddr *)&sin, len))
+		return -1;
+	sv[1] = accept(l, NULL, NULL);
+	close(l);
+	return sv[1] < 0 ? -1 : 0;
+}
+
+/* Pipes and sockets: their own objects, their own kinds. */
+TEST_F(aio, pipe_and_socket_bytes_are_counted)
+{
+	struct iocb cb[4], *cbp[4];
+	struct io_event ev[4];
+	struct ft_counters fc;
+	struct ft_totals t;
+	int pfd[2], sv[2], i;
+
+	ASSERT_EQ(0, pipe(pfd));
+	ASSERT_EQ(0, tcp_pair(sv));
+	/* The connect and the accept are calls on the sockets: taken now. */
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+	prep(&cb[0], IOCB_CMD_PWRITE, pfd[1], self->buf, 2000, 0, 1);
+	prep(&cb[1], IOCB_CMD_PREAD, pfd[0], self->buf, 4000, 0, 2);
+	prep(&cb[2], IOCB_CMD_PWRITE, sv[0], self->buf, 3000, 0, 3);
+	prep(&cb[3], IOCB_CMD_PREAD, sv[1], self->buf, 5000, 0, 4);
+	for (i = 0; i < 4; i++)
+		cbp[i] = &cb[i];
+	ASSERT_EQ(4, io_submit_raw(self->ctx, 4, cbp));
+	ASSERT_EQ(4, io_wait(self->ctx, 4, ev));
+	for (i = 0; i < 4; i++)
+		EXPECT_EQ(ev[i].data % 2 ? (ev[i].data == 1 ? 2000 : 3000)
+					 : (ev[i].data == 2 ? 2000 : 3000),
+			  ev[i].res);
+	/* Completed at once, in this thread: one collection holds all. */
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_PIPE, pfd[1]);
+	EXPECT_EQ(2000, t.in_bytes);
+	EXPECT_EQ(2000, t.out_bytes);
+	EXPECT_EQ(1, t.in_calls);
+	EXPECT_EQ(1, t.out_calls);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, sv[0]);
+	EXPECT_EQ(3000, t.out_bytes);
+	EXPECT_EQ(1, t.out_calls);
+	EXPECT_EQ(0, t.in_calls);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, sv[1]);
+	EXPECT_EQ(3000, t.in_bytes);
+	EXPECT_EQ(1, t.in_calls);
+	EXPECT_EQ(0, t.out_calls);
+	EXPECT_EQ(0, fc.lost[FTAGENT_LOSS_IOURING]);
+	ft_counters_free(&fc);
+	close(pfd[0]);
+	close(pfd[1]);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* A bytes_written budget is charged for AIO writes, then refuses one. */
+TEST_F(aio, a_written_bytes_budget_is_charged)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct io_event ev[1];
+	struct ftnl_error err;
+	struct iocb cb, *p = &cb;
+	int done = 0;
+
+	budget(&s, "aio-write-5000", FTAGENT_METRIC_BYTES_WRITTEN, 5000, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	for (done = 0; done < 10; done++) {
+		prep(&cb, IOCB_CMD_PWRITE, self->file, self->buf, 1000, 0, 1);
+		if (io_submit_raw(self->ctx, 1, &p) != 1)
+			break;
+		ASSERT_EQ(1, io_wait(self->ctx, 1, ev));
+		ASSERT_EQ(1000, ev[0].res);
+	}
+	EXPECT_EQ(EDQUOT, errno);
+	EXPECT_EQ(5, done);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(5000, got.used);
+	ftagent_budget_set_free(&s);
+}
+
+/*
+ * Direct I/O on a device whose requests complete from a timer's hard
+ * interrupt (irqmode=2) or a softirq (irqmode=1).
+ */
+FIXTURE(dio)
+{
+	char mnt[64];
+	int file;
+	aio_context_t ctx;
+	char *buf;
+};
+
+FIXTURE_VARIANT(dio)
+{
+	int irqmode;
+};
+
+FIXTURE_VARIANT_ADD(dio, hardirq){
+	.irqmode = 2,
+};
+
+FIXTURE_VARIANT_ADD(dio, softirq){
+	.irqmode = 1,
+};
+
+static int sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+FIXTURE_SETUP(dio)
+{
+	struct ft_counters fc;
+	char path[96];
+	int fd;
+
+	self->file = -1;
+	self->ctx = 0;
+	self->buf = NULL;
+	self->mnt[0] = 0;
+	sh("rmmod null_blk 2>/dev/null");
+	if (sh("modprobe ext4"))
+		SKIP(return, "no ext4 module for a file system on the device");
+	if (sh("modprobe null_blk nr_devices=1 irqmode=%d "
+	       "completion_nsec=3000000 memory_backed=1 gb=1",
+	       variant->irqmode))
+		SKIP(return, "no null_blk module to complete direct I/O from "
+			     "interrupts");
+	ASSERT_EQ(0, sh("mkfs.ext4 -q -F /dev/nullb0 >/dev/null 2>&1"));
+	strcpy(self->mnt, "/tmp/ftaio-mnt.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->mnt));
+	ASSERT_EQ(0, mount("/dev/nullb0", self->mnt, "ext4", 0, NULL))
+	TH_LOG("mount: %s", strerror(errno));
+	snprintf(path, sizeof(path), "%s/data", self->mnt);
+	ASSERT_EQ(0, posix_memalign((void **)&self->buf, BLOCK, FILE_BYTES));
+	memset(self->buf, 'd', FILE_BYTES);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ft_write_all(fd, self->buf, FILE_BYTES));
+	ASSERT_EQ(0, fsync(fd));
+	close(fd);
+	/* The data on the device, none of it in the page cache. */
+	ASSERT_EQ(0, sh("echo 1 > /proc/sys/vm/drop_caches"));
+	self->file = open(path, O_RDWR | O_DIRECT);
+	ASSERT_LE(0, self->file);
+	ASSERT_EQ(0, io_setup_raw(64, &self->ctx));
+	ASSERT_EQ(0, clear_budgets());
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+}
+
+FIXTURE_TEARDOWN(dio)
+{
+	EXPECT_EQ(0, clear_budgets());
+	if (self->ctx)
+		io_destroy_raw(self->ctx);
+	if (self->file >= 0)
+		close(self->file);
+	if (self->mnt[0]) {
+		umount(self->mnt);
+		rmdir(self->mnt);
+	}
+	free(self->buf);
+	sh("rmmod null_blk 2>/dev/null");
+}
+
+/* @n requests of a block each, reads or writes, all in flight at once. */
+static long dio_batch(aio_context_t ctx, int fd, char *buf, int op, int n)
+{
+	struct iocb cb[NREQ], *cbp[NREQ];
+	struct io_event ev[NREQ];
+	long sum = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		prep(&cb[i], op, fd, buf + i * BLOCK, BLOCK,
+		     (long long)i * BLOCK, i);
+		cbp[i] = &cb[i];
+	}
+	if (io_submit_raw(ctx, n, cbp) != n || io_wait(ctx, n, ev) != n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (ev[i].res != BLOCK)
+			return -1;
+		sum += ev[i].res;
+	}
+	return sum;
+}
+
+TEST_F(dio, direct_reads_and_writes_are_counted_exactly)
+{
+	struct ft_totals t;
+	uint64_t lost;
+
+	FT_RETURN_IF_SETUP_SKIPPED();
+	ASSERT_EQ(FILE_BYTES, dio_batch(self->ctx, self->file, self->buf,
+					IOCB_CMD_PREAD, NREQ));
+	ASSERT_EQ(FILE_BYTES, dio_batch(self->ctx, self->file, self->buf,
+					IOCB_CMD_PWRITE, NREQ));
+	ASSERT_EQ(4 * BLOCK, dio_batch(self->ctx, self->file, self->buf,
+				       IOCB_CMD_PREAD, 4));
+	t = totals_reaching(self->file, FTAGENT_OBJ_FILE,
+			    FILE_BYTES + 4 * BLOCK, FILE_BYTES, &lost);
+	EXPECT_EQ(FILE_BYTES + 4 * BLOCK, t.in_bytes);
+	EXPECT_EQ(NREQ + 4, t.in_calls);
+	EXPECT_EQ(FILE_BYTES, t.out_bytes);
+	EXPECT_EQ(NREQ, t.out_calls);
+	EXPECT_EQ(0, t.in_errors + t.out_errors);
+	EXPECT_EQ(0, lost);
+}
+
+/* The budget's usage once it reaches @want, or after 5 s. */
+static uint64_t budget_used_reaching(uint64_t want)
+{
+	struct ftagent_budget_spec got = {0};
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		if (get_one(&got))
+			return 0;
+		if (got.used >= want)
+			break;
+		usleep(50000);
+	}
+	return got.used;
+}
+
+/*
+ * A bytes_read budget is charged by direct reads that complete in
+ * interrupts, then refuses the next read at submission.
+ */
+TEST_F(dio, a_read_bytes_budget_is_charged_from_interrupts)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftnl_error err;
+	struct iocb cb, *p = &cb;
+
+	FT_RETURN_IF_SETUP_SKIPPED();
+	budget(&s, "dio-read", FTAGENT_METRIC_BYTES_READ, 8 * BLOCK, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(8 * BLOCK, dio_batch(self->ctx, self->file, self->buf,
+				       IOCB_CMD_PREAD, 8));
+	EXPECT_EQ(8 * BLOCK, budget_used_reaching(8 * BLOCK));
+	prep(&cb, IOCB_CMD_PREAD, self->file, self->buf, BLOCK, 0, 1);
+	EXPECT_EQ(-1, io_submit_raw(self->ctx, 1, &p));
+	EXPECT_EQ(EDQUOT, errno);
+	ftagent_budget_set_free(&s);
+}
+
+struct submitter {
+	aio_context_t ctx;
+	int fd;
+	char *buf;
+	const char *name;
+	int wait; /* for the reads, before exiting */
+	long submitted;
+	long completed;
+};
+
+/* Submit a batch of reads; exit at once, or once they complete. */
+static void *submit_and_exit(void *arg)
+{
+	struct submitter *s = arg;
+	struct iocb cb[NREQ], *cbp[NREQ];
+	struct io_event ev[NREQ];
+	int i;
+
+	if (s->name)
+		prctl(PR_SET_NAME, s->name);
+	for (i = 0; i < NREQ; i++) {
+		prep(&cb[i], IOCB_CMD_PREAD, s->fd, s->buf + i * BLOCK, BLOCK,
+		     (long long)i * BLOCK, i);
+		cbp[i] = &cb[i];
+	}
+	s->submitted = io_submit_raw(s->ctx, NREQ, cbp);
+	if (s->wait && s->submitted == NREQ)
+		s->completed = io_wait(s->ctx, NREQ, ev);
+	return NULL;
+}
+
+/*
+ * A thread that submits reads and exits before they complete: its
+ * process is counted and charged for them all.
+ */
+TEST_F(dio, a_gone_thread_s_reads_are_its_process_s)
+{
+	struct ftagent_budget_set s = {0};
+	struct submitter sub = {self->ctx, self->file, self->buf, NULL,
+				0,	   0,	       0};
+	struct io_event ev[NREQ];
+	struct ftnl_error err;
+	struct ft_totals t;
+	pthread_t th;
+	uint64_t lost;
+	int i;
+
+	FT_RETURN_IF_SETUP_SKIPPED();
+	budget(&s, "dio-gone", FTAGENT_METRIC_BYTES_READ, 1 << 30, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, pthread_create(&th, NULL, submit_and_exit, &sub));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(NREQ, sub.submitted);
+	ASSERT_EQ(NREQ, io_wait(self->ctx, NREQ, ev));
+	for (i = 0; i < NREQ; i++)
+		ASSERT_EQ(BLOCK, ev[i].res);
+	t = totals_reaching(self->file, FTAGENT_OBJ_FILE, FILE_BYTES, 0, &lost);
+	EXPECT_EQ(FILE_BYTES, t.in_bytes);
+	EXPECT_EQ(NREQ, t.in_calls);
+	EXPECT_EQ(0, lost);
+	EXPECT_EQ(FILE_BYTES, budget_used_reaching(FILE_BYTES));
+	ftagent_budget_set_free(&s);
+}
+
+/*
+ * A budget on a name a thread takes for itself: its direct reads are
+ * charged under that name, though they complete in interrupts, where
+ * the current task is anyone.
+ */
+TEST_F(dio, a_renamed_thread_s_reads_are_charged_to_its_name)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec *b;
+	struct submitter sub = {self->ctx, self->file, self->buf, "ftaio_named",
+				1,	   0,	       0};
+	struct ftnl_error err;
+	pthread_t th;
+
+	FT_RETURN_IF_SETUP_SKIPPED();
+	b = budget(&s, "ftaio_named", FTAGENT_METRIC_BYTES_READ, 1 << 30,
+		   60000);
+	b->set = FTAGENT_RULE_SET_COMM;
+	snprintf(b->comm, sizeof(b->comm), "%s", "ftaio_named");
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	/* The thread waits for its reads, alive, then exits. */
+	ASSERT_EQ(0, pthread_create(&th, NULL, submit_and_exit, &sub));
+	ASSERT_EQ(0, pthread_join(th, NULL));
+	ASSERT_EQ(NREQ, sub.submitted);
+	ASSERT_EQ(NREQ, sub.completed);
+	EXPECT_EQ(FILE_BYTES, budget_used_reaching(FILE_BYTES));
+	ftagent_budget_set_free(&s);
+}
+
+struct clone_submit {
+	aio_context_t ctx;
+	int fd;
+	char *buf;
+};
+
+/* A process sharing the caller's memory: submit, and exit at once. */
+static int clone_submit_and_exit(void *arg)
+{
+	struct clone_submit *c = arg;
+	struct iocb cb[NREQ], *cbp[NREQ];
+	int i;
+
+	for (i = 0; i < NREQ; i++) {
+		prep(&cb[i], IOCB_CMD_PREAD, c->fd, c->buf + i * BLOCK, BLOCK,
+		     (long long)i * BLOCK, i);
+		cbp[i] = &cb[i];
+	}
+	_exit(io_submit_raw(c->ctx, NREQ, cbp) == NREQ ? 0 : 1);
+}
+
+/*
+ * A process that shares this one's memory (clone(CLONE_VM)) submits
+ * direct reads on its AIO context and exits at once; its exit does not
+ * wait for them (the memory lives on), and it is reaped before they
+ * complete. They are still counted for it and charged to its budgets.
+ */
+TEST_F(dio, a_reaped_clone_s_reads_are_counted_and_charged)
+{
+	struct ftagent_budget_set s = {0};
+	struct clone_submit c = {self->ctx, self->file, self->buf};
+	struct io_event ev[NREQ];
+	struct ftnl_error err;
+	struct ft_counters fc;
+	struct ft_totals t = {0}, add;
+	char *stack;
+	int status, round;
+	pid_t child;
+
+	FT_RETURN_IF_SETUP_SKIPPED();
+	budget(&s, "dio-clone", FTAGENT_METRIC_BYTES_READ, 1 << 30, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	stack = malloc(1 << 16);
+	ASSERT_NE(NULL, stack);
+	child = clone(clone_submit_and_exit, stack + (1 << 16),
+		      CLONE_VM | SIGCHLD, &c);
+	ASSERT_LT(0, child);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, status);
+	ASSERT_EQ(NREQ, io_wait(self->ctx, NREQ, ev));
+	free(stack);
+	for (round = 0; round < 100 && t.in_bytes < FILE_BYTES; round++) {
+		ASSERT_EQ(0, ft_collect_tgid(&fc, child));
+		add = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->file);
+		ft_counters_free(&fc);
+		t.in_bytes += add.in_bytes;
+		t.in_calls += add.in_calls;
+		if (t.in_bytes < FILE_BYTES)
+			usleep(50000);
+	}
+	EXPECT_EQ(FILE_BYTES, t.in_bytes);
+	EXPECT_EQ(NREQ, t.in_calls);
+	EXPECT_EQ(FILE_BYTES, budget_used_reaching(FILE_BYTES));
+	ftagent_budget_set_free(&s);
+}
+
+struct zombie_leader {
+	aio_context_t ctx;
+	int fd;
+	char *buf;
+};
+
+/* Once the leader is a zombie: submit, and exit the process with it. */
+static void *submit_after_leader(void *arg)
+{
+	struct zombie_leader *z = arg;
+	struct iocb cb[NREQ], *cbp[NREQ];
+	int i;
+
+	usleep(100000);
+	for (i = 0; i < NREQ; i++) {
+		prep(&cb[i], IOCB_CMD_PREAD, z->fd, z->buf + i * BLOCK, BLOCK,
+		     (long long)i * BLOCK, i);
+		cbp[i] = &cb[i];
+	}
+	if (io_submit_raw(z->ctx, NREQ, cbp) != NREQ)
+		_exit(1);
+	return NULL;
+}
+
+static void *exit_at_once(void *arg)
+{
+	pthread_exit(arg);
+}
+
+/*
+ * A budget on this executable, and a process whose leader has exited
+ * (a zombie, with no memory of its own to name an executable by) and
+ * whose last thread submits direct reads and exits: they are charged
+ * to it, matched when they were submitted.
+ */
+TEST_F(dio, an_exe_budget_holds_after_the_leader_exits)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec *b;
+	struct ftnl_error err;
+	pthread_t first;
+	int status;
+	pid_t child;
+
+	FT_RETURN_IF_SETUP_SKIPPED();
+	/*
+	 * pthread_exit() loads the unwinder (libgcc_s) on first use, which
+	 * reads its ELF header: loaded now, before the budget counts.
+	 */
+	ASSERT_EQ(0, pthread_create(&first, NULL, exit_at_once, NULL));
+	ASSERT_EQ(0, pthread_join(first, NULL));
+	b = budget(&s, "dio-exe", FTAGENT_METRIC_BYTES_READ, 1 << 30, 60000);
+	b->set = FTAGENT_RULE_SET_EXE;
+	ASSERT_LT(0, readlink("/proc/self/exe", b->exe_prefix,
+			      sizeof(b->exe_prefix) - 1));
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	child = fork();
+	ASSERT_LE(0, child);
+	if (child == 0) {
+		static struct zombie_leader z;
+		pthread_t th;
+
+		/* A context is not inherited: the child sets up its own. */
+		z.ctx = 0;
+		if (io_setup_raw(NREQ, &z.ctx))
+			_exit(3);
+		z.fd = self->file;
+		z.buf = self->buf;
+		if (pthread_create(&th, NULL, submit_after_leader, &z))
+			_exit(2);
+		pthread_exit(NULL);
+	}
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, status);
+	EXPECT_EQ(FILE_BYTES, budget_used_reaching(FILE_BYTES));
+	ftagent_budget_set_free(&s);
+}
+
+TEST_HARNESS_MAIN
