@@ -1031,24 +1031,38 @@ bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key)
 	return ftagent_key_for_file(file, tgid, key);
 }
 
-bool ftagent_account_key_count(const struct ftagent_key *key,
-			       enum ftagent_dir dir, long ret, bool transfer)
+/*
+ * Whether @key is counted (1), left out with its budgets (0), or only
+ * charged (-1): an excluded process is not counted but charged; a splice
+ * end with track_sendfile off only if it is a socket.
+ */
+static int ftagent_key_wanted(const struct ftagent_key *key,
+			      enum ftagent_dir dir, bool transfer)
 {
 	u32 flags = READ_ONCE(ftagent_filter_flags);
 
-	/*
-	 * As syscalls are: an excluded process is not counted but charged;
-	 * a splice end with track_sendfile off only if it is a socket.
-	 */
-	if (!ftagent_tgid_excluded(key->tgid)) {
-		if (transfer && !(flags & FTAGENT_TRACK_SENDFILE) &&
-		    key->kind != FTAGENT_OBJ_SOCKET)
-			return false;
-		if (!ftagent_key_counted(key, dir, flags))
-			return false;
+	if (ftagent_tgid_excluded(key->tgid))
+		return -1;
+	if (transfer && !(flags & FTAGENT_TRACK_SENDFILE) &&
+	    key->kind != FTAGENT_OBJ_SOCKET)
+		return 0;
+	return ftagent_key_counted(key, dir, flags);
+}
+
+bool ftagent_account_key_count(const struct ftagent_key *key,
+			       enum ftagent_dir dir, long ret, bool transfer)
+{
+	int wanted = ftagent_key_wanted(key, dir, transfer);
+
+	if (wanted > 0)
 		ftagent_counter_count(key, dir, ret);
-	}
-	return true;
+	return wanted != 0;
+}
+
+bool ftagent_account_key_charged(const struct ftagent_key *key,
+				 enum ftagent_dir dir)
+{
+	return ftagent_key_wanted(key, dir, false) != 0;
 }
 
 void ftagent_account_key_charge(struct task_struct *task,

@@ -62,12 +62,15 @@ void ftagent_account_file_landed(struct task_struct *task,
  */
 bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key);
 /*
- * Its first half: count @key (any context), unless its process is
- * excluded; false if the filters leave it out, when budgets are not
- * charged either.
+ * Its first half: count @key, unless its process is excluded; false if
+ * the filters leave it out, when budgets are not charged either. Task
+ * context only: the counter tables take no writer in an interrupt.
  */
 bool ftagent_account_key_count(const struct ftagent_key *key,
 			       enum ftagent_dir dir, long ret, bool transfer);
+/* Its answer without the count: whether budgets are charged for @key. */
+bool ftagent_account_key_charged(const struct ftagent_key *key,
+				 enum ftagent_dir dir);
 void ftagent_account_key_charge(struct task_struct *task,
 				const struct cred *cred,
 				const struct ftagent_key *key,

@@ -42,9 +42,14 @@
 #include <linux/fs.h>
 #include <linux/ftrace.h>
 #include <linux/hash.h>
+#include <linux/llist.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
 #include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/spinlock.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
 
 #include "account.h"
 #include "aio.h"
@@ -60,10 +65,11 @@
 /* The byte budgets a note holds; more are counted as lost. */
 #define FTAGENT_AIO_BUDGETS	5
 
-/* One request in flight: 32 bytes. */
+/* One request in flight: 40 bytes. */
 struct ftagent_aio_note {
 	const void *kiocb;	/* NULL: a free slot */
 	pid_t tgid, pid;	/* the submitter, in the initial namespace */
+	u64 leader_start;	/* its process's, to tell a reused tgid */
 	u32 budget_gen;		/* the budget set's generation, low half */
 	u8 n_budgets;		/* FTAGENT_AIO_BUDGETS + 1: more matched */
 	u16 budget[FTAGENT_AIO_BUDGETS];
@@ -71,7 +77,7 @@ struct ftagent_aio_note {
 
 /*
  * 1,024 sets of 8: 8,192 requests in flight before notes are given up,
- * in 256 KiB, and a lock and a turn per set beside them. Completions run
+ * in 320 KiB, and a lock and a turn per set beside them. Completions run
  * in interrupts: the lock is a raw one, taken with interrupts off.
  */
 #define FTAGENT_AIO_SET_BITS	10
@@ -88,7 +94,35 @@ struct ftagent_aio_lock {
 
 static struct ftagent_aio_set *ftagent_aio_table;
 static struct ftagent_aio_lock *ftagent_aio_locks;
-static_assert(sizeof(struct ftagent_aio_note) == 32);
+static_assert(sizeof(struct ftagent_aio_note) == 40);
+
+/*
+ * A count from a completion in an interrupt. The counter tables take
+ * one writer at a time per CPU, in task context with preemption off (an
+ * interrupt could cut into a read-modify-write or a slot being claimed),
+ * so such counts are queued, from a fixed pool, and a kernel worker adds
+ * them. Budgets are charged where the completion runs: their locks are
+ * raw and taken with interrupts off.
+ */
+struct ftagent_aio_count {
+	struct llist_node node;
+	struct ftagent_key key;
+	int res;		/* at most MAX_RW_COUNT bytes, or -errno */
+	u8 dir;
+};
+
+/* 1,024 of 48 bytes: 48 KiB (64 KiB from kmalloc). */
+#define FTAGENT_AIO_POOL	1024
+static_assert(sizeof(struct ftagent_aio_count) == 48);
+
+static struct ftagent_aio_count *ftagent_aio_pool;
+/* Taken from in interrupts, one taker at a time (llist_del_first()). */
+static LLIST_HEAD(ftagent_aio_free);
+static DEFINE_RAW_SPINLOCK(ftagent_aio_free_lock);
+static LLIST_HEAD(ftagent_aio_queued);
+
+static void ftagent_aio_work_fn(struct work_struct *work);
+static DECLARE_WORK(ftagent_aio_work, ftagent_aio_work_fn);
 
 static u32 notrace ftagent_aio_hash(const void *kiocb)
 {
@@ -138,6 +172,7 @@ static void notrace ftagent_aio_prep_hook(unsigned long ip,
 		.kiocb = req,
 		.tgid = current->tgid,
 		.pid = current->pid,
+		.leader_start = READ_ONCE(current->group_leader)->start_time,
 	};
 	struct ftagent_key key __uninitialized;
 	struct file *file;
@@ -195,6 +230,64 @@ static bool notrace ftagent_aio_take(const void *kiocb,
 }
 
 /*
+ * Whether the noted process's number now names another process: its
+ * leader started at another time. (A leader that exec'd from another
+ * thread took the old leader's start time.) Any context.
+ */
+static bool notrace ftagent_aio_tgid_reused(const struct ftagent_aio_note *who)
+{
+	struct task_struct *leader;
+	bool reused;
+
+	rcu_read_lock();
+	leader = pid_task(find_pid_ns(who->tgid, &init_pid_ns), PIDTYPE_TGID);
+	reused = leader && leader->start_time != who->leader_start;
+	rcu_read_unlock();
+	return reused;
+}
+
+/* Queue a count for the worker: false if the pool is empty. */
+static bool notrace ftagent_aio_defer(const struct ftagent_key *key, u8 dir,
+				      long res)
+{
+	struct ftagent_aio_count *q;
+	struct llist_node *node;
+	unsigned long flags;
+
+	raw_spin_lock_irqsave(&ftagent_aio_free_lock, flags);
+	node = llist_del_first(&ftagent_aio_free);
+	raw_spin_unlock_irqrestore(&ftagent_aio_free_lock, flags);
+	if (!node)
+		return false;
+	q = llist_entry(node, struct ftagent_aio_count, node);
+	q->key = *key;
+	q->res = res;
+	q->dir = dir;
+	llist_add(&q->node, &ftagent_aio_queued);
+	schedule_work(&ftagent_aio_work);
+	return true;
+}
+
+/* The counts queued in interrupts, added in task context. */
+static void ftagent_aio_work_fn(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&ftagent_aio_queued);
+	struct ftagent_aio_count *q, *next;
+	unsigned long flags;
+
+	list = llist_reverse_order(list);
+	llist_for_each_entry_safe(q, next, list, node) {
+		preempt_disable();
+		ftagent_account_key_count(&q->key, q->dir, q->res, false);
+		preempt_enable();
+		raw_spin_lock_irqsave(&ftagent_aio_free_lock, flags);
+		llist_add(&q->node, &ftagent_aio_free);
+		raw_spin_unlock_irqrestore(&ftagent_aio_free_lock, flags);
+		cond_resched();
+	}
+}
+
+/*
  * aio_complete_rw(kiocb, res): any context. The request still holds its
  * file; its IOCB_WRITE says which way the bytes went.
  */
@@ -209,6 +302,7 @@ static void notrace ftagent_aio_complete_hook(unsigned long ip,
 	struct ftagent_key key __uninitialized;
 	struct ftagent_aio_note who;
 	struct file *file;
+	bool charged;
 	unsigned int n;
 	u8 dir;
 
@@ -222,11 +316,22 @@ static void notrace ftagent_aio_complete_hook(unsigned long ip,
 		goto out;
 	dir = READ_ONCE(kiocb->ki_flags) & IOCB_WRITE ? FTAGENT_DIR_OUT :
 							 FTAGENT_DIR_IN;
-	if (!ftagent_account_key_count(&key, dir, res, false) ||
-	    !who.n_budgets)
+	if (ftagent_aio_tgid_reused(&who)) {
+		/* Not another process's to count; its budgets still pay. */
+		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+		charged = true;
+	} else if (in_task()) {
+		charged = ftagent_account_key_count(&key, dir, res, false);
+	} else {
+		charged = ftagent_account_key_charged(&key, dir);
+		if (!ftagent_aio_defer(&key, dir, res))
+			ftagent_count_loss(FTAGENT_LOSS_IOURING);
+	}
+	if (!charged || res <= 0 || !static_branch_unlikely(&ftagent_budgets_on))
 		goto out;
 	n = min_t(unsigned int, who.n_budgets, FTAGENT_AIO_BUDGETS);
-	if (!ftagent_budget_charge_matched(who.budget_gen, who.budget, n, res,
+	if (!ftagent_budget_charge_matched(who.budget_gen, who.budget, n,
+					   key.kind, key.family, dir, res,
 					   who.tgid, who.pid) ||
 	    who.n_budgets > FTAGENT_AIO_BUDGETS)
 		ftagent_count_loss(FTAGENT_LOSS_IOURING);
@@ -254,17 +359,19 @@ static struct ftagent_aio_fn ftagent_aio_fns[] = {
 /*
  * Take the hooks off, the completion's first: with only the note's on,
  * a new request could take a stale note's slot and no one would charge
- * it. unregister_ftrace_function() waits for running callbacks. False
- * if a hook stays on for good (ftagent_stuck()).
+ * it. unregister_ftrace_function() waits for running callbacks, so no
+ * count is queued after it. False if a hook stays on for good
+ * (ftagent_stuck()).
  */
 static bool ftagent_aio_unhook(void)
 {
 	bool off = true;
 	int i;
 
-	for (i = ARRAY_SIZE(ftagent_aio_fns) - 1; i >= 0; i--) {
+	for (i = ARRAY_SIZE(ftagent_aio_fns) - 1; i >= 0 && off; i--) {
 		struct ftagent_aio_fn *f = &ftagent_aio_fns[i];
 
+		/* A completion hook left on needs its notes: stop there. */
 		if (f->registered) {
 			int err = unregister_ftrace_function(&f->ops);
 
@@ -272,10 +379,14 @@ static bool ftagent_aio_unhook(void)
 				ftagent_stuck(f->symbol, err);
 				f->filtered = false;
 				off = false;
+				continue;
 			}
 		}
 		f->registered = false;
 	}
+	/* Nothing queues any more: the last counts are added. */
+	if (off)
+		flush_work(&ftagent_aio_work);
 	return off;
 }
 
@@ -288,6 +399,10 @@ static void ftagent_aio_free_tables(bool off)
 	ftagent_aio_table = NULL;
 	kvfree(ftagent_aio_locks);
 	ftagent_aio_locks = NULL;
+	kvfree(ftagent_aio_pool);
+	ftagent_aio_pool = NULL;
+	init_llist_head(&ftagent_aio_free);
+	init_llist_head(&ftagent_aio_queued);
 }
 
 void ftagent_aio_exit(void)
@@ -328,7 +443,9 @@ size_t ftagent_aio_memory(void)
 					<< FTAGENT_AIO_SET_BITS) +
 	       ftagent_kv_bytes(READ_ONCE(ftagent_aio_locks),
 				sizeof(*ftagent_aio_locks)
-					<< FTAGENT_AIO_SET_BITS);
+					<< FTAGENT_AIO_SET_BITS) +
+	       ftagent_kv_bytes(READ_ONCE(ftagent_aio_pool),
+				FTAGENT_AIO_POOL * sizeof(*ftagent_aio_pool));
 }
 
 int ftagent_aio_init(bool strict)
@@ -338,15 +455,20 @@ int ftagent_aio_init(bool strict)
 
 	if (ftagent_feature_off(FTAGENT_FEATURE_AIO))
 		return 0;	/* a function is missing: said at load */
-	ftagent_aio_table = kvcalloc(1 << FTAGENT_AIO_SET_BITS,
-				     sizeof(*ftagent_aio_table), GFP_KERNEL);
+	/* 320 KiB: kmalloc would round it up to 512. */
+	ftagent_aio_table = vzalloc(array_size(1 << FTAGENT_AIO_SET_BITS,
+					       sizeof(*ftagent_aio_table)));
 	ftagent_aio_locks = kvcalloc(1 << FTAGENT_AIO_SET_BITS,
 				     sizeof(*ftagent_aio_locks), GFP_KERNEL);
-	if (!ftagent_aio_table || !ftagent_aio_locks)
+	ftagent_aio_pool = kvcalloc(FTAGENT_AIO_POOL,
+				    sizeof(*ftagent_aio_pool), GFP_KERNEL);
+	if (!ftagent_aio_table || !ftagent_aio_locks || !ftagent_aio_pool)
 		return ftagent_aio_off("its tables", "of requests", -ENOMEM,
 				       strict);
 	for (i = 0; i < 1 << FTAGENT_AIO_SET_BITS; i++)
 		raw_spin_lock_init(&ftagent_aio_locks[i].lock);
+	for (i = 0; i < FTAGENT_AIO_POOL; i++)
+		llist_add(&ftagent_aio_pool[i].node, &ftagent_aio_free);
 	for (i = 0; i < ARRAY_SIZE(ftagent_aio_fns); i++) {
 		struct ftagent_aio_fn *f = &ftagent_aio_fns[i];
 

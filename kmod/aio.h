@@ -14,7 +14,7 @@
  * will not attach leaves FTAGENT_FEATURE_AIO DEGRADED.
  */
 int ftagent_aio_init(bool strict);
-/* Take the hooks off, let queued completions be charged, free the rest. */
+/* Take the hooks off, add the counts still queued, free the rest. */
 void ftagent_aio_exit(void);
 
 #endif /* _FTAGENT_AIO_H */

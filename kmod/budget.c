@@ -517,12 +517,12 @@ unsigned int ftagent_budget_match_bytes(unsigned int kind, unsigned int family,
 	unsigned int metric, n = 0;
 	u32 i;
 
-	if (!ftagent_bytes_metric(kind, family, dir, &metric))
-		return 0;
 	set = rcu_dereference_sched(ftagent_budgets);
-	if (!set || !(set->metrics & BIT(metric)))
+	/* Generations start at 1: 0 stands for no set. */
+	*gen = set ? (u32)set->generation : 0;
+	if (!set || !ftagent_bytes_metric(kind, family, dir, &metric) ||
+	    !(set->metrics & BIT(metric)))
 		return 0;
-	*gen = (u32)set->generation;
 	for (i = 0; i < set->n; i++) {
 		if (set->b[i].metric != metric ||
 		    !ftagent_principal_matches(&set->b[i].who, set->strings,
@@ -536,17 +536,24 @@ unsigned int ftagent_budget_match_bytes(unsigned int kind, unsigned int family,
 }
 
 bool ftagent_budget_charge_matched(u32 gen, const u16 *idx, unsigned int n,
-				   long bytes, pid_t tgid, pid_t pid)
+				   unsigned int kind, unsigned int family,
+				   unsigned int dir, long bytes, pid_t tgid,
+				   pid_t pid)
 {
 	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_NONE);
 	const struct ftagent_budgetset *set;
-	unsigned int k;
+	unsigned int metric, k;
 
-	set = rcu_dereference_sched(ftagent_budgets);
-	if (!set || (u32)set->generation != gen)
-		return false;
 	if (bytes <= 0)
 		return true;
+	set = rcu_dereference_sched(ftagent_budgets);
+	/* No budget on this metric now: nothing to charge. */
+	if (!set || !ftagent_bytes_metric(kind, family, dir, &metric) ||
+	    !(set->metrics & BIT(metric)))
+		return true;
+	/* Installed since: which of its budgets match cannot be told. */
+	if ((u32)set->generation != gen)
+		return false;
 	for (k = 0; k < n; k++)
 		if (idx[k] < set->n)
 			ftagent_budget_add_bytes(set, idx[k], bytes, &c, tgid,

@@ -93,7 +93,8 @@ void ftagent_budget_charge_bytes_task(struct task_struct *task,
  * thread, where its principal (its executable above all) can be read:
  * the byte budgets a request of current on an object of @kind/@family
  * moving bytes in @dir counts against, at most @max indices into @idx,
- * the set's generation (low half) in *@gen. The number matched, or
+ * the set's generation (low half; 0: no set) in *@gen, whatever
+ * matched. The number matched, or
  * @max + 1 when more match (the first @max are filled).
  */
 unsigned int ftagent_budget_match_bytes(unsigned int kind, unsigned int family,
@@ -101,11 +102,14 @@ unsigned int ftagent_budget_match_bytes(unsigned int kind, unsigned int family,
 					unsigned int max);
 /*
  * At completion, in any context: charge @bytes to those budgets, its
- * alerts recorded for process @tgid's thread @pid. False if the set was
- * replaced meanwhile: nothing charged.
+ * alerts recorded for process @tgid's thread @pid. False if a set with
+ * budgets on the request's metric was installed meanwhile (the
+ * generation low half wraps after 2^32 installs): nothing charged.
  */
 bool ftagent_budget_charge_matched(u32 gen, const u16 *idx, unsigned int n,
-				   long bytes, pid_t tgid, pid_t pid);
+				   unsigned int kind, unsigned int family,
+				   unsigned int dir, long bytes, pid_t tgid,
+				   pid_t pid);
 /* sched_process_exec: @current now runs a program with these arguments. */
 void ftagent_budget_exec(void);
 

@@ -804,4 +804,144 @@ TEST_F(dio, an_exe_budget_holds_after_the_leader_exits)
 	ftagent_budget_set_free(&s);
 }
 
+/*
+ * Direct reads that stay in flight for a second (null_blk completes them
+ * from a timer after 1 s): long enough for their submitter to be reaped
+ * and its number given to another process first.
+ */
+FIXTURE(slow)
+{
+	char mnt[64];
+	int file;
+	aio_context_t ctx;
+	char *buf;
+};
+
+FIXTURE_SETUP(slow)
+{
+	char path[96];
+	int fd;
+
+	self->file = -1;
+	self->ctx = 0;
+	self->buf = NULL;
+	self->mnt[0] = 0;
+	sh("rmmod null_blk 2>/dev/null");
+	if (sh("modprobe ext4"))
+		SKIP(return, "no ext4 module for a file system on the device");
+	if (sh("modprobe null_blk nr_devices=1 irqmode=2 "
+	       "completion_nsec=1000000000 memory_backed=1 gb=1"))
+		SKIP(return, "no null_blk module to hold direct I/O in flight");
+	ASSERT_EQ(0, sh("mkfs.ext4 -q -F /dev/nullb0 >/dev/null 2>&1"));
+	strcpy(self->mnt, "/tmp/ftaio-slow.XXXXXX");
+	ASSERT_NE(NULL, mkdtemp(self->mnt));
+	ASSERT_EQ(0, mount("/dev/nullb0", self->mnt, "ext4", 0, NULL));
+	snprintf(path, sizeof(path), "%s/data", self->mnt);
+	ASSERT_EQ(0, posix_memalign((void **)&self->buf, BLOCK, FILE_BYTES));
+	memset(self->buf, 's', FILE_BYTES);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, ft_write_all(fd, self->buf, FILE_BYTES));
+	ASSERT_EQ(0, fsync(fd));
+	close(fd);
+	ASSERT_EQ(0, sh("echo 1 > /proc/sys/vm/drop_caches"));
+	self->file = open(path, O_RDWR | O_DIRECT);
+	ASSERT_LE(0, self->file);
+	ASSERT_EQ(0, io_setup_raw(64, &self->ctx));
+	ASSERT_EQ(0, clear_budgets());
+}
+
+FIXTURE_TEARDOWN(slow)
+{
+	EXPECT_EQ(0, clear_budgets());
+	if (self->ctx)
+		io_destroy_raw(self->ctx);
+	if (self->file >= 0)
+		close(self->file);
+	if (self->mnt[0]) {
+		umount(self->mnt);
+		rmdir(self->mnt);
+	}
+	free(self->buf);
+	sh("rmmod null_blk 2>/dev/null");
+}
+
+/* A process that waits to be killed, with number @want if it can get it. */
+static pid_t fork_as(pid_t want)
+{
+	FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+	pid_t pid;
+
+	if (!f)
+		return -1;
+	fprintf(f, "%d", want - 1);
+	if (fclose(f))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		pause();
+		_exit(0);
+	}
+	return pid;
+}
+
+/*
+ * A submitter reaped while its reads are in flight, and its number given
+ * to another process before they complete: that process is not counted
+ * for them (they are counted as lost), and the submitter's budget is
+ * still charged.
+ */
+TEST_F_TIMEOUT(slow, a_reused_number_is_not_charged_for_the_old_reads, 120)
+{
+	struct ftagent_budget_set s = {0};
+	struct clone_submit c = {self->ctx, self->file, self->buf};
+	struct io_event ev[NREQ];
+	struct ftnl_error err;
+	struct ft_counters fc;
+	struct ft_totals t;
+	struct timespec zero = {0};
+	pid_t child, victim = -1;
+	uint64_t lost = 0;
+	int status, tries;
+	char *stack;
+
+	FT_RETURN_IF_SETUP_SKIPPED();
+	budget(&s, "dio-reused", FTAGENT_METRIC_BYTES_READ, 1 << 30, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, ft_collect(&fc));
+	ft_counters_free(&fc);
+	stack = malloc(1 << 16);
+	ASSERT_NE(NULL, stack);
+	child = clone(clone_submit_and_exit, stack + (1 << 16),
+		      CLONE_VM | SIGCHLD, &c);
+	ASSERT_LT(0, child);
+	ASSERT_EQ(child, waitpid(child, &status, 0));
+	ASSERT_EQ(0, status);
+	for (tries = 0; tries < 5 && victim != child; tries++) {
+		if (victim > 0) {
+			kill(victim, SIGKILL);
+			waitpid(victim, NULL, 0);
+		}
+		victim = fork_as(child);
+		ASSERT_LT(0, victim);
+	}
+	ASSERT_EQ(child, victim) TH_LOG("the number was taken first");
+	/* Still in flight: otherwise this run proves nothing. */
+	ASSERT_EQ(0, syscall(SYS_io_getevents, self->ctx, 1, NREQ, ev, &zero));
+	ASSERT_EQ(NREQ, io_wait(self->ctx, NREQ, ev));
+	free(stack);
+	usleep(300000);
+	ASSERT_EQ(0, ft_collect_tgid(&fc, victim));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->file);
+	lost = fc.lost[FTAGENT_LOSS_IOURING];
+	ft_counters_free(&fc);
+	kill(victim, SIGKILL);
+	waitpid(victim, NULL, 0);
+	EXPECT_EQ(0, t.in_bytes);
+	EXPECT_EQ(0, t.in_calls);
+	EXPECT_EQ(NREQ, lost);
+	EXPECT_EQ(FILE_BYTES, budget_used_reaching(FILE_BYTES));
+	ftagent_budget_set_free(&s);
+}
+
 TEST_HARNESS_MAIN
