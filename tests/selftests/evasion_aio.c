@@ -396,12 +396,17 @@ TEST_F(aio, a_written_bytes_budget_is_charged)
  * Direct I/O on a device whose requests complete from a timer's hard
  * interrupt (irqmode=2) or a softirq (irqmode=1).
  */
-FIXTURE(dio)
-{
+/* An ext4 file on a null_blk device, open for direct I/O. */
+struct dio_dev {
 	char mnt[64];
 	int file;
 	aio_context_t ctx;
 	char *buf;
+};
+
+FIXTURE(dio)
+{
+	struct dio_dev d;
 };
 
 FIXTURE_VARIANT(dio)
@@ -428,42 +433,87 @@ static int sh(const char *fmt, ...)
 	return system(cmd);
 }
 
-FIXTURE_SETUP(dio)
+/*
+ * Load null_blk completing requests from @irqmode after @nsec, put ext4
+ * on it and a file of FILE_BYTES of @fill, read back from the device
+ * only, and an AIO context: 0, 1 when a module is missing (a skip,
+ * *@why says which), or -1 when step *@why failed.
+ */
+static int dio_up(struct dio_dev *d, int irqmode, long nsec, char fill,
+		  const char **why)
 {
-	struct ft_counters fc;
 	char path[96];
 	int fd;
 
-	self->file = -1;
-	self->ctx = 0;
-	self->buf = NULL;
-	self->mnt[0] = 0;
+	d->file = -1;
+	d->ctx = 0;
+	d->buf = NULL;
+	d->mnt[0] = 0;
 	sh("rmmod null_blk 2>/dev/null");
+	*why = "no ext4 module for a file system on the device";
 	if (sh("modprobe ext4"))
-		SKIP(return, "no ext4 module for a file system on the device");
-	if (sh("modprobe null_blk nr_devices=1 irqmode=%d "
-	       "completion_nsec=3000000 memory_backed=1 gb=1",
-	       variant->irqmode))
-		SKIP(return, "no null_blk module to complete direct I/O from "
-			     "interrupts");
-	ASSERT_EQ(0, sh("mkfs.ext4 -q -F /dev/nullb0 >/dev/null 2>&1"));
-	strcpy(self->mnt, "/tmp/ftaio-mnt.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->mnt));
-	ASSERT_EQ(0, mount("/dev/nullb0", self->mnt, "ext4", 0, NULL))
-	TH_LOG("mount: %s", strerror(errno));
-	snprintf(path, sizeof(path), "%s/data", self->mnt);
-	ASSERT_EQ(0, posix_memalign((void **)&self->buf, BLOCK, FILE_BYTES));
-	memset(self->buf, 'd', FILE_BYTES);
+		return 1;
+	*why = "no null_blk module to complete direct I/O from interrupts";
+	if (sh("modprobe null_blk nr_devices=1 irqmode=%d completion_nsec=%ld "
+	       "memory_backed=1 gb=1",
+	       irqmode, nsec))
+		return 1;
+	*why = "mkfs.ext4";
+	if (sh("mkfs.ext4 -q -F /dev/nullb0 >/dev/null 2>&1"))
+		return -1;
+	*why = "mkdtemp";
+	strcpy(d->mnt, "/tmp/ftaio-mnt.XXXXXX");
+	if (!mkdtemp(d->mnt)) {
+		d->mnt[0] = 0;
+		return -1;
+	}
+	*why = "mount";
+	if (mount("/dev/nullb0", d->mnt, "ext4", 0, NULL))
+		return -1;
+	*why = "the file";
+	snprintf(path, sizeof(path), "%s/data", d->mnt);
+	if (posix_memalign((void **)&d->buf, BLOCK, FILE_BYTES))
+		return -1;
+	memset(d->buf, fill, FILE_BYTES);
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ft_write_all(fd, self->buf, FILE_BYTES));
-	ASSERT_EQ(0, fsync(fd));
+	if (fd < 0 || ft_write_all(fd, d->buf, FILE_BYTES) || fsync(fd))
+		return -1;
 	close(fd);
 	/* The data on the device, none of it in the page cache. */
-	ASSERT_EQ(0, sh("echo 1 > /proc/sys/vm/drop_caches"));
-	self->file = open(path, O_RDWR | O_DIRECT);
-	ASSERT_LE(0, self->file);
-	ASSERT_EQ(0, io_setup_raw(64, &self->ctx));
+	*why = "drop_caches";
+	if (sh("echo 1 > /proc/sys/vm/drop_caches"))
+		return -1;
+	*why = "open with O_DIRECT";
+	d->file = open(path, O_RDWR | O_DIRECT);
+	if (d->file < 0)
+		return -1;
+	*why = "io_setup";
+	return io_setup_raw(64, &d->ctx) ? -1 : 0;
+}
+
+static void dio_down(struct dio_dev *d)
+{
+	if (d->ctx)
+		io_destroy_raw(d->ctx);
+	if (d->file >= 0)
+		close(d->file);
+	if (d->mnt[0]) {
+		umount(d->mnt);
+		rmdir(d->mnt);
+	}
+	free(d->buf);
+	sh("rmmod null_blk 2>/dev/null");
+}
+
+FIXTURE_SETUP(dio)
+{
+	struct ft_counters fc;
+	const char *why;
+	int rc = dio_up(&self->d, variant->irqmode, 3000000, 'd', &why);
+
+	if (rc > 0)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, rc) TH_LOG("%s: %s", why, strerror(errno));
 	ASSERT_EQ(0, clear_budgets());
 	ASSERT_EQ(0, ft_collect(&fc));
 	ft_counters_free(&fc);
@@ -472,24 +522,16 @@ FIXTURE_SETUP(dio)
 FIXTURE_TEARDOWN(dio)
 {
 	EXPECT_EQ(0, clear_budgets());
-	if (self->ctx)
-		io_destroy_raw(self->ctx);
-	if (self->file >= 0)
-		close(self->file);
-	if (self->mnt[0]) {
-		umount(self->mnt);
-		rmdir(self->mnt);
-	}
-	free(self->buf);
-	sh("rmmod null_blk 2>/dev/null");
+	dio_down(&self->d);
 }
 
-/* @n requests of a block each, reads or writes, all in flight at once. */
-static long dio_batch(aio_context_t ctx, int fd, char *buf, int op, int n)
+/*
+ * Submit @n requests @op of a block each, block i of @buf at offset i,
+ * tagged i, in one io_submit(): its result.
+ */
+static long submit_blocks(aio_context_t ctx, int op, int fd, char *buf, int n)
 {
 	struct iocb cb[NREQ], *cbp[NREQ];
-	struct io_event ev[NREQ];
-	long sum = 0;
 	int i;
 
 	for (i = 0; i < n; i++) {
@@ -497,7 +539,17 @@ static long dio_batch(aio_context_t ctx, int fd, char *buf, int op, int n)
 		     (long long)i * BLOCK, i);
 		cbp[i] = &cb[i];
 	}
-	if (io_submit_raw(ctx, n, cbp) != n || io_wait(ctx, n, ev) != n)
+	return io_submit_raw(ctx, n, cbp);
+}
+
+/* @n requests of a block each, reads or writes, all in flight at once. */
+static long dio_batch(aio_context_t ctx, int fd, char *buf, int op, int n)
+{
+	struct io_event ev[NREQ];
+	long sum = 0;
+	int i;
+
+	if (submit_blocks(ctx, op, fd, buf, n) != n || io_wait(ctx, n, ev) != n)
 		return -1;
 	for (i = 0; i < n; i++) {
 		if (ev[i].res != BLOCK)
@@ -513,13 +565,13 @@ TEST_F(dio, direct_reads_and_writes_are_counted_exactly)
 	uint64_t lost;
 
 	FT_RETURN_IF_SETUP_SKIPPED();
-	ASSERT_EQ(FILE_BYTES, dio_batch(self->ctx, self->file, self->buf,
+	ASSERT_EQ(FILE_BYTES, dio_batch(self->d.ctx, self->d.file, self->d.buf,
 					IOCB_CMD_PREAD, NREQ));
-	ASSERT_EQ(FILE_BYTES, dio_batch(self->ctx, self->file, self->buf,
+	ASSERT_EQ(FILE_BYTES, dio_batch(self->d.ctx, self->d.file, self->d.buf,
 					IOCB_CMD_PWRITE, NREQ));
-	ASSERT_EQ(4 * BLOCK, dio_batch(self->ctx, self->file, self->buf,
+	ASSERT_EQ(4 * BLOCK, dio_batch(self->d.ctx, self->d.file, self->d.buf,
 				       IOCB_CMD_PREAD, 4));
-	t = totals_reaching(self->file, FTAGENT_OBJ_FILE,
+	t = totals_reaching(self->d.file, FTAGENT_OBJ_FILE,
 			    FILE_BYTES + 4 * BLOCK, FILE_BYTES, &lost);
 	EXPECT_EQ(FILE_BYTES + 4 * BLOCK, t.in_bytes);
 	EXPECT_EQ(NREQ + 4, t.in_calls);
@@ -558,11 +610,11 @@ TEST_F(dio, a_read_bytes_budget_is_charged_from_interrupts)
 	FT_RETURN_IF_SETUP_SKIPPED();
 	budget(&s, "dio-read", FTAGENT_METRIC_BYTES_READ, 8 * BLOCK, 60000);
 	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
-	ASSERT_EQ(8 * BLOCK, dio_batch(self->ctx, self->file, self->buf,
+	ASSERT_EQ(8 * BLOCK, dio_batch(self->d.ctx, self->d.file, self->d.buf,
 				       IOCB_CMD_PREAD, 8));
 	EXPECT_EQ(8 * BLOCK, budget_used_reaching(8 * BLOCK));
-	prep(&cb, IOCB_CMD_PREAD, self->file, self->buf, BLOCK, 0, 1);
-	EXPECT_EQ(-1, io_submit_raw(self->ctx, 1, &p));
+	prep(&cb, IOCB_CMD_PREAD, self->d.file, self->d.buf, BLOCK, 0, 1);
+	EXPECT_EQ(-1, io_submit_raw(self->d.ctx, 1, &p));
 	EXPECT_EQ(EDQUOT, errno);
 	ftagent_budget_set_free(&s);
 }
@@ -581,18 +633,12 @@ struct submitter {
 static void *submit_and_exit(void *arg)
 {
 	struct submitter *s = arg;
-	struct iocb cb[NREQ], *cbp[NREQ];
 	struct io_event ev[NREQ];
-	int i;
 
 	if (s->name)
 		prctl(PR_SET_NAME, s->name);
-	for (i = 0; i < NREQ; i++) {
-		prep(&cb[i], IOCB_CMD_PREAD, s->fd, s->buf + i * BLOCK, BLOCK,
-		     (long long)i * BLOCK, i);
-		cbp[i] = &cb[i];
-	}
-	s->submitted = io_submit_raw(s->ctx, NREQ, cbp);
+	s->submitted =
+		submit_blocks(s->ctx, IOCB_CMD_PREAD, s->fd, s->buf, NREQ);
 	if (s->wait && s->submitted == NREQ)
 		s->completed = io_wait(s->ctx, NREQ, ev);
 	return NULL;
@@ -605,8 +651,8 @@ static void *submit_and_exit(void *arg)
 TEST_F(dio, a_gone_thread_s_reads_are_its_process_s)
 {
 	struct ftagent_budget_set s = {0};
-	struct submitter sub = {self->ctx, self->file, self->buf, NULL,
-				0,	   0,	       0};
+	struct submitter sub = {
+		self->d.ctx, self->d.file, self->d.buf, NULL, 0, 0, 0};
 	struct io_event ev[NREQ];
 	struct ftnl_error err;
 	struct ft_totals t;
@@ -620,10 +666,11 @@ TEST_F(dio, a_gone_thread_s_reads_are_its_process_s)
 	ASSERT_EQ(0, pthread_create(&th, NULL, submit_and_exit, &sub));
 	ASSERT_EQ(0, pthread_join(th, NULL));
 	ASSERT_EQ(NREQ, sub.submitted);
-	ASSERT_EQ(NREQ, io_wait(self->ctx, NREQ, ev));
+	ASSERT_EQ(NREQ, io_wait(self->d.ctx, NREQ, ev));
 	for (i = 0; i < NREQ; i++)
 		ASSERT_EQ(BLOCK, ev[i].res);
-	t = totals_reaching(self->file, FTAGENT_OBJ_FILE, FILE_BYTES, 0, &lost);
+	t = totals_reaching(self->d.file, FTAGENT_OBJ_FILE, FILE_BYTES, 0,
+			    &lost);
 	EXPECT_EQ(FILE_BYTES, t.in_bytes);
 	EXPECT_EQ(NREQ, t.in_calls);
 	EXPECT_EQ(0, lost);
@@ -640,8 +687,8 @@ TEST_F(dio, a_renamed_thread_s_reads_are_charged_to_its_name)
 {
 	struct ftagent_budget_set s = {0};
 	struct ftagent_budget_spec *b;
-	struct submitter sub = {self->ctx, self->file, self->buf, "ftaio_named",
-				1,	   0,	       0};
+	struct submitter sub = {
+		self->d.ctx, self->d.file, self->d.buf, "ftaio_named", 1, 0, 0};
 	struct ftnl_error err;
 	pthread_t th;
 
@@ -660,7 +707,8 @@ TEST_F(dio, a_renamed_thread_s_reads_are_charged_to_its_name)
 	ftagent_budget_set_free(&s);
 }
 
-struct clone_submit {
+/* Where a process submits its reads. */
+struct reads_on {
 	aio_context_t ctx;
 	int fd;
 	char *buf;
@@ -669,16 +717,10 @@ struct clone_submit {
 /* A process sharing the caller's memory: submit, and exit at once. */
 static int clone_submit_and_exit(void *arg)
 {
-	struct clone_submit *c = arg;
-	struct iocb cb[NREQ], *cbp[NREQ];
-	int i;
+	struct reads_on *c = arg;
+	long n = submit_blocks(c->ctx, IOCB_CMD_PREAD, c->fd, c->buf, NREQ);
 
-	for (i = 0; i < NREQ; i++) {
-		prep(&cb[i], IOCB_CMD_PREAD, c->fd, c->buf + i * BLOCK, BLOCK,
-		     (long long)i * BLOCK, i);
-		cbp[i] = &cb[i];
-	}
-	_exit(io_submit_raw(c->ctx, NREQ, cbp) == NREQ ? 0 : 1);
+	_exit(n == NREQ ? 0 : 1);
 }
 
 /*
@@ -690,7 +732,7 @@ static int clone_submit_and_exit(void *arg)
 TEST_F(dio, a_reaped_clone_s_reads_are_counted_and_charged)
 {
 	struct ftagent_budget_set s = {0};
-	struct clone_submit c = {self->ctx, self->file, self->buf};
+	struct reads_on c = {self->d.ctx, self->d.file, self->d.buf};
 	struct io_event ev[NREQ];
 	struct ftnl_error err;
 	struct ft_counters fc;
@@ -709,11 +751,11 @@ TEST_F(dio, a_reaped_clone_s_reads_are_counted_and_charged)
 	ASSERT_LT(0, child);
 	ASSERT_EQ(child, waitpid(child, &status, 0));
 	ASSERT_EQ(0, status);
-	ASSERT_EQ(NREQ, io_wait(self->ctx, NREQ, ev));
+	ASSERT_EQ(NREQ, io_wait(self->d.ctx, NREQ, ev));
 	free(stack);
 	for (round = 0; round < 100 && t.in_bytes < FILE_BYTES; round++) {
 		ASSERT_EQ(0, ft_collect_tgid(&fc, child));
-		add = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->file);
+		add = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->d.file);
 		ft_counters_free(&fc);
 		t.in_bytes += add.in_bytes;
 		t.in_calls += add.in_calls;
@@ -726,26 +768,13 @@ TEST_F(dio, a_reaped_clone_s_reads_are_counted_and_charged)
 	ftagent_budget_set_free(&s);
 }
 
-struct zombie_leader {
-	aio_context_t ctx;
-	int fd;
-	char *buf;
-};
-
 /* Once the leader is a zombie: submit, and exit the process with it. */
 static void *submit_after_leader(void *arg)
 {
-	struct zombie_leader *z = arg;
-	struct iocb cb[NREQ], *cbp[NREQ];
-	int i;
+	struct reads_on *z = arg;
 
 	usleep(100000);
-	for (i = 0; i < NREQ; i++) {
-		prep(&cb[i], IOCB_CMD_PREAD, z->fd, z->buf + i * BLOCK, BLOCK,
-		     (long long)i * BLOCK, i);
-		cbp[i] = &cb[i];
-	}
-	if (io_submit_raw(z->ctx, NREQ, cbp) != NREQ)
+	if (submit_blocks(z->ctx, IOCB_CMD_PREAD, z->fd, z->buf, NREQ) != NREQ)
 		_exit(1);
 	return NULL;
 }
@@ -785,15 +814,15 @@ TEST_F(dio, an_exe_budget_holds_after_the_leader_exits)
 	child = fork();
 	ASSERT_LE(0, child);
 	if (child == 0) {
-		static struct zombie_leader z;
+		static struct reads_on z;
 		pthread_t th;
 
 		/* A context is not inherited: the child sets up its own. */
 		z.ctx = 0;
 		if (io_setup_raw(NREQ, &z.ctx))
 			_exit(3);
-		z.fd = self->file;
-		z.buf = self->buf;
+		z.fd = self->d.file;
+		z.buf = self->d.buf;
 		if (pthread_create(&th, NULL, submit_after_leader, &z))
 			_exit(2);
 		pthread_exit(NULL);
@@ -811,59 +840,24 @@ TEST_F(dio, an_exe_budget_holds_after_the_leader_exits)
  */
 FIXTURE(slow)
 {
-	char mnt[64];
-	int file;
-	aio_context_t ctx;
-	char *buf;
+	struct dio_dev d;
 };
 
 FIXTURE_SETUP(slow)
 {
-	char path[96];
-	int fd;
+	const char *why;
+	int rc = dio_up(&self->d, 2, 1000000000, 's', &why);
 
-	self->file = -1;
-	self->ctx = 0;
-	self->buf = NULL;
-	self->mnt[0] = 0;
-	sh("rmmod null_blk 2>/dev/null");
-	if (sh("modprobe ext4"))
-		SKIP(return, "no ext4 module for a file system on the device");
-	if (sh("modprobe null_blk nr_devices=1 irqmode=2 "
-	       "completion_nsec=1000000000 memory_backed=1 gb=1"))
-		SKIP(return, "no null_blk module to hold direct I/O in flight");
-	ASSERT_EQ(0, sh("mkfs.ext4 -q -F /dev/nullb0 >/dev/null 2>&1"));
-	strcpy(self->mnt, "/tmp/ftaio-slow.XXXXXX");
-	ASSERT_NE(NULL, mkdtemp(self->mnt));
-	ASSERT_EQ(0, mount("/dev/nullb0", self->mnt, "ext4", 0, NULL));
-	snprintf(path, sizeof(path), "%s/data", self->mnt);
-	ASSERT_EQ(0, posix_memalign((void **)&self->buf, BLOCK, FILE_BYTES));
-	memset(self->buf, 's', FILE_BYTES);
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
-	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, ft_write_all(fd, self->buf, FILE_BYTES));
-	ASSERT_EQ(0, fsync(fd));
-	close(fd);
-	ASSERT_EQ(0, sh("echo 1 > /proc/sys/vm/drop_caches"));
-	self->file = open(path, O_RDWR | O_DIRECT);
-	ASSERT_LE(0, self->file);
-	ASSERT_EQ(0, io_setup_raw(64, &self->ctx));
+	if (rc > 0)
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, rc) TH_LOG("%s: %s", why, strerror(errno));
 	ASSERT_EQ(0, clear_budgets());
 }
 
 FIXTURE_TEARDOWN(slow)
 {
 	EXPECT_EQ(0, clear_budgets());
-	if (self->ctx)
-		io_destroy_raw(self->ctx);
-	if (self->file >= 0)
-		close(self->file);
-	if (self->mnt[0]) {
-		umount(self->mnt);
-		rmdir(self->mnt);
-	}
-	free(self->buf);
-	sh("rmmod null_blk 2>/dev/null");
+	dio_down(&self->d);
 }
 
 /* A process that waits to be killed, with number @want if it can get it. */
@@ -894,7 +888,7 @@ static pid_t fork_as(pid_t want)
 TEST_F_TIMEOUT(slow, a_reused_number_is_not_charged_for_the_old_reads, 120)
 {
 	struct ftagent_budget_set s = {0};
-	struct clone_submit c = {self->ctx, self->file, self->buf};
+	struct reads_on c = {self->d.ctx, self->d.file, self->d.buf};
 	struct io_event ev[NREQ];
 	struct ftnl_error err;
 	struct ft_counters fc;
@@ -927,12 +921,13 @@ TEST_F_TIMEOUT(slow, a_reused_number_is_not_charged_for_the_old_reads, 120)
 	}
 	ASSERT_EQ(child, victim) TH_LOG("the number was taken first");
 	/* Still in flight: otherwise this run proves nothing. */
-	ASSERT_EQ(0, syscall(SYS_io_getevents, self->ctx, 1, NREQ, ev, &zero));
-	ASSERT_EQ(NREQ, io_wait(self->ctx, NREQ, ev));
+	ASSERT_EQ(0,
+		  syscall(SYS_io_getevents, self->d.ctx, 1, NREQ, ev, &zero));
+	ASSERT_EQ(NREQ, io_wait(self->d.ctx, NREQ, ev));
 	free(stack);
 	usleep(300000);
 	ASSERT_EQ(0, ft_collect_tgid(&fc, victim));
-	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->file);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->d.file);
 	lost = fc.lost[FTAGENT_LOSS_IOURING];
 	ft_counters_free(&fc);
 	kill(victim, SIGKILL);
