@@ -1059,10 +1059,10 @@ bool ftagent_account_key_count(const struct ftagent_key *key,
 	return wanted != 0;
 }
 
-bool ftagent_account_key_charged(const struct ftagent_key *key,
-				 enum ftagent_dir dir)
+int ftagent_account_key_wanted(const struct ftagent_key *key,
+			       enum ftagent_dir dir)
 {
-	return ftagent_key_wanted(key, dir, false) != 0;
+	return ftagent_key_wanted(key, dir, false);
 }
 
 void ftagent_account_key_charge(struct task_struct *task,

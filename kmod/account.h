@@ -68,9 +68,12 @@ bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key);
  */
 bool ftagent_account_key_count(const struct ftagent_key *key,
 			       enum ftagent_dir dir, long ret, bool transfer);
-/* Its answer without the count: whether budgets are charged for @key. */
-bool ftagent_account_key_charged(const struct ftagent_key *key,
-				 enum ftagent_dir dir);
+/*
+ * Its answer without the count: 1 if @key is counted and charged, -1 if
+ * only charged (its process is excluded), 0 if the filters leave it out.
+ */
+int ftagent_account_key_wanted(const struct ftagent_key *key,
+			       enum ftagent_dir dir);
 void ftagent_account_key_charge(struct task_struct *task,
 				const struct cred *cred,
 				const struct ftagent_key *key,

@@ -302,8 +302,8 @@ static void notrace ftagent_aio_complete_hook(unsigned long ip,
 	struct ftagent_key key __uninitialized;
 	struct ftagent_aio_note who;
 	struct file *file;
-	bool charged;
 	unsigned int n;
+	int wanted;
 	u8 dir;
 
 	preempt_disable_notrace();
@@ -316,18 +316,20 @@ static void notrace ftagent_aio_complete_hook(unsigned long ip,
 		goto out;
 	dir = READ_ONCE(kiocb->ki_flags) & IOCB_WRITE ? FTAGENT_DIR_OUT :
 							 FTAGENT_DIR_IN;
-	if (ftagent_aio_tgid_reused(&who)) {
-		/* Not another process's to count; its budgets still pay. */
-		ftagent_count_loss(FTAGENT_LOSS_IOURING);
-		charged = true;
-	} else if (in_task()) {
-		charged = ftagent_account_key_count(&key, dir, res, false);
-	} else {
-		charged = ftagent_account_key_charged(&key, dir);
-		if (!ftagent_aio_defer(&key, dir, res))
+	/* Left out by the filters: neither counted nor charged, nor lost. */
+	wanted = ftagent_account_key_wanted(&key, dir);
+	if (!wanted)
+		goto out;
+	if (wanted > 0) {
+		if (ftagent_aio_tgid_reused(&who))
+			/* Not another process's to count; its budgets pay. */
+			ftagent_count_loss(FTAGENT_LOSS_IOURING);
+		else if (in_task())
+			ftagent_counter_count(&key, dir, res);
+		else if (!ftagent_aio_defer(&key, dir, res))
 			ftagent_count_loss(FTAGENT_LOSS_IOURING);
 	}
-	if (!charged || res <= 0 || !static_branch_unlikely(&ftagent_budgets_on))
+	if (res <= 0 || !static_branch_unlikely(&ftagent_budgets_on))
 		goto out;
 	n = min_t(unsigned int, who.n_budgets, FTAGENT_AIO_BUDGETS);
 	if (!ftagent_budget_charge_matched(who.budget_gen, who.budget, n,
@@ -413,7 +415,8 @@ void ftagent_aio_exit(void)
 	for (i = 0; i < ARRAY_SIZE(ftagent_aio_fns); i++) {
 		struct ftagent_aio_fn *f = &ftagent_aio_fns[i];
 
-		if (f->filtered)
+		/* One ftrace would not take off still reads its filter. */
+		if (f->filtered && !f->registered)
 			ftrace_free_filter(&f->ops);
 		f->filtered = false;
 	}
