@@ -109,11 +109,12 @@ struct ftagent_aio_count {
 	struct ftagent_key key;
 	int res;		/* at most MAX_RW_COUNT bytes, or -errno */
 	u8 dir;
+	u64 leader_start;	/* checked again by the worker */
 };
 
-/* 1,024 of 48 bytes: 48 KiB (64 KiB from kmalloc). */
+/* 1,024 of 56 bytes: 56 KiB (64 KiB from kmalloc). */
 #define FTAGENT_AIO_POOL	1024
-static_assert(sizeof(struct ftagent_aio_count) == 48);
+static_assert(sizeof(struct ftagent_aio_count) == 56);
 
 static struct ftagent_aio_count *ftagent_aio_pool;
 /* Taken from in interrupts, one taker at a time (llist_del_first()). */
@@ -234,21 +235,26 @@ static bool notrace ftagent_aio_take(const void *kiocb,
  * leader started at another time. (A leader that exec'd from another
  * thread took the old leader's start time.) Any context.
  */
-static bool notrace ftagent_aio_tgid_reused(const struct ftagent_aio_note *who)
+static bool notrace ftagent_aio_tgid_reused(pid_t tgid, u64 leader_start)
 {
 	struct task_struct *leader;
 	bool reused;
 
 	rcu_read_lock();
-	leader = pid_task(find_pid_ns(who->tgid, &init_pid_ns), PIDTYPE_TGID);
-	reused = leader && leader->start_time != who->leader_start;
+	leader = pid_task(find_pid_ns(tgid, &init_pid_ns), PIDTYPE_TGID);
+	reused = leader && leader->start_time != leader_start;
 	rcu_read_unlock();
 	return reused;
 }
 
-/* Queue a count for the worker: false if the pool is empty. */
+/*
+ * Queue a count for the worker: false if the pool is empty. The worker
+ * checks the number again when it adds the count: the process may be
+ * reaped and its number given to another in between.
+ */
 static bool notrace ftagent_aio_defer(const struct ftagent_key *key, u8 dir,
-				      long res)
+				      long res,
+				      const struct ftagent_aio_note *who)
 {
 	struct ftagent_aio_count *q;
 	struct llist_node *node;
@@ -263,8 +269,13 @@ static bool notrace ftagent_aio_defer(const struct ftagent_key *key, u8 dir,
 	q->key = *key;
 	q->res = res;
 	q->dir = dir;
+	q->leader_start = who->leader_start;
 	llist_add(&q->node, &ftagent_aio_queued);
-	schedule_work(&ftagent_aio_work);
+	/*
+	 * High priority: a worker starved by busy tasks would let the pool
+	 * run dry, and each count past it is lost (counted).
+	 */
+	queue_work(system_highpri_wq, &ftagent_aio_work);
 	return true;
 }
 
@@ -277,9 +288,14 @@ static void ftagent_aio_work_fn(struct work_struct *work)
 
 	list = llist_reverse_order(list);
 	llist_for_each_entry_safe(q, next, list, node) {
-		preempt_disable();
-		ftagent_account_key_count(&q->key, q->dir, q->res, false);
-		preempt_enable();
+		if (ftagent_aio_tgid_reused(q->key.tgid, q->leader_start)) {
+			ftagent_count_loss(FTAGENT_LOSS_IOURING);
+		} else {
+			preempt_disable();
+			ftagent_account_key_count(&q->key, q->dir, q->res,
+						  false);
+			preempt_enable();
+		}
 		raw_spin_lock_irqsave(&ftagent_aio_free_lock, flags);
 		llist_add(&q->node, &ftagent_aio_free);
 		raw_spin_unlock_irqrestore(&ftagent_aio_free_lock, flags);
@@ -321,12 +337,12 @@ static void notrace ftagent_aio_complete_hook(unsigned long ip,
 	if (!wanted)
 		goto out;
 	if (wanted > 0) {
-		if (ftagent_aio_tgid_reused(&who))
+		if (ftagent_aio_tgid_reused(who.tgid, who.leader_start))
 			/* Not another process's to count; its budgets pay. */
 			ftagent_count_loss(FTAGENT_LOSS_IOURING);
 		else if (in_task())
 			ftagent_counter_count(&key, dir, res);
-		else if (!ftagent_aio_defer(&key, dir, res))
+		else if (!ftagent_aio_defer(&key, dir, res, &who))
 			ftagent_count_loss(FTAGENT_LOSS_IOURING);
 	}
 	if (res <= 0 || !static_branch_unlikely(&ftagent_budgets_on))

@@ -398,6 +398,8 @@ TEST_F(aio, a_written_bytes_budget_is_charged)
  */
 /* An ext4 file on a null_blk device, open for direct I/O. */
 struct dio_dev {
+	char dev[32];  /* /dev/nullb0, or the configfs device's */
+	bool configfs; /* made through configfs: removed there */
 	char mnt[64];
 	int file;
 	aio_context_t ctx;
@@ -433,33 +435,79 @@ static int sh(const char *fmt, ...)
 	return system(cmd);
 }
 
+#define NULLB_CONFIGFS "/sys/kernel/config/nullb"
+#define NULLB_NAME     "ftaio"
+
 /*
- * Load null_blk completing requests from @irqmode after @nsec, put ext4
- * on it and a file of FILE_BYTES of @fill, read back from the device
- * only, and an AIO context: 0, 1 when a module is missing (a skip,
- * *@why says which), or -1 when step *@why failed.
+ * A null_blk device of 1 GiB in memory, completing requests from
+ * @irqmode after @nsec: the module loaded with those parameters, or,
+ * where null_blk is built in (the debug kernel of make check-debug has
+ * no loadable modules), a device made through its configfs directory
+ * (named after the directory: /dev/ftaio). 0, or 1 if there is neither.
+ */
+static int nullb_up(struct dio_dev *d, int irqmode, long nsec)
+{
+	sh("rmmod null_blk 2>/dev/null");
+	if (!sh("modprobe null_blk nr_devices=1 irqmode=%d completion_nsec=%ld "
+		"memory_backed=1 gb=1 2>/dev/null",
+		irqmode, nsec)) {
+		strcpy(d->dev, "/dev/nullb0");
+		return 0;
+	}
+	if (access(NULLB_CONFIGFS, F_OK))
+		sh("mount -t configfs none /sys/kernel/config 2>/dev/null");
+	if (access(NULLB_CONFIGFS, F_OK))
+		return 1;
+	d->configfs = true;
+	snprintf(d->dev, sizeof(d->dev), "/dev/%s", NULLB_NAME);
+	return sh("set -e; c=" NULLB_CONFIGFS "/" NULLB_NAME "; mkdir $c; "
+		  "echo 1024 > $c/size; echo 1 > $c/memory_backed; "
+		  "echo %d > $c/irqmode; echo %ld > $c/completion_nsec; "
+		  "echo 1 > $c/power; test -b %s",
+		  irqmode, nsec, d->dev)
+		       ? -1
+		       : 0;
+}
+
+static void nullb_down(struct dio_dev *d)
+{
+	if (d->configfs)
+		sh("c=" NULLB_CONFIGFS "/" NULLB_NAME "; "
+		   "echo 0 > $c/power 2>/dev/null; rmdir $c 2>/dev/null");
+	else
+		sh("rmmod null_blk 2>/dev/null");
+}
+
+/*
+ * Make that null_blk device, put ext4 on it and a file of FILE_BYTES of
+ * @fill, read back from the device only, and an AIO context: 0, 1 when
+ * a module is missing (a skip, *@why says which), or -1 when step *@why
+ * failed.
  */
 static int dio_up(struct dio_dev *d, int irqmode, long nsec, char fill,
 		  const char **why)
 {
 	char path[96];
-	int fd;
+	int fd, rc;
 
 	d->file = -1;
 	d->ctx = 0;
 	d->buf = NULL;
 	d->mnt[0] = 0;
-	sh("rmmod null_blk 2>/dev/null");
-	*why = "no ext4 module for a file system on the device";
-	if (sh("modprobe ext4"))
+	d->configfs = false;
+	/* A stale configfs device of an interrupted run. */
+	nullb_down(&(struct dio_dev){.configfs = true});
+	*why = "no ext4 for a file system on the device";
+	if (sh("grep -qw ext4 /proc/filesystems || modprobe ext4"))
 		return 1;
-	*why = "no null_blk module to complete direct I/O from interrupts";
-	if (sh("modprobe null_blk nr_devices=1 irqmode=%d completion_nsec=%ld "
-	       "memory_backed=1 gb=1",
-	       irqmode, nsec))
-		return 1;
+	*why = "no null_blk to complete direct I/O from interrupts";
+	rc = nullb_up(d, irqmode, nsec);
+	if (rc < 0)
+		*why = "a null_blk device made through configfs";
+	if (rc)
+		return rc;
 	*why = "mkfs.ext4";
-	if (sh("mkfs.ext4 -q -F /dev/nullb0 >/dev/null 2>&1"))
+	if (sh("mkfs.ext4 -q -F %s >/dev/null 2>&1", d->dev))
 		return -1;
 	*why = "mkdtemp";
 	strcpy(d->mnt, "/tmp/ftaio-mnt.XXXXXX");
@@ -468,7 +516,7 @@ static int dio_up(struct dio_dev *d, int irqmode, long nsec, char fill,
 		return -1;
 	}
 	*why = "mount";
-	if (mount("/dev/nullb0", d->mnt, "ext4", 0, NULL))
+	if (mount(d->dev, d->mnt, "ext4", 0, NULL))
 		return -1;
 	*why = "the file";
 	snprintf(path, sizeof(path), "%s/data", d->mnt);
@@ -502,7 +550,7 @@ static void dio_down(struct dio_dev *d)
 		rmdir(d->mnt);
 	}
 	free(d->buf);
-	sh("rmmod null_blk 2>/dev/null");
+	nullb_down(d);
 }
 
 FIXTURE_SETUP(dio)
