@@ -37,8 +37,8 @@
  * lost (FTAGENT_LOSS_IOURING), as are a multishot poll's events, which
  * cannot be told apart from them, so that count is an upper bound.
  *
- * The input end of an io_uring splice is not held by the request: its
- * bytes are counted as lost.
+ * The input end of an io_uring splice is not held by the request: a hook
+ * on io_splice() notes what its descriptor names (ftagent_splice_table).
  *
  * A receive can also put bytes into the caller's buffer that its result
  * does not count (a copy that faulted, a datagram discarded for a bad
@@ -92,7 +92,7 @@ enum ftagent_iouring_class {
 	FTAGENT_IOUR_NONE,
 	FTAGENT_IOUR_IN,	/* bytes in on req->file */
 	FTAGENT_IOUR_OUT,	/* bytes out on req->file */
-	FTAGENT_IOUR_SPLICE,	/* bytes out on req->file; the input unseen */
+	FTAGENT_IOUR_SPLICE,	/* bytes out on req->file, in on a note's */
 	FTAGENT_IOUR_CONNECT,	/* a call out on the socket, no bytes */
 	FTAGENT_IOUR_ACCEPT,	/* a call in on the listening socket */
 };
@@ -272,6 +272,139 @@ static long notrace ftagent_landed_take(struct io_kiocb *req,
 }
 
 /*
+ * The input end of a SPLICE. The request holds only its output (req->file):
+ * io_splice() looks the input up itself, from the descriptor in the
+ * request (sp->splice_fd_in), in the table of the task that issues it (the
+ * submitter, an io-wq worker or the SQPOLL thread, each sharing the table
+ * it was made with), and drops it before the request completes. So a hook
+ * on io_splice() looks the descriptor up as it is about to, and notes the
+ * key of what it names under the request's address; the completion takes
+ * the note and charges the input end with the request's result, as a
+ * splice() call charges both ends. The note keeps the request's process
+ * (tgid and start), as the landed table does.
+ *
+ * 256 sets of 4 notes of 48 bytes, 48 KB, static as the landed table: a
+ * note lives from the request's issue to its completion, a few
+ * microseconds unless the splice blocks. A set that is full gives up its
+ * notes in turn, and a request whose note is gone, or whose input is a
+ * registered file (SPLICE_F_FD_IN_FIXED: in the ring's own table), has
+ * its input's bytes counted as lost.
+ *
+ * The part of io_splice's command read here, as io_uring/splice.c lays it
+ * out in 6.1 and 6.12 (6.12 adds a field after these).
+ */
+struct ftagent_io_splice {
+	struct file *file_out;
+	loff_t off_out;
+	loff_t off_in;
+	u64 len;
+	int splice_fd_in;
+	unsigned int flags;
+};
+
+#define FTAGENT_SPLICE_BITS	8
+#define FTAGENT_SPLICE_WAYS	4
+
+struct ftagent_splice_note {
+	const void *req;	/* NULL: a free slot */
+	u64 born;
+	struct ftagent_key key;	/* key.tgid: the request's process */
+};
+
+static_assert(sizeof(struct ftagent_splice_note) == 48);
+
+static struct ftagent_splice_set {
+	raw_spinlock_t lock;
+	u8 turn;
+	struct ftagent_splice_note note[FTAGENT_SPLICE_WAYS];
+} ftagent_splice_table[1 << FTAGENT_SPLICE_BITS];
+
+static struct ftagent_splice_set *ftagent_splice_set_of(const void *req)
+{
+	return &ftagent_splice_table[hash_ptr(req, FTAGENT_SPLICE_BITS)];
+}
+
+/* io_splice(req, issue_flags), in the task that issues the request. */
+static void notrace ftagent_iouring_splice_hook(unsigned long ip,
+						unsigned long parent_ip,
+						struct ftrace_ops *op,
+						struct ftrace_regs *fregs)
+{
+	struct pt_regs *args = ftagent_fregs_args(fregs);
+	struct io_kiocb *req = (struct io_kiocb *)args->di;
+	const struct ftagent_io_splice *sp =
+		io_kiocb_to_cmd(req, struct ftagent_io_splice);
+	struct ftagent_splice_note note = { .req = req };
+	struct ftagent_splice_note *slot = NULL;
+	struct ftagent_splice_set *set;
+	struct task_struct *task;
+	unsigned long flags;
+	int i;
+
+	/* Its nonblocking try returns -EAGAIN before any lookup. */
+	if ((unsigned int)args->si & IO_URING_F_NONBLOCK)
+		return;
+	task = READ_ONCE(req->task);
+	if (!task || (READ_ONCE(sp->flags) & SPLICE_F_FD_IN_FIXED))
+		return;
+	preempt_disable_notrace();
+	if (!ftagent_account_key_fd(READ_ONCE(sp->splice_fd_in), task->tgid,
+				    &note.key))
+		goto out;	/* no file: the splice fails with EBADF */
+	note.born = ftagent_landed_born(task);
+	set = ftagent_splice_set_of(req);
+	raw_spin_lock_irqsave(&set->lock, flags);
+	/* This request's own, from a try that blocked and was retried. */
+	for (i = 0; i < FTAGENT_SPLICE_WAYS && !slot; i++)
+		if (set->note[i].req == req)
+			slot = &set->note[i];
+	for (i = 0; i < FTAGENT_SPLICE_WAYS && !slot; i++)
+		if (!set->note[i].req)
+			slot = &set->note[i];
+	if (!slot) {
+		slot = &set->note[set->turn];
+		set->turn = (set->turn + 1) % FTAGENT_SPLICE_WAYS;
+	}
+	*slot = note;
+	raw_spin_unlock_irqrestore(&set->lock, flags);
+out:
+	preempt_enable_notrace();
+}
+
+/*
+ * Charge the input end of the SPLICE @req of @task's process that
+ * returned @res, from its note; its bytes are lost without one.
+ */
+static void notrace ftagent_iouring_splice_in(struct io_kiocb *req,
+					      struct task_struct *task,
+					      const struct cred *cred,
+					      long res)
+{
+	struct ftagent_splice_set *set = ftagent_splice_set_of(req);
+	struct ftagent_splice_note note = { .req = NULL };
+	unsigned long flags;
+	int i;
+
+	raw_spin_lock_irqsave(&set->lock, flags);
+	for (i = 0; i < FTAGENT_SPLICE_WAYS; i++) {
+		if (set->note[i].req == req) {
+			note = set->note[i];
+			set->note[i].req = NULL;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&set->lock, flags);
+	if (note.req && note.key.tgid == task->tgid &&
+	    note.born == ftagent_landed_born(task)) {
+		ftagent_account_key_charge(task, cred, &note.key,
+					   FTAGENT_DIR_IN, res, true);
+		return;
+	}
+	if (res > 0)
+		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+}
+
+/*
  * Charge one completed request. Preemption is off; the request, its file,
  * its credentials and its task stay valid until the completion path
  * frees them, after the hook has run.
@@ -306,8 +439,8 @@ static void notrace ftagent_iouring_charge(struct io_kiocb *req)
 	ftagent_account_file(task, cred, file, ftagent_iouring_dir(class),
 			     ftagent_iouring_ret(class, res),
 			     class == FTAGENT_IOUR_SPLICE);
-	if (class == FTAGENT_IOUR_SPLICE && res > 0)
-		ftagent_count_loss(FTAGENT_LOSS_IOURING);
+	if (class == FTAGENT_IOUR_SPLICE)
+		ftagent_iouring_splice_in(req, task, cred, res);
 	/*
 	 * Its record, as connect() writes at return: the request holds it.
 	 * Only while its process runs it: a connect still pending when its
@@ -689,6 +822,9 @@ static struct ftagent_iouring_fn ftagent_iouring_fns[] = {
 	{ .symbol = "sock_read_iter", .both = true, .optional = true,
 	  .ops = { .func = ftagent_iouring_sock_read_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "io_splice", .both = true,
+	  .ops = { .func = ftagent_iouring_splice_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
 	{ .symbol = "io_accept", .funnel = true,
 	  .ops = { .func = ftagent_iouring_handler_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
@@ -853,6 +989,10 @@ int ftagent_iouring_init(bool strict)
 	WRITE_ONCE(ftagent_iouring_funnel_mode, funnels);
 	if (ftagent_feature_off(FTAGENT_FEATURE_IOURING))
 		return 0;	/* a tracepoint is missing: said at load */
+	/* Empty, whatever an earlier attach left in it. */
+	memset(ftagent_splice_table, 0, sizeof(ftagent_splice_table));
+	for (i = 0; i < ARRAY_SIZE(ftagent_splice_table); i++)
+		raw_spin_lock_init(&ftagent_splice_table[i].lock);
 	if (!funnels) {
 		ftagent_skip_table = kvcalloc(1 << FTAGENT_SKIP_BITS,
 					      sizeof(*ftagent_skip_table),

@@ -708,15 +708,40 @@ TEST_F(iour, a_received_bytes_budget_is_charged_for_multishot_chunks)
 	close(fds[2]);
 }
 
+/* Read @len bytes from @fd. */
+static int drain(int fd, char *buf, size_t len)
+{
+	ssize_t n;
+
+	for (; len; len -= n) {
+		n = read(fd, buf, len);
+		if (n <= 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Queue an io_uring SPLICE of @len from @in (a slot with @fixed) to @out. */
+static void splice_sqe(struct ring *r, int in, bool fixed, int out,
+		       unsigned int len, uint64_t tag)
+{
+	struct io_uring_sqe *sqe = ring_sqe(r, IORING_OP_SPLICE, out, tag);
+
+	sqe->splice_fd_in = in;
+	sqe->splice_off_in = (uint64_t)-1;
+	sqe->splice_flags = fixed ? SPLICE_F_FD_IN_FIXED : 0;
+	sqe->off = (uint64_t)-1;
+	sqe->len = len;
+}
+
 /*
- * An io_uring splice from a pipe to the file: the file's bytes are
- * counted; the pipe end, which the request does not hold, is counted as
- * lost.
+ * An io_uring splice from a pipe to the file: both ends are counted, as
+ * a splice() call counts them, the input from the descriptor the request
+ * names (the request holds only its output).
  */
-TEST_F(iour, splice_counts_its_output_and_the_input_as_lost)
+TEST_F(iour, splice_counts_both_ends)
 {
 	struct io_uring_cqe cqe[1];
-	struct io_uring_sqe *sqe;
 	struct ft_counters fc;
 	struct ft_totals t;
 	struct ring r;
@@ -725,11 +750,7 @@ TEST_F(iour, splice_counts_its_output_and_the_input_as_lost)
 	ASSERT_EQ(0, pipe(p));
 	ASSERT_EQ(0, ft_write_all(p[1], self->buf, 700));
 	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
-	sqe = ring_sqe(&r, IORING_OP_SPLICE, self->file, 1);
-	sqe->splice_fd_in = p[0];
-	sqe->splice_off_in = (uint64_t)-1;
-	sqe->off = 0;
-	sqe->len = 700;
+	splice_sqe(&r, p[0], false, self->file, 700, 1);
 	ASSERT_EQ(1, ring_submit(&r, 1));
 	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
 	EXPECT_EQ(700, cqe[0].res);
@@ -738,6 +759,111 @@ TEST_F(iour, splice_counts_its_output_and_the_input_as_lost)
 	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->file);
 	EXPECT_EQ(700, t.out_bytes);
 	EXPECT_EQ(1, t.out_calls);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_PIPE, p[0]);
+	EXPECT_EQ(700, t.in_bytes);
+	EXPECT_EQ(1, t.in_calls);
+	EXPECT_EQ(0, fc.lost[FTAGENT_LOSS_IOURING]);
+	ft_counters_free(&fc);
+	close(p[0]);
+	close(p[1]);
+}
+
+/*
+ * A splice from a TCP socket into a pipe, which blocks in an io-wq worker
+ * until the data comes: the socket's bytes are counted, exactly what the
+ * requests returned, and a bytes_received budget is charged for them and
+ * refuses the request after the one that used it up.
+ */
+TEST_F(iour, splice_from_a_socket_is_counted_and_charged)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct io_uring_cqe cqe[1];
+	struct ft_counters fc;
+	struct ftnl_error err;
+	struct ft_totals t;
+	long moved = 0;
+	struct ring r;
+	int fds[3], p[2], i;
+
+	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	budget(&s, "iour-splice-1000", FTAGENT_METRIC_BYTES_RECEIVED, 1000,
+	       60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	for (i = 0; i < 2; i++) {
+		/* Submitted before the data: it waits in a worker. */
+		splice_sqe(&r, fds[2], false, p[1], 600, 1);
+		ASSERT_EQ(1, ring_submit(&r, 0));
+		usleep(100000);
+		ASSERT_EQ(0, ft_write_all(fds[1], self->buf, 600));
+		ASSERT_EQ(0, ring_wait(&r, cqe, 1));
+		ASSERT_LT(0, cqe[0].res);
+		moved += cqe[0].res;
+		/* Whatever the first splice left behind, and the pipe. */
+		while (moved < 600 * (i + 1)) {
+			splice_sqe(&r, fds[2], false, p[1], 600, 2);
+			ASSERT_EQ(1, ring_submit(&r, 1));
+			ASSERT_EQ(0, ring_wait(&r, cqe, 1));
+			ASSERT_LT(0, cqe[0].res);
+			moved += cqe[0].res;
+		}
+		ASSERT_EQ(0, drain(p[0], self->buf, 600));
+	}
+	/* 1,200 of 1,000: the next one is refused. */
+	ASSERT_EQ(0, ft_write_all(fds[1], self->buf, 10));
+	splice_sqe(&r, fds[2], false, p[1], 10, 3);
+	ASSERT_EQ(1, ring_submit(&r, 1));
+	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
+	EXPECT_EQ(-EDQUOT, cqe[0].res);
+	ring_exit(&r);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(1200, got.used);
+	EXPECT_LE(1, got.denied);
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[2]);
+	EXPECT_EQ(1200, t.in_bytes);
+	EXPECT_EQ(0, fc.lost[FTAGENT_LOSS_IOURING]);
+	ft_counters_free(&fc);
+	ftagent_budget_set_free(&s);
+	close(p[0]);
+	close(p[1]);
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+}
+
+/*
+ * A splice whose input is a registered file (SPLICE_F_FD_IN_FIXED): the
+ * ring's own table, which the module does not read. Its output is
+ * counted; its input is counted as lost, never as another object's.
+ */
+TEST_F(iour, a_registered_input_is_counted_as_lost)
+{
+	struct io_uring_cqe cqe[1];
+	struct ft_counters fc;
+	struct ft_totals t;
+	struct ring r;
+	int p[2], slot;
+
+	ASSERT_EQ(0, pipe(p));
+	ASSERT_EQ(0, ft_write_all(p[1], self->buf, 300));
+	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
+	slot = p[0];
+	ASSERT_EQ(0, syscall(__NR_io_uring_register, r.fd,
+			     IORING_REGISTER_FILES, &slot, 1));
+	/* Slot 0, while descriptor 0 names something else. */
+	splice_sqe(&r, 0, true, self->file, 300, 1);
+	ASSERT_EQ(1, ring_submit(&r, 1));
+	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
+	EXPECT_EQ(300, cqe[0].res);
+	ring_exit(&r);
+	ASSERT_EQ(0, ft_collect(&fc));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->file);
+	EXPECT_EQ(300, t.out_bytes);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_PIPE, p[0]);
+	EXPECT_EQ(0, t.in_bytes);
 	EXPECT_EQ(1, fc.lost[FTAGENT_LOSS_IOURING]);
 	ft_counters_free(&fc);
 	close(p[0]);
