@@ -3,7 +3,9 @@
  * The policy gate. One ftrace_ops per operation, on the security hook the
  * kernel calls once it holds its own copy of the call's arguments:
  *
- *   exec     security_bprm_creds_for_exec(bprm)   the executable is open
+ *   exec     security_bprm_check(bprm)            the executable is open,
+ *                                                 and each interpreter
+ *                                                 (#!, binfmt_misc) it names
  *   connect  security_socket_connect(sock, addr, len)
  *   open     security_file_open(file)
  *   send     security_socket_sendmsg(sock, msg, size)
@@ -958,6 +960,21 @@ struct ftagent_gate_args {
 };
 
 /*
+ * Whether the exec at security_bprm_check(bprm) is of an interpreter: a
+ * binfmt that hands the exec on to one (a #! script, binfmt_misc) names
+ * it through bprm_change_interp(), which replaces bprm->interp, until
+ * then the very string of bprm->filename. The executable's own check
+ * comes first, with the two the same.
+ */
+static __always_inline bool
+ftagent_gate_interpreter(const struct ftagent_gate_args *regs)
+{
+	const struct linux_binprm *bprm = (const struct linux_binprm *)regs->di;
+
+	return READ_ONCE(bprm->interp) != READ_ONCE(bprm->filename);
+}
+
+/*
  * The budget metric a call at @point counts against, or -1; @sk its
  * socket (ftagent_gate_sk()).
  */
@@ -971,7 +988,10 @@ ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs,
 	int mask;
 
 	switch (point) {
-	case FTAGENT_OP_EXEC: return FTAGENT_METRIC_EXECS;
+	case FTAGENT_OP_EXEC:
+		/* One execve, one exec: its interpreters are not charged. */
+		return ftagent_gate_interpreter(regs) ? -1 :
+							 FTAGENT_METRIC_EXECS;
 	case FTAGENT_OP_CONNECT:
 		return ftagent_inet(sk) ? FTAGENT_METRIC_CONNECTS : -1;
 	case FTAGENT_OP_OPEN: return FTAGENT_METRIC_OPENS;
@@ -1319,7 +1339,7 @@ static void (*const ftagent_gate_tramps[__FTAGENT_GATE_MAX])(void) = {
  * argument registers its function takes (FTAGENT_GATE_DIRECT()'s @nargs)
  * and passes on the first four, all any decision reads.
  */
-static_assert(__same_type(&security_bprm_creds_for_exec,
+static_assert(__same_type(&security_bprm_check,
 			  int (*)(struct linux_binprm *)));
 static_assert(__same_type(&security_socket_connect,
 			  int (*)(struct socket *, struct sockaddr *, int)));
@@ -1442,7 +1462,7 @@ static void ftagent_gate_zc_hook_off(void)
 }
 
 static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
-	[FTAGENT_OP_EXEC] = "security_bprm_creds_for_exec",
+	[FTAGENT_OP_EXEC] = "security_bprm_check",
 	[FTAGENT_OP_CONNECT] = "security_socket_connect",
 	[FTAGENT_OP_OPEN] = "security_file_open",
 	[FTAGENT_OP_SEND] = "security_socket_sendmsg",

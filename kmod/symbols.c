@@ -75,7 +75,7 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "exec records" },
 	{ "task_rename", true, FTAGENT_FEATURE_RENAMES,
 	  "process names after a rename" },
-	{ "security_bprm_creds_for_exec", false, FTAGENT_FEATURE_GATE_EXEC,
+	{ "security_bprm_check", false, FTAGENT_FEATURE_GATE_EXEC,
 	  "exec rules and budgets" },
 	{ "security_socket_connect", false, FTAGENT_FEATURE_GATE_CONNECT,
 	  "connect rules and budgets" },

@@ -176,6 +176,43 @@ TEST_F(budget, the_call_past_a_call_budget_is_refused)
 }
 
 /*
+ * An execs budget counts execve() calls: a script run through its #!
+ * interpreter is one exec, not two, though exec rules decide both.
+ */
+TEST_F(budget, a_script_is_one_exec)
+{
+	const char *path = "/tmp/ftb-script";
+	char *const argv[] = {(char *)path, NULL};
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	int fd, status, i;
+	pid_t pid;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(12, write(fd, "#!/bin/true\n", 12));
+	close(fd);
+	budget(&s, "execs", FTAGENT_METRIC_EXECS, 1000, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	for (i = 0; i < 3; i++) {
+		pid = fork();
+		ASSERT_LE(0, pid);
+		if (pid == 0) {
+			execv(path, argv);
+			_exit(100);
+		}
+		ASSERT_EQ(pid, waitpid(pid, &status, 0));
+		ASSERT_TRUE(WIFEXITED(status));
+		ASSERT_EQ(0, WEXITSTATUS(status));
+	}
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(3, got.used);
+	ftagent_budget_set_free(&s);
+	unlink(path);
+}
+
+/*
  * A call budget beside a rule set that lets the calls through: by the
  * default without a rule lookup (a CIDR rule the calls never match: the
  * gate's shortcut, kmod/gate.c ftagent_gate_by_default()), then through

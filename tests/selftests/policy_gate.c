@@ -455,6 +455,74 @@ TEST_F(gate, exec_and_open_by_path_prefix)
 	rmdir("/tmp/ftg-secret");
 }
 
+/* Write @text to @path, mode 0755. */
+static int write_script(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * An exec rule decides every program an execve() runs, not only the
+ * file named: a script whose #! line names a denied program is refused,
+ * through a script that names that script too; a script run by an
+ * allowed interpreter is not.
+ */
+TEST_F(gate, exec_rules_decide_a_script_s_interpreter)
+{
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+	char buf[65536];
+	int fd, src;
+	ssize_t n;
+
+	mkdir("/tmp/ftg-interp", 0755);
+	mkdir("/tmp/ftg-scripts", 0755);
+	src = open("/bin/true", O_RDONLY);
+	fd = open("/tmp/ftg-interp/true", O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ASSERT_GE(src, 0);
+	ASSERT_GE(fd, 0);
+	while ((n = read(src, buf, sizeof(buf))) > 0)
+		ASSERT_EQ(n, write(fd, buf, n));
+	close(src);
+	close(fd);
+	ASSERT_EQ(0, write_script("/tmp/ftg-scripts/denied",
+				  "#!/tmp/ftg-interp/true\n"));
+	ASSERT_EQ(0, write_script("/tmp/ftg-scripts/nested",
+				  "#!/tmp/ftg-scripts/denied\n"));
+	ASSERT_EQ(0, write_script("/tmp/ftg-scripts/allowed", "#!/bin/true\n"));
+	/* Without a rule, each runs. */
+	EXPECT_EQ(0, in_child(NULL, exec_true, "/tmp/ftg-scripts/denied"));
+	EXPECT_EQ(0, in_child(NULL, exec_true, "/tmp/ftg-scripts/nested"));
+
+	ftagent_policy_spec_init(&p);
+	r = rule(&p, "noexec-interp", 1u << FTAGENT_OP_EXEC,
+		 FTAGENT_ACTION_DENY);
+	r->set |= FTAGENT_RULE_SET_PATH;
+	strcpy(r->path_prefix, "/tmp/ftg-interp/");
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+
+	EXPECT_EQ(EPERM, in_child(NULL, exec_true, "/tmp/ftg-interp/true"));
+	EXPECT_EQ(EPERM, in_child(NULL, exec_true, "/tmp/ftg-scripts/denied"));
+	EXPECT_EQ(EPERM, in_child(NULL, exec_true, "/tmp/ftg-scripts/nested"));
+	EXPECT_EQ(0, in_child(NULL, exec_true, "/tmp/ftg-scripts/allowed"));
+	ftagent_policy_spec_free(&p);
+	ASSERT_EQ(0, clear_policy());
+	unlink("/tmp/ftg-scripts/denied");
+	unlink("/tmp/ftg-scripts/nested");
+	unlink("/tmp/ftg-scripts/allowed");
+	unlink("/tmp/ftg-interp/true");
+	rmdir("/tmp/ftg-scripts");
+	rmdir("/tmp/ftg-interp");
+}
+
 TEST_F(gate, send_and_bind_by_port_and_address)
 {
 	struct ftagent_policy_spec p;
