@@ -1031,15 +1031,6 @@ bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key)
 	return ftagent_key_for_file(file, tgid, key);
 }
 
-bool ftagent_account_key_fd(unsigned int fd, u32 tgid,
-			    struct ftagent_key *key)
-{
-	if (!ftagent_key_for_fd(fd, key))
-		return false;
-	key->tgid = tgid;
-	return true;
-}
-
 /*
  * Whether @key is counted (1), left out with its budgets (0), or only
  * charged (-1): an excluded process is not counted but charged; a splice

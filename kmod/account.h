@@ -62,13 +62,6 @@ void ftagent_account_file_landed(struct task_struct *task,
  */
 bool ftagent_account_key(struct file *file, u32 tgid, struct ftagent_key *key);
 /*
- * The key of what descriptor @fd names in the current task's table, for
- * process @tgid (false: nothing): for a hook that looks up a descriptor
- * as the kernel is about to (io_uring's splice input). Preemption off.
- */
-bool ftagent_account_key_fd(unsigned int fd, u32 tgid,
-			    struct ftagent_key *key);
-/*
  * Its first half: count @key, unless its process is excluded; false if
  * the filters leave it out, when budgets are not charged either. Task
  * context only: the counter tables take no writer in an interrupt.

@@ -38,7 +38,8 @@
  * cannot be told apart from them, so that count is an upper bound.
  *
  * The input end of an io_uring splice is not held by the request: a hook
- * on io_splice() notes what its descriptor names (ftagent_splice_table).
+ * on do_splice(), called from io_splice(), notes its key under the
+ * request (ftagent_splice_notes).
  *
  * A receive can also put bytes into the caller's buffer that its result
  * does not count (a copy that faulted, a datagram discarded for a bad
@@ -273,36 +274,34 @@ static long notrace ftagent_landed_take(struct io_kiocb *req,
 
 /*
  * The input end of a SPLICE. The request holds only its output (req->file):
- * io_splice() looks the input up itself, from the descriptor in the
- * request (sp->splice_fd_in), in the table of the task that issues it (the
- * submitter, an io-wq worker or the SQPOLL thread, each sharing the table
- * it was made with), and drops it before the request completes. So a hook
- * on io_splice() looks the descriptor up as it is about to, and notes the
- * key of what it names under the request's address; the completion takes
- * the note and charges the input end with the request's result, as a
- * splice() call charges both ends. The note keeps the request's process
- * (tgid and start), as the landed table does.
+ * io_splice() gets the input itself (from the descriptor in the request,
+ * or the ring's registered file with SPLICE_F_FD_IN_FIXED), passes it to
+ * do_splice(in, ..., out, ...) and drops it before the request
+ * completes. So two hooks take the input from do_splice() itself, where
+ * the file is the one the bytes come from, held:
  *
- * 256 sets of 4 notes of 48 bytes, 48 KB, static as the landed table: a
- * note lives from the request's issue to its completion, a few
- * microseconds unless the splice blocks. A set that is full gives up its
- * notes in turn, and a request whose note is gone, or whose input is a
- * registered file (SPLICE_F_FD_IN_FIXED: in the ring's own table), has
- * its input's bytes counted as lost.
+ *  - io_splice(req, issue_flags), in the task that issues the request (the
+ *    submitter, an io-wq worker or the SQPOLL thread), links that task to
+ *    the request (ftagent_splice_links), and drops any note left at the
+ *    request's address by an earlier request whose completion was missed;
+ *  - do_splice(in, ...), when io_splice() called it (its return address
+ *    in io_splice()'s range), takes the task's link and notes the key of
+ *    @in for the request's process (tgid and start, as the landed table
+ *    keeps them) under the request's address (ftagent_splice_notes).
  *
- * The part of io_splice's command read here, as io_uring/splice.c lays it
- * out in 6.1 and 6.12 (6.12 adds a field after these).
+ * The completion takes the note and charges the input end with the
+ * request's result, as a splice() call charges both ends. A task may
+ * sleep between the two hooks (the ring's lock, for a registered input),
+ * so the link is the task's, not the CPU's.
+ *
+ * Notes: 256 sets of 4 notes of 48 bytes; links: 64 sets of 4; both
+ * static, as the landed table. A note lives from the request's issue to
+ * its completion, which a splice waiting for its input can hold off: a
+ * set that is full gives its notes up in turn, and a request whose note
+ * (or link) is gone has its input's bytes counted as lost.
  */
-struct ftagent_io_splice {
-	struct file *file_out;
-	loff_t off_out;
-	loff_t off_in;
-	u64 len;
-	int splice_fd_in;
-	unsigned int flags;
-};
-
 #define FTAGENT_SPLICE_BITS	8
+#define FTAGENT_SPLICE_LINK_BITS	6
 #define FTAGENT_SPLICE_WAYS	4
 
 struct ftagent_splice_note {
@@ -317,14 +316,53 @@ static struct ftagent_splice_set {
 	raw_spinlock_t lock;
 	u8 turn;
 	struct ftagent_splice_note note[FTAGENT_SPLICE_WAYS];
-} ftagent_splice_table[1 << FTAGENT_SPLICE_BITS];
+} ____cacheline_aligned_in_smp ftagent_splice_notes[1 << FTAGENT_SPLICE_BITS];
+
+static struct ftagent_splice_link_set {
+	raw_spinlock_t lock;
+	u8 turn;
+	struct {
+		const struct task_struct *task;	/* NULL: a free slot */
+		struct io_kiocb *req;
+	} link[FTAGENT_SPLICE_WAYS];
+} ____cacheline_aligned_in_smp
+ftagent_splice_links[1 << FTAGENT_SPLICE_LINK_BITS];
+
+/* io_splice()'s text: a do_splice() called from there is a request's. */
+static unsigned long ftagent_splice_caller_start, ftagent_splice_caller_size;
 
 static struct ftagent_splice_set *ftagent_splice_set_of(const void *req)
 {
-	return &ftagent_splice_table[hash_ptr(req, FTAGENT_SPLICE_BITS)];
+	return &ftagent_splice_notes[hash_ptr(req, FTAGENT_SPLICE_BITS)];
 }
 
-/* io_splice(req, issue_flags), in the task that issues the request. */
+static struct ftagent_splice_link_set *
+ftagent_splice_links_of(const struct task_struct *task)
+{
+	return &ftagent_splice_links[hash_ptr(task, FTAGENT_SPLICE_LINK_BITS)];
+}
+
+/* Take the note of @req into @note (its req NULL if there is none). */
+static void notrace ftagent_splice_take(const void *req,
+					struct ftagent_splice_note *note)
+{
+	struct ftagent_splice_set *set = ftagent_splice_set_of(req);
+	unsigned long flags;
+	int i;
+
+	note->req = NULL;
+	raw_spin_lock_irqsave(&set->lock, flags);
+	for (i = 0; i < FTAGENT_SPLICE_WAYS; i++) {
+		if (set->note[i].req == req) {
+			*note = set->note[i];
+			set->note[i].req = NULL;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&set->lock, flags);
+}
+
+/* io_splice(req, issue_flags): link the issuing task to @req. */
 static void notrace ftagent_iouring_splice_hook(unsigned long ip,
 						unsigned long parent_ip,
 						struct ftrace_ops *op,
@@ -332,32 +370,86 @@ static void notrace ftagent_iouring_splice_hook(unsigned long ip,
 {
 	struct pt_regs *args = ftagent_fregs_args(fregs);
 	struct io_kiocb *req = (struct io_kiocb *)args->di;
-	const struct ftagent_io_splice *sp =
-		io_kiocb_to_cmd(req, struct ftagent_io_splice);
-	struct ftagent_splice_note note = { .req = req };
-	struct ftagent_splice_note *slot = NULL;
-	struct ftagent_splice_set *set;
-	struct task_struct *task;
+	struct ftagent_splice_link_set *set;
+	struct ftagent_splice_note stale;
+	unsigned long flags;
+	int i, slot = -1;
+
+	/* Its nonblocking try returns -EAGAIN before anything else. */
+	if ((unsigned int)args->si & IO_URING_F_NONBLOCK)
+		return;
+	preempt_disable_notrace();
+	ftagent_splice_take(req, &stale);
+	set = ftagent_splice_links_of(current);
+	raw_spin_lock_irqsave(&set->lock, flags);
+	for (i = 0; i < FTAGENT_SPLICE_WAYS && slot < 0; i++)
+		if (set->link[i].task == current)
+			slot = i;
+	for (i = 0; i < FTAGENT_SPLICE_WAYS && slot < 0; i++)
+		if (!set->link[i].task)
+			slot = i;
+	if (slot < 0) {
+		slot = set->turn;
+		set->turn = (set->turn + 1) % FTAGENT_SPLICE_WAYS;
+	}
+	set->link[slot].task = current;
+	set->link[slot].req = req;
+	raw_spin_unlock_irqrestore(&set->lock, flags);
+	preempt_enable_notrace();
+}
+
+/* The request the current task links to (taken), or NULL. */
+static struct io_kiocb *notrace ftagent_splice_link_take(void)
+{
+	struct ftagent_splice_link_set *set = ftagent_splice_links_of(current);
+	struct io_kiocb *req = NULL;
 	unsigned long flags;
 	int i;
 
-	/* Its nonblocking try returns -EAGAIN before any lookup. */
-	if ((unsigned int)args->si & IO_URING_F_NONBLOCK)
-		return;
-	task = READ_ONCE(req->task);
-	if (!task || (READ_ONCE(sp->flags) & SPLICE_F_FD_IN_FIXED))
-		return;
+	raw_spin_lock_irqsave(&set->lock, flags);
+	for (i = 0; i < FTAGENT_SPLICE_WAYS; i++) {
+		if (set->link[i].task == current) {
+			req = set->link[i].req;
+			set->link[i].task = NULL;
+			break;
+		}
+	}
+	raw_spin_unlock_irqrestore(&set->lock, flags);
+	return req;
+}
+
+/*
+ * do_splice(in, off_in, out, off_out, len, flags), from io_splice() only:
+ * note the key of @in, which io_splice() holds, for the linked request.
+ */
+static void notrace ftagent_iouring_do_splice_hook(unsigned long ip,
+						   unsigned long parent_ip,
+						   struct ftrace_ops *op,
+						   struct ftrace_regs *fregs)
+{
+	struct pt_regs *args = ftagent_fregs_args(fregs);
+	struct file *in = (struct file *)args->di;
+	struct ftagent_splice_note note, *slot = NULL;
+	struct ftagent_splice_set *set;
+	struct task_struct *task;
+	struct io_kiocb *req;
+	unsigned long flags;
+	int i;
+
+	if (parent_ip - ftagent_splice_caller_start >=
+	    ftagent_splice_caller_size)
+		return;		/* splice() itself, or another caller */
 	preempt_disable_notrace();
-	if (!ftagent_account_key_fd(READ_ONCE(sp->splice_fd_in), task->tgid,
-				    &note.key))
-		goto out;	/* no file: the splice fails with EBADF */
+	req = ftagent_splice_link_take();
+	if (!req)
+		goto out;	/* its link given up: lost at completion */
+	task = READ_ONCE(req->task);
+	if (!task || !in || !ftagent_account_key(in, task->tgid, &note.key))
+		goto out;
+	note.req = req;
 	note.born = ftagent_landed_born(task);
 	set = ftagent_splice_set_of(req);
 	raw_spin_lock_irqsave(&set->lock, flags);
-	/* This request's own, from a try that blocked and was retried. */
-	for (i = 0; i < FTAGENT_SPLICE_WAYS && !slot; i++)
-		if (set->note[i].req == req)
-			slot = &set->note[i];
 	for (i = 0; i < FTAGENT_SPLICE_WAYS && !slot; i++)
 		if (!set->note[i].req)
 			slot = &set->note[i];
@@ -380,20 +472,9 @@ static void notrace ftagent_iouring_splice_in(struct io_kiocb *req,
 					      const struct cred *cred,
 					      long res)
 {
-	struct ftagent_splice_set *set = ftagent_splice_set_of(req);
-	struct ftagent_splice_note note = { .req = NULL };
-	unsigned long flags;
-	int i;
+	struct ftagent_splice_note note;
 
-	raw_spin_lock_irqsave(&set->lock, flags);
-	for (i = 0; i < FTAGENT_SPLICE_WAYS; i++) {
-		if (set->note[i].req == req) {
-			note = set->note[i];
-			set->note[i].req = NULL;
-			break;
-		}
-	}
-	raw_spin_unlock_irqrestore(&set->lock, flags);
+	ftagent_splice_take(req, &note);
 	if (note.req && note.key.tgid == task->tgid &&
 	    note.born == ftagent_landed_born(task)) {
 		ftagent_account_key_charge(task, cred, &note.key,
@@ -825,6 +906,9 @@ static struct ftagent_iouring_fn ftagent_iouring_fns[] = {
 	{ .symbol = "io_splice", .both = true,
 	  .ops = { .func = ftagent_iouring_splice_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
+	{ .symbol = "do_splice", .both = true,
+	  .ops = { .func = ftagent_iouring_do_splice_hook,
+		   .flags = FTRACE_OPS_FL_RECURSION } },
 	{ .symbol = "io_accept", .funnel = true,
 	  .ops = { .func = ftagent_iouring_handler_hook,
 		   .flags = FTRACE_OPS_FL_RECURSION } },
@@ -989,10 +1073,15 @@ int ftagent_iouring_init(bool strict)
 	WRITE_ONCE(ftagent_iouring_funnel_mode, funnels);
 	if (ftagent_feature_off(FTAGENT_FEATURE_IOURING))
 		return 0;	/* a tracepoint is missing: said at load */
-	/* Empty, whatever an earlier attach left in it. */
-	memset(ftagent_splice_table, 0, sizeof(ftagent_splice_table));
-	for (i = 0; i < ARRAY_SIZE(ftagent_splice_table); i++)
-		raw_spin_lock_init(&ftagent_splice_table[i].lock);
+	for (i = 0; i < ARRAY_SIZE(ftagent_splice_notes); i++)
+		raw_spin_lock_init(&ftagent_splice_notes[i].lock);
+	for (i = 0; i < ARRAY_SIZE(ftagent_splice_links); i++)
+		raw_spin_lock_init(&ftagent_splice_links[i].lock);
+	err = ftagent_function_find("io_splice", &ftagent_splice_caller_start,
+				    &ftagent_splice_caller_size);
+	if (err)
+		return ftagent_iouring_off("function", "io_splice", err,
+					   strict);
 	if (!funnels) {
 		ftagent_skip_table = kvcalloc(1 << FTAGENT_SKIP_BITS,
 					      sizeof(*ftagent_skip_table),

@@ -102,6 +102,7 @@ static struct ftagent_internal ftagent_internals[] = {
 	{ "io_recvmsg", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
 	{ "io_accept", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
 	{ "io_splice", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
+	{ "do_splice", false, FTAGENT_FEATURE_IOURING, "io_uring counting" },
 	{ "io_req_cqe_overflow", false, FTAGENT_FEATURE_IOURING,
 	  "io_uring counting" },
 	{ "__io_submit_flush_completions", false, FTAGENT_FEATURE_IOURING,

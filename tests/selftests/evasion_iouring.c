@@ -736,8 +736,7 @@ static void splice_sqe(struct ring *r, int in, bool fixed, int out,
 
 /*
  * An io_uring splice from a pipe to the file: both ends are counted, as
- * a splice() call counts them, the input from the descriptor the request
- * names (the request holds only its output).
+ * a splice() call counts them (the request holds only its output).
  */
 TEST_F(iour, splice_counts_both_ends)
 {
@@ -835,39 +834,56 @@ TEST_F(iour, splice_from_a_socket_is_counted_and_charged)
 }
 
 /*
- * A splice whose input is a registered file (SPLICE_F_FD_IN_FIXED): the
- * ring's own table, which the module does not read. Its output is
- * counted; its input is counted as lost, never as another object's.
+ * A splice whose input is a registered file (SPLICE_F_FD_IN_FIXED), in
+ * the ring's own table, here a TCP socket spliced into a pipe: the
+ * socket's bytes are counted, and charged to a bytes_received budget,
+ * which then refuses the next splice. Slot 0 while descriptor 0 names
+ * something else.
  */
-TEST_F(iour, a_registered_input_is_counted_as_lost)
+TEST_F(iour, a_registered_input_is_counted_and_charged)
 {
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
 	struct io_uring_cqe cqe[1];
 	struct ft_counters fc;
+	struct ftnl_error err;
 	struct ft_totals t;
 	struct ring r;
-	int p[2], slot;
+	int fds[3], p[2];
 
+	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
 	ASSERT_EQ(0, pipe(p));
-	ASSERT_EQ(0, ft_write_all(p[1], self->buf, 300));
 	ASSERT_EQ(0, ring_init(&r, 4, 0, 0));
-	slot = p[0];
 	ASSERT_EQ(0, syscall(__NR_io_uring_register, r.fd,
-			     IORING_REGISTER_FILES, &slot, 1));
-	/* Slot 0, while descriptor 0 names something else. */
-	splice_sqe(&r, 0, true, self->file, 300, 1);
+			     IORING_REGISTER_FILES, &fds[2], 1));
+	budget(&s, "iour-fixed-100", FTAGENT_METRIC_BYTES_RECEIVED, 100, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, ft_write_all(fds[1], self->buf, 300));
+	/* Loopback TCP: the 300 bytes are queued before the write returns. */
+	splice_sqe(&r, 0, true, p[1], 300, 1);
 	ASSERT_EQ(1, ring_submit(&r, 1));
 	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
-	EXPECT_EQ(300, cqe[0].res);
+	ASSERT_EQ(300, cqe[0].res);
+	ASSERT_EQ(0, ft_write_all(fds[1], self->buf, 10));
+	splice_sqe(&r, 0, true, p[1], 10, 2);
+	ASSERT_EQ(1, ring_submit(&r, 1));
+	ASSERT_EQ(0, ring_wait(&r, cqe, 1));
+	EXPECT_EQ(-EDQUOT, cqe[0].res);
 	ring_exit(&r);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(300, got.used);
+	EXPECT_LE(1, got.denied);
 	ASSERT_EQ(0, ft_collect(&fc));
-	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->file);
-	EXPECT_EQ(300, t.out_bytes);
-	t = ft_sum_fd(&fc, FTAGENT_OBJ_PIPE, p[0]);
-	EXPECT_EQ(0, t.in_bytes);
-	EXPECT_EQ(1, fc.lost[FTAGENT_LOSS_IOURING]);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[2]);
+	EXPECT_EQ(300, t.in_bytes);
+	EXPECT_EQ(0, fc.lost[FTAGENT_LOSS_IOURING]);
 	ft_counters_free(&fc);
+	ftagent_budget_set_free(&s);
 	close(p[0]);
 	close(p[1]);
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
 }
 
 TEST_HARNESS_MAIN
