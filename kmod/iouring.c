@@ -318,15 +318,34 @@ static struct ftagent_splice_set {
 	struct ftagent_splice_note note[FTAGENT_SPLICE_WAYS];
 } ____cacheline_aligned_in_smp ftagent_splice_notes[1 << FTAGENT_SPLICE_BITS];
 
+/*
+ * A link also keeps the output and length io_splice() passes on: a
+ * do_splice() with others is not the linked request's, and the request is
+ * not read before they match (a link left by a request that never called
+ * do_splice() may outlive it).
+ */
 static struct ftagent_splice_link_set {
 	raw_spinlock_t lock;
 	u8 turn;
 	struct {
 		const struct task_struct *task;	/* NULL: a free slot */
 		struct io_kiocb *req;
+		const struct file *out;
+		u64 len;
 	} link[FTAGENT_SPLICE_WAYS];
 } ____cacheline_aligned_in_smp
 ftagent_splice_links[1 << FTAGENT_SPLICE_LINK_BITS];
+
+/*
+ * The head of io_splice's command, as io_uring/splice.c lays it out in
+ * 6.1 and 6.12 (which add fields after these).
+ */
+struct ftagent_io_splice {
+	struct file *file_out;
+	loff_t off_out;
+	loff_t off_in;
+	u64 len;
+};
 
 /* io_splice()'s text: a do_splice() called from there is a request's. */
 static unsigned long ftagent_splice_caller_start, ftagent_splice_caller_size;
@@ -370,16 +389,22 @@ static void notrace ftagent_iouring_splice_hook(unsigned long ip,
 {
 	struct pt_regs *args = ftagent_fregs_args(fregs);
 	struct io_kiocb *req = (struct io_kiocb *)args->di;
+	const struct ftagent_io_splice *sp =
+		io_kiocb_to_cmd(req, struct ftagent_io_splice);
 	struct ftagent_splice_link_set *set;
 	struct ftagent_splice_note stale;
 	unsigned long flags;
 	int i, slot = -1;
+	u64 len;
 
 	/* Its nonblocking try returns -EAGAIN before anything else. */
 	if ((unsigned int)args->si & IO_URING_F_NONBLOCK)
 		return;
 	preempt_disable_notrace();
 	ftagent_splice_take(req, &stale);
+	len = READ_ONCE(sp->len);
+	if (!len)
+		goto out;	/* no do_splice(): nothing moves */
 	set = ftagent_splice_links_of(current);
 	raw_spin_lock_irqsave(&set->lock, flags);
 	for (i = 0; i < FTAGENT_SPLICE_WAYS && slot < 0; i++)
@@ -394,12 +419,19 @@ static void notrace ftagent_iouring_splice_hook(unsigned long ip,
 	}
 	set->link[slot].task = current;
 	set->link[slot].req = req;
+	set->link[slot].out = READ_ONCE(sp->file_out);
+	set->link[slot].len = len;
 	raw_spin_unlock_irqrestore(&set->lock, flags);
+out:
 	preempt_enable_notrace();
 }
 
-/* The request the current task links to (taken), or NULL. */
-static struct io_kiocb *notrace ftagent_splice_link_take(void)
+/*
+ * The request the current task links to (taken), if its output and length
+ * are @out and @len, or NULL.
+ */
+static struct io_kiocb *notrace
+ftagent_splice_link_take(const struct file *out, u64 len)
 {
 	struct ftagent_splice_link_set *set = ftagent_splice_links_of(current);
 	struct io_kiocb *req = NULL;
@@ -409,7 +441,8 @@ static struct io_kiocb *notrace ftagent_splice_link_take(void)
 	raw_spin_lock_irqsave(&set->lock, flags);
 	for (i = 0; i < FTAGENT_SPLICE_WAYS; i++) {
 		if (set->link[i].task == current) {
-			req = set->link[i].req;
+			if (set->link[i].out == out && set->link[i].len == len)
+				req = set->link[i].req;
 			set->link[i].task = NULL;
 			break;
 		}
@@ -440,7 +473,8 @@ static void notrace ftagent_iouring_do_splice_hook(unsigned long ip,
 	    ftagent_splice_caller_size)
 		return;		/* splice() itself, or another caller */
 	preempt_disable_notrace();
-	req = ftagent_splice_link_take();
+	req = ftagent_splice_link_take((const struct file *)args->dx,
+				       (u64)args->r8);
 	if (!req)
 		goto out;	/* its link given up: lost at completion */
 	task = READ_ONCE(req->task);
@@ -993,7 +1027,11 @@ static void ftagent_iouring_unhook(void)
 			tracepoint_probe_unregister(t->tp, t->probe, NULL);
 		t->registered = false;
 	}
-	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
+	/*
+	 * Last on, first off: a hook that relies on one before it (do_splice's
+	 * on io_splice's links) never runs without it.
+	 */
+	for (i = ARRAY_SIZE(ftagent_iouring_fns); i-- > 0;) {
 		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
 
 		/* Refused: it may still be called, so its filter stays. */
