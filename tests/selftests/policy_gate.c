@@ -469,8 +469,8 @@ static int write_script(const char *path, const char *text)
 }
 
 /*
- * An exec rule decides every program an execve() runs, not only the
- * file named: a script whose #! line names a denied program is refused,
+ * An exec rule decides each interpreter an execve() hands on to, not only
+ * the file named: a script whose #! line names a denied program is refused,
  * through a script that names that script too; a script run by an
  * allowed interpreter is not.
  */
