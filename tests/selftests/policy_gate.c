@@ -407,26 +407,38 @@ static int exec_true(void *arg)
 	return errno;
 }
 
+/* A copy of /bin/true at @path, mode 0755: 0, or -1 if any step failed. */
+static int copy_true(const char *path)
+{
+	int src = open("/bin/true", O_RDONLY);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	char buf[65536];
+	int rc = src < 0 || fd < 0 ? -1 : 0;
+	ssize_t n = 0;
+
+	while (!rc && (n = read(src, buf, sizeof(buf))) > 0)
+		if (write(fd, buf, n) != n)
+			rc = -1;
+	if (n < 0)
+		rc = -1;
+	if (src >= 0)
+		close(src);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 TEST_F(gate, exec_and_open_by_path_prefix)
 {
 	struct ftagent_policy_spec p;
 	struct ftagent_rule_spec *r;
 	struct ftnl_error err;
 	char copy[] = "/tmp/ftg-noexec/true";
-	int fd, src;
-	char buf[65536];
-	ssize_t n;
+	int fd;
 
 	mkdir("/tmp/ftg-noexec", 0755);
 	mkdir("/tmp/ftg-secret", 0755);
-	src = open("/bin/true", O_RDONLY);
-	fd = open(copy, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	ASSERT_GE(src, 0);
-	ASSERT_GE(fd, 0);
-	while ((n = read(src, buf, sizeof(buf))) > 0)
-		ASSERT_EQ(n, write(fd, buf, n));
-	close(src);
-	close(fd);
+	ASSERT_EQ(0, copy_true(copy));
 	fd = open("/tmp/ftg-secret/key", O_WRONLY | O_CREAT, 0600);
 	ASSERT_GE(fd, 0);
 	close(fd);
@@ -479,20 +491,10 @@ TEST_F(gate, exec_rules_decide_a_script_s_interpreter)
 	struct ftagent_policy_spec p;
 	struct ftagent_rule_spec *r;
 	struct ftnl_error err;
-	char buf[65536];
-	int fd, src;
-	ssize_t n;
 
 	mkdir("/tmp/ftg-interp", 0755);
 	mkdir("/tmp/ftg-scripts", 0755);
-	src = open("/bin/true", O_RDONLY);
-	fd = open("/tmp/ftg-interp/true", O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	ASSERT_GE(src, 0);
-	ASSERT_GE(fd, 0);
-	while ((n = read(src, buf, sizeof(buf))) > 0)
-		ASSERT_EQ(n, write(fd, buf, n));
-	close(src);
-	close(fd);
+	ASSERT_EQ(0, copy_true("/tmp/ftg-interp/true"));
 	ASSERT_EQ(0, write_script("/tmp/ftg-scripts/denied",
 				  "#!/tmp/ftg-interp/true\n"));
 	ASSERT_EQ(0, write_script("/tmp/ftg-scripts/nested",
