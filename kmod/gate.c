@@ -21,7 +21,8 @@
  * SCTP's connectx and bindx (setsockopt) and the association a sendmsg
  * opens pass none of those but security_sctp_bind_connect(sk, optname,
  * addrs, len), hooked whenever connect or bind is: each address is
- * decided as a connect or a bind.
+ * decided as a connect or a bind, and a connects budget is charged once
+ * a call.
  *
  * So a rule judges what the call will really use (no re-read of user
  * memory after the check), and calls made through io_uring are gated as
@@ -898,6 +899,13 @@ static bool ftagent_gate_sctp_too_many(const struct ftagent_ruleset *set,
  * decided (SCTP_PRIMARY_ADDR, SCTP_SET_PEER_PRIMARY_ADDR): not decided
  * (docs/policy.md).
  */
+/* The SCTP options that open an association: a connect. */
+static bool ftagent_gate_sctp_connects(int optname)
+{
+	return optname == SCTP_SOCKOPT_CONNECTX ||
+	       optname == SCTP_SENDMSG_CONNECT;
+}
+
 static bool ftagent_gate_sctp(const struct sock *sk, int optname,
 			      const struct sockaddr *addrs, int len)
 {
@@ -994,6 +1002,13 @@ ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs,
 							 FTAGENT_METRIC_EXECS;
 	case FTAGENT_OP_CONNECT:
 		return ftagent_inet(sk) ? FTAGENT_METRIC_CONNECTS : -1;
+	case FTAGENT_GATE_SCTP:
+		/*
+		 * connectx and the association a one-to-many sendmsg opens:
+		 * one connect each, however many addresses they name.
+		 */
+		return ftagent_gate_sctp_connects((int)regs->si) &&
+			       ftagent_inet(sk) ? FTAGENT_METRIC_CONNECTS : -1;
 	case FTAGENT_OP_OPEN: return FTAGENT_METRIC_OPENS;
 	case FTAGENT_OP_SEND:
 		return ftagent_inet(sk) ? FTAGENT_METRIC_BYTES_SENT : -1;
@@ -1641,11 +1656,14 @@ int ftagent_gate_refresh(u32 extra)
 	if ((want & BIT(FTAGENT_OP_SEND)) &&
 	    ftagent_gate_symbols[FTAGENT_GATE_SENDPAGE])
 		want |= BIT(FTAGENT_GATE_SENDPAGE);
-	/* SCTP connects and binds by a way of its own. */
-	if (want & (BIT(FTAGENT_OP_CONNECT) | BIT(FTAGENT_OP_BIND)))
-		want |= BIT(FTAGENT_GATE_SCTP);
 	if (b)
 		want |= ftagent_budgets_gate_points(b->metrics);
+	/*
+	 * SCTP connects and binds by a way of its own, for connect rules
+	 * and connects budgets alike.
+	 */
+	if (want & (BIT(FTAGENT_OP_CONNECT) | BIT(FTAGENT_OP_BIND)))
+		want |= BIT(FTAGENT_GATE_SCTP);
 	/* The gate features are one bit per point, in point order, last. */
 	BUILD_BUG_ON(FTAGENT_FEATURE_GATE_EXEC + __FTAGENT_GATE_MAX !=
 		     FTAGENT_FEATURE_IOURING);

@@ -5,10 +5,12 @@
  * association a sendmsg on a one-to-many socket opens. None passes
  * security_socket_connect or _bind; all pass security_sctp_bind_connect,
  * which the gate hooks: a connect or bind rule refuses them as it refuses
- * connect() and bind(). Skipped where the sctp module can't be loaded.
+ * connect() and bind(), and a connects budget counts the associations
+ * they open. Skipped where the sctp module can't be loaded.
  */
 #include "kselftest_harness.h"
 #include "evasion_test.h"
+#include "budget_test.h"
 
 /* From linux/sctp.h, which needs the rest of lksctp's headers. */
 #ifndef SOL_SCTP
@@ -65,6 +67,7 @@ FIXTURE_SETUP(sctp)
 FIXTURE_TEARDOWN(sctp)
 {
 	EXPECT_EQ(0, ev_clear_policy());
+	EXPECT_EQ(0, clear_budgets());
 	if (self->lfd > 0)
 		close(self->lfd);
 }
@@ -212,6 +215,54 @@ TEST_F(sctp, bindx_port_0_is_the_bound_port)
 	EXPECT_EQ(0, setsockopt(fd, SOL_SCTP, SCTP_SOCKOPT_BINDX_ADD, &b0,
 				sizeof(b0)));
 	close(fd);
+}
+
+/*
+ * A connects budget counts what opens an association: connectx once,
+ * whatever number of addresses it names, and a one-to-many sendmsg to a
+ * new peer once; a send on the association it opened is no connect.
+ * Past the limit both are refused (EDQUOT), as connect() is.
+ */
+TEST_F(sctp, connectx_and_a_send_that_opens_an_association_are_charged)
+{
+	struct sockaddr_in one = lo(INADDR_LOOPBACK, self->port);
+	struct sockaddr_in two[2] = {lo(INADDR_LOOPBACK, self->port),
+				     lo(0x7f000002, self->port)};
+	struct sockaddr_in to = lo(INADDR_LOOPBACK, 0);
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	uint16_t port;
+	int l, fd, fd2;
+
+	FT_RETURN_IF_SETUP_SKIPPED();
+	l = sctp_listener(SOCK_SEQPACKET, &port);
+	ASSERT_GE(l, 0);
+	to.sin_port = htons(port);
+	budget(&s, "three-connects", FTAGENT_METRIC_CONNECTS, 3, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, connectx(&one, 1));
+	ASSERT_EQ(0, connectx(two, 2));
+	fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+	ASSERT_EQ(0, ev_sendto(fd, &to, sizeof(to)));
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(3, got.used);
+	EXPECT_EQ(0, got.denied);
+	/* The association is open: no connect. */
+	EXPECT_EQ(0, ev_sendto(fd, &to, sizeof(to)));
+	EXPECT_EQ(-EDQUOT, connectx(&one, 1));
+	fd2 = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
+	EXPECT_EQ(-EDQUOT, ev_sendto(fd2, &to, sizeof(to)));
+	close(fd2);
+	fd2 = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	EXPECT_EQ(-EDQUOT, ev_connect(fd2, &one, sizeof(one)));
+	close(fd2);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(3, got.used);
+	EXPECT_EQ(3, got.denied);
+	close(fd);
+	close(l);
+	ftagent_budget_set_free(&s);
 }
 
 TEST_HARNESS_MAIN
