@@ -442,12 +442,96 @@ void ftagent_call_keys_fill(const struct ftagent_call *call,
 		o->kind = key.kind;
 		o->family = key.family;
 		o->protocol = key.protocol;
-		o->pad = 0;
+		o->seen = 0;
 		held++;
 	}
 	preempt_enable_notrace();
 	for (i = held; i < FTAGENT_CALL_FDS; i++)
 		k->obj[i].kind = FTAGENT_OBJ_UNSPEC;
+}
+
+/*
+ * Which of the descriptors ftagent_call_fds() returns for @class moves
+ * bytes in @dir, or -1.
+ */
+static int ftagent_call_side(unsigned int class, unsigned int dir)
+{
+	switch (class) {
+	case FTAGENT_CALL_READ:
+	case FTAGENT_CALL_RECV:
+	case FTAGENT_CALL_RECVMMSG:
+		return dir == FTAGENT_DIR_IN ? 0 : -1;
+	case FTAGENT_CALL_WRITE:
+	case FTAGENT_CALL_SENDMMSG:
+		return dir == FTAGENT_DIR_OUT ? 0 : -1;
+	case FTAGENT_CALL_SENDFILE:
+		return dir == FTAGENT_DIR_OUT ? 0 : 1;
+	case FTAGENT_CALL_SPLICE:
+	case FTAGENT_CALL_COPY:
+		return dir == FTAGENT_DIR_IN ? 0 : 1;
+	default:
+		return -1;
+	}
+}
+
+void ftagent_call_keys_seen(struct file *file, unsigned int dir)
+{
+	struct pt_regs *uregs = task_pt_regs(current);
+	u32 fd[FTAGENT_CALL_FDS] __uninitialized;
+	struct ftagent_key key __uninitialized;
+	struct ftagent_call_keys *k;
+	struct ftagent_call_obj *o;
+	struct ftagent_hook *hook;
+	unsigned int class, i;
+	int side;
+
+	if (current->flags & PF_KTHREAD)
+		return;
+	hook = ftagent_hook_for(uregs);
+	if (!hook)
+		return;
+	/* Most calls noted nothing: the exit work's answers that in a bit. */
+	k = hook->kind == FTAGENT_HOOKS_KPROBE ? ftagent_kprobe_call_keys(hook) :
+						 ftagent_ftrace_call_keys();
+	if (!k || !ftagent_call_keys_any(k))
+		return;
+	class = hook->call->class;
+#ifdef CONFIG_IA32_EMULATION
+	if (class == FTAGENT_CALL_SOCKETCALL) {
+		side = ftagent_socketcall_class((u32)uregs->bx);
+		if (side < 0)
+			return;
+		class = side;
+	}
+#endif
+	side = ftagent_call_side(class, dir);
+	if (side < 0)
+		return;
+	/* socketcall's one descriptor is in its block, noted at entry. */
+	if (hook->call->class == FTAGENT_CALL_SOCKETCALL) {
+		if (k->obj[0].kind == FTAGENT_CALL_OBJ_UNREAD)
+			return;
+		fd[0] = k->obj[0].fd;
+	} else if (side >= ftagent_call_fds(hook->call, uregs, fd)) {
+		return;
+	}
+	for (i = 0; i < FTAGENT_CALL_FDS; i++) {
+		o = &k->obj[i];
+		if (o->kind == FTAGENT_OBJ_UNSPEC || o->fd == fd[side])
+			break;
+	}
+	if (i == FTAGENT_CALL_FDS || (o->kind != FTAGENT_OBJ_UNSPEC && o->seen))
+		return;
+	if (!ftagent_key_for_file(file, current->tgid, &key))
+		return;
+	o->ino = key.ino;
+	o->dev = key.dev;
+	o->fd = fd[side];
+	o->family = key.family;
+	o->protocol = key.protocol;
+	o->seen = 1;
+	/* Last: an entry past the packed ones is valid only once filled. */
+	WRITE_ONCE(o->kind, key.kind);
 }
 
 static __always_inline bool ftagent_standard_mode(void)

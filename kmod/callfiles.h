@@ -27,9 +27,13 @@
  * fdget(). A sibling that swaps objects under the number in that window
  * (dup2() in a loop, or during a slow fault on the memory sendfile's
  * offset or recvmmsg's timeout is read from first) makes the call use
- * one object and the charge go to the other: a limit docs/hooks.md
- * states, with its measure; closing it means taking the object from
- * where the call resolved it.
+ * one object and the charge go to the other. Where the gate hooks the
+ * points the call passes with the object it resolved (byte budgets
+ * hook security_file_permission(), and security_socket_recvmsg() and
+ * _sendmsg() for their metrics), the gate puts that object in the note
+ * instead (ftagent_call_keys_seen()), so the charge goes where the bytes
+ * went and a budget cannot be dodged that way. Without them the window
+ * stays: a limit docs/hooks.md states, with its measure.
  */
 #ifndef _FTAGENT_CALLFILES_H
 #define _FTAGENT_CALLFILES_H
@@ -54,7 +58,7 @@ struct ftagent_call_obj {
 	u16 kind;		/* FTAGENT_OBJ_UNSPEC: no object */
 	u16 family;
 	u16 protocol;
-	u16 pad;
+	u16 seen;		/* the gate saw the call use it (below) */
 };
 
 /*
@@ -147,5 +151,21 @@ ftagent_call_fds(const struct ftagent_call *call, const struct pt_regs *uregs,
 void ftagent_call_keys_fill(const struct ftagent_call *call,
 			    const struct pt_regs *uregs,
 			    struct ftagent_call_keys *k);
+
+/*
+ * The gate, in a hook on a point where the current task's call uses
+ * @file to move bytes in @dir (enum ftagent_dir): if the call is traced
+ * and noted its descriptors at entry, make the note of that side name
+ * @file, the object the kernel really uses. The first such point of a
+ * side decides: a stacked filesystem (overlayfs) checks its backing file
+ * after the call's own. Preemption off.
+ */
+void ftagent_call_keys_seen(struct file *file, unsigned int dir);
+
+/* The notes of the current task's traced call, per hook set, or NULL. */
+struct ftagent_hook;
+struct ftagent_call_keys *ftagent_ftrace_call_keys(void);
+struct ftagent_call_keys *
+ftagent_kprobe_call_keys(const struct ftagent_hook *hook);
 
 #endif /* _FTAGENT_CALLFILES_H */

@@ -78,6 +78,7 @@
 #include <net/sock.h>
 
 #include "budget.h"
+#include "callfiles.h"
 #include "compat/fs.h"
 #include "compat/ftrace.h"
 #include "compat/net.h"
@@ -1101,6 +1102,53 @@ ftagent_gate_sk(unsigned int point, const struct ftagent_gate_args *regs)
 }
 
 /*
+ * A traced call passes the points below with the object its own fdget()
+ * took: the note its charge goes by is made to name that one, not the
+ * one its descriptor named at entry (callfiles.h: a sibling's dup2() in
+ * between would send the bytes to another budget). Whether the call
+ * noted anything is asked of the hook set, not of the table: the table
+ * may have stopped being shared since the entry (the sibling exited).
+ */
+static __always_inline void
+ftagent_gate_seen(unsigned int point, const struct ftagent_gate_args *regs)
+{
+	const struct socket *sock;
+	struct file *file;
+	unsigned int dir;
+	int mask;
+
+	if (point != FTAGENT_GATE_PERM && point != FTAGENT_GATE_RECV &&
+	    point != FTAGENT_OP_SEND)
+		return;
+	/* Two loads and a test on the way of every gated call. */
+	if (likely(!ftagent_call_may_have_noted()))
+		return;
+	switch (point) {
+	case FTAGENT_GATE_PERM:
+		file = (struct file *)regs->di;
+		mask = (int)regs->si;
+		if (mask & MAY_WRITE)
+			dir = FTAGENT_DIR_OUT;
+		else if (mask & MAY_READ)
+			dir = FTAGENT_DIR_IN;
+		else
+			return;
+		break;
+	case FTAGENT_GATE_RECV:
+	case FTAGENT_OP_SEND:
+		sock = (const struct socket *)regs->di;
+		file = sock ? READ_ONCE(sock->file) : NULL;
+		dir = point == FTAGENT_GATE_RECV ? FTAGENT_DIR_IN :
+						   FTAGENT_DIR_OUT;
+		break;
+	default:
+		return;
+	}
+	if (file)
+		ftagent_call_keys_seen(file, dir);
+}
+
+/*
  * Charge @c to the budgets of the metrics in @charge (bits), a Fast Open
  * send's connect first: 0, or the refusal when one is over. A budget
  * that kills has sent the signal already, from the hook
@@ -1148,6 +1196,7 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 
 	if (ftagent_gate_kernel_work(point, regs, sk))
 		return 0;
+	ftagent_gate_seen(point, regs);
 	ftagent_gate_call_init(&c, op);
 	switch (point) {
 	case FTAGENT_OP_EXEC:

@@ -10,6 +10,7 @@
 #include <linux/nospec.h>
 #include <linux/kprobes.h>
 #include <linux/percpu.h>
+#include <linux/thread_info.h>
 #include <asm/unistd.h>
 #include <linux/ftagent.h>
 
@@ -53,6 +54,23 @@ struct ftagent_hook_driver {
 
 extern const struct ftagent_hook_driver ftagent_kprobe_driver;
 extern const struct ftagent_hook_driver ftagent_ftrace_driver;
+
+/*
+ * With the ftrace set on the exit work (hooks_ftrace.c), a call that noted
+ * its descriptors at entry (callfiles.h) has this bit of the task's
+ * syscall_work set until its return, and ftagent_ew_noting is true: the
+ * gate then knows in a few instructions that a call noted nothing. With
+ * the other return paths and the kprobe set it must ask.
+ */
+#define FTAGENT_EW_KEYS		BIT(BITS_PER_LONG - 2)
+extern bool ftagent_ew_noting;
+
+static __always_inline bool ftagent_call_may_have_noted(void)
+{
+	return !READ_ONCE(ftagent_ew_noting) ||
+	       (READ_ONCE(current_thread_info()->syscall_work) &
+		FTAGENT_EW_KEYS);
+}
 
 struct ftrace_ops;
 struct tracepoint;

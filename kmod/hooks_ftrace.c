@@ -126,6 +126,14 @@ static const char * const ftagent_settle_points[] = {
 	"blkcg_maybe_throttle_current",
 };
 
+/*
+ * Set once the set has started, cleared before the tables are freed: the
+ * gate reads the notes from its own hooks, with preemption off, only
+ * while it is set (ftagent_ftrace_call_keys()).
+ */
+static bool ftagent_pending_live;
+bool ftagent_ew_noting __read_mostly;
+
 static struct tracepoint *ftagent_exit_tp;
 /* Entry points in the entry ops' filter; never register it with none. */
 static unsigned int ftagent_entry_filters;
@@ -514,9 +522,9 @@ void notrace ftagent_settle_direct(void)
  * return.
  */
 #define FTAGENT_EW_SEEN_BIT	(BITS_PER_LONG - 1)
-#define FTAGENT_EW_KEYS_BIT	(BITS_PER_LONG - 2)
 #define FTAGENT_EW_SEEN		BIT(FTAGENT_EW_SEEN_BIT)
-#define FTAGENT_EW_KEYS		BIT(FTAGENT_EW_KEYS_BIT)
+/* FTAGENT_EW_KEYS, the next bit, is in hooks.h: the gate tests it. */
+static_assert(BIT(BITS_PER_LONG - 2) == FTAGENT_EW_KEYS);
 #define FTAGENT_EW_OWN		(FTAGENT_EW_SEEN | FTAGENT_EW_KEYS)
 #define FTAGENT_EW_MARK		(FTAGENT_EW_SEEN | SYSCALL_WORK_SYSCALL_TRACEPOINT)
 
@@ -1032,6 +1040,30 @@ static noinline notrace void ftagent_sys_exit_noted(struct ftagent_hook *hook,
 	}
 }
 
+struct ftagent_call_keys *ftagent_ftrace_call_keys(void)
+{
+	struct task_struct *t = current;
+	unsigned long home, *b, *slot;
+	int i;
+
+	/* Pairs with the start's release: the tables are there, zeroed. */
+	if (!smp_load_acquire(&ftagent_pending_live))
+		return NULL;
+	/* The exit work claims a slot only for a call that notes. */
+	if (READ_ONCE(ftagent_ew_on) &&
+	    !(READ_ONCE(*ftagent_ew_work()) & FTAGENT_EW_KEYS))
+		return NULL;
+	home = ftagent_home(t);
+	b = ftagent_bucket_at(home, 0);
+	i = ftagent_mark_of(b, t);
+	slot = i >= 0 ? &b[i] : NULL;
+	if (!slot && atomic_read(&ftagent_pending_spills[home]))
+		slot = ftagent_spilled_mark(t, home);
+	if (!slot || !(READ_ONCE(*slot) & FTAGENT_MARK_KEYS))
+		return NULL;
+	return ftagent_slot_keys(slot);
+}
+
 /*
  * Set the bit on every thread once after a probe no hook counted was
  * seen: tasks that cleared theirs before it was published would be
@@ -1460,6 +1492,12 @@ err_filter:
 /* The table and what its slots noted. No callback may run. */
 static void ftagent_pending_free(void)
 {
+	/* The gate's readers (ftagent_ftrace_call_keys()) run no more. */
+	if (READ_ONCE(ftagent_pending_live)) {
+		WRITE_ONCE(ftagent_ew_noting, false);
+		WRITE_ONCE(ftagent_pending_live, false);
+		synchronize_rcu();
+	}
 	kvfree(ftagent_pending);
 	kvfree(ftagent_pending_spills);
 	kvfree(ftagent_pending_keys);
@@ -1518,6 +1556,9 @@ static int ftagent_ftrace_start(void)
 			ftagent_entry_ops.func = ftagent_entry_ew;
 			ftagent_entry_direct_set.tramp = ftagent_entry_ew_tramp;
 			ftagent_ew_on = true;
+			/* The tables first: ftagent_ftrace_call_keys(). */
+			smp_store_release(&ftagent_pending_live, true);
+			WRITE_ONCE(ftagent_ew_noting, true);
 			return 0;
 		}
 		if (err == -ENOMEM || ftagent_ftrace_stuck)
@@ -1552,6 +1593,8 @@ static int ftagent_ftrace_start(void)
 	err = ftagent_register(&ftagent_settle_ops, &ftagent_settle_direct_set);
 	if (err)
 		goto err_filter;
+	/* The tables first: ftagent_ftrace_call_keys(). */
+	smp_store_release(&ftagent_pending_live, true);
 	return 0;
 
 err_filter:

@@ -81,6 +81,41 @@ static int ftagent_kret_entry(struct kretprobe_instance *ri,
 }
 
 /*
+ * The instance of @hook's probe for the call the current task is in: its
+ * notes, or NULL. The instances of the task's calls in progress are on
+ * its own list (current->rethooks), the latest first; a kretprobe of
+ * someone else's on a function the call runs may be above it. Only the
+ * task pushes and pops there, and an interrupt that does pops what it
+ * pushed before it returns. The probe's rethook is compared, never
+ * followed.
+ */
+struct ftagent_call_keys *
+ftagent_kprobe_call_keys(const struct ftagent_hook *hook)
+{
+#ifdef CONFIG_KRETPROBE_ON_RETHOOK
+	struct ftagent_kprobe *k = READ_ONCE(hook->kprobe);
+	struct kretprobe_instance *ri;
+	struct rethook_node *node;
+	struct llist_node *n;
+	struct rethook *rh;
+	unsigned int depth = 0;
+
+	rh = k ? READ_ONCE(k->rp.rh) : NULL;
+	if (!rh)
+		return NULL;
+	for (n = READ_ONCE(current->rethooks.first); n && depth < 16;
+	     n = READ_ONCE(n->next), depth++) {
+		node = container_of(n, struct rethook_node, llist);
+		if (READ_ONCE(node->rethook) != rh)
+			continue;
+		ri = container_of(node, struct kretprobe_instance, node);
+		return (struct ftagent_call_keys *)ri->data;
+	}
+#endif
+	return NULL;
+}
+
+/*
  * What the registered probes hold (memory.h): register_kretprobe()
  * allocates their instances up front. Changed only under the config
  * lock, as every attach and detach; read by the stats request.
