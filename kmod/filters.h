@@ -64,8 +64,12 @@ static __always_inline bool ftagent_tgid_excluded(u32 tgid)
 {
 	if (!static_branch_unlikely(&ftagent_exclusions_on))
 		return false;
-	/* An excluded process closing its files on the way out. */
-	if (unlikely(current->flags & PF_EXITING) &&
+	/*
+	 * An excluded process closing its files on the way out. Only for
+	 * its own tgid: an AIO completion in an interrupt is counted for
+	 * whichever process submitted it, not for the task it interrupted.
+	 */
+	if (unlikely(current->flags & PF_EXITING) && current->tgid == tgid &&
 	    ftagent_exiting_excluded(current))
 		return true;
 	/* Most of the time nothing running is excluded: one load. */
