@@ -485,7 +485,12 @@ void ftagent_call_keys_seen(struct file *file, unsigned int dir)
 	unsigned int class, i;
 	int side;
 
-	if (current->flags & PF_KTHREAD)
+	/*
+	 * Only inside the call's body: not in task work, a signal or a
+	 * ptrace stop on its way out, whose orig_ax still names the call
+	 * (io_uring task work passes these points with files of its own).
+	 */
+	if ((current->flags & PF_KTHREAD) || !ftagent_in_body(uregs))
 		return;
 	hook = ftagent_hook_for(uregs);
 	if (!hook)
@@ -522,7 +527,24 @@ void ftagent_call_keys_seen(struct file *file, unsigned int dir)
 	}
 	if (i == FTAGENT_CALL_FDS || (o->kind != FTAGENT_OBJ_UNSPEC && o->seen))
 		return;
+	/*
+	 * Only a file the number names now: a page fault in the call's own
+	 * copy from user memory, before its check, can pass the same point
+	 * with a file of the kernel's (ecryptfs reading its lower file for
+	 * the faulting page), which no descriptor names. A sibling that
+	 * swaps the number back in the few instructions between the call's
+	 * lookup and its check leaves the note as the entry made it.
+	 */
+	if (fd[side] > INT_MAX ||
+	    files_lookup_fd_raw(current->files, fd[side]) != file)
+		return;
 	if (!ftagent_key_for_file(file, current->tgid, &key))
+		return;
+	/* What takes only sockets uses a socket: a receive, a send. */
+	if (key.kind != FTAGENT_OBJ_SOCKET &&
+	    (class == FTAGENT_CALL_RECV || class == FTAGENT_CALL_RECVMMSG ||
+	     class == FTAGENT_CALL_SENDMMSG ||
+	     hook->call->class == FTAGENT_CALL_SOCKETCALL))
 		return;
 	o->ino = key.ino;
 	o->dev = key.dev;

@@ -29,14 +29,23 @@ struct ftagent_hook *ftagent_by_nr_ia32[IA32_NR_syscalls];
 struct ftagent_hook *ftagent_by_nr_x32[FTAGENT_X32_OWN_NR];
 #endif
 
+/* Entry by entry, whole: the gate reads the map at any time. */
+static void ftagent_by_nr_zero(struct ftagent_hook **map, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		WRITE_ONCE(map[i], NULL);
+}
+
 static void ftagent_by_nr_clear(void)
 {
-	memset(ftagent_by_nr, 0, sizeof(ftagent_by_nr));
+	ftagent_by_nr_zero(ftagent_by_nr, ARRAY_SIZE(ftagent_by_nr));
 #ifdef CONFIG_IA32_EMULATION
-	memset(ftagent_by_nr_ia32, 0, sizeof(ftagent_by_nr_ia32));
+	ftagent_by_nr_zero(ftagent_by_nr_ia32, ARRAY_SIZE(ftagent_by_nr_ia32));
 #endif
 #ifdef CONFIG_X86_X32_ABI
-	memset(ftagent_by_nr_x32, 0, sizeof(ftagent_by_nr_x32));
+	ftagent_by_nr_zero(ftagent_by_nr_x32, ARRAY_SIZE(ftagent_by_nr_x32));
 #endif
 }
 
@@ -104,13 +113,18 @@ static void ftagent_hooks_release(void)
 		if (hook->state != FTAGENT_HOOK_ATTACHED)
 			continue;
 		ftagent_attached[n++] = hook;
-		hook->state = FTAGENT_HOOK_DETACHED;
+		/* Before the driver lets go: ftagent_kprobe_call_keys(). */
+		WRITE_ONCE(hook->state, FTAGENT_HOOK_DETACHED);
 	}
 	if (n)
 		drv->detach(ftagent_attached, n);
 	if (drv->stop)
 		drv->stop();
-	/* The driver is gone: nothing reads the map concurrently any more. */
+	/*
+	 * The driver is gone. The gate still reads the map (callfiles.h),
+	 * but every hook in it is DETACHED, and the ftrace set's tables are
+	 * marked gone: what it finds leads nowhere.
+	 */
 	ftagent_by_nr_clear();
 	ftagent_driver = NULL;
 }

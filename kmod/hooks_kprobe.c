@@ -100,6 +100,14 @@ ftagent_kprobe_call_keys(const struct ftagent_hook *hook)
 	struct rethook *rh;
 	unsigned int depth = 0;
 
+	/*
+	 * A detached hook's rethook is freed a grace period after
+	 * unregister_kretprobes(), which comes after the state is set
+	 * (hooks.c): a gate that still sees ATTACHED holds it off, and one
+	 * that begins later sees DETACHED.
+	 */
+	if (READ_ONCE(hook->state) != FTAGENT_HOOK_ATTACHED)
+		return NULL;
 	rh = k ? READ_ONCE(k->rp.rh) : NULL;
 	if (!rh)
 		return NULL;
