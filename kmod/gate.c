@@ -87,6 +87,7 @@
 #include "ftagent.h"
 #include "gate.h"
 #include "hooks.h"
+#include "kill.h"
 #include "memory.h"
 #include "policy.h"
 #include "symbols.h"
@@ -1525,6 +1526,85 @@ static void ftagent_gate_zc_hook_off(void)
 	ftagent_gate_zc_on = false;
 }
 
+/*
+ * An ELF program's interpreter (PT_INTERP): load_elf_binary() opens it
+ * with open_exec() and maps it itself, past security_bprm_check(), where
+ * exec rules decide the program and every #! interpreter. Before it maps
+ * it, it calls would_dump(bprm, interpreter), which the execve() also
+ * passes for its program (bprm->file) and, from binfmt_misc, the file it
+ * runs (bprm->executable): decided here are the other files, the
+ * interpreters. would_dump() returns nothing the caller checks, so a
+ * refusal cannot be an error: the task is sent SIGKILL, which it takes
+ * before the new program's first instruction (the exec goes on to its
+ * point of no return and the task dies on its way to user space). The
+ * verdict names the interpreter. Not an execs budget charge: one execve
+ * is one exec.
+ */
+#define FTAGENT_GATE_INTERP_SYMBOL "would_dump"
+
+static void notrace ftagent_gate_interp_hook(unsigned long ip,
+					     unsigned long parent_ip,
+					     struct ftrace_ops *ops,
+					     struct ftrace_regs *fregs)
+{
+	struct pt_regs *args = ftagent_fregs_args(fregs);
+	const struct linux_binprm *bprm = (const struct linux_binprm *)args->di;
+	struct file *file = (struct file *)args->si;
+	struct ftagent_gate_call c __uninitialized;
+
+	if (unlikely(current->flags & PF_KTHREAD) || !bprm || !file ||
+	    file == READ_ONCE(bprm->file) ||
+	    file == READ_ONCE(bprm->executable))
+		return;
+	/* The RCU read side of the rule set. */
+	preempt_disable_notrace();
+	ftagent_gate_call_init(&c, FTAGENT_OP_EXEC);
+	c.path = &file->f_path;
+	if (__ftagent_gate_decide(&c, FTAGENT_OP_EXEC, true) ==
+	    FTAGENT_GATE_REFUSE)
+		ftagent_kill_current();
+	preempt_enable_notrace();
+}
+
+static struct ftrace_ops ftagent_gate_interp_ops;
+static bool ftagent_gate_interp_on;
+/* An interpreter ops ftrace would not take off: not reused. */
+static bool ftagent_gate_interp_stuck;
+
+/* With the exec point; a kernel without the function: symbols.c. */
+static int ftagent_gate_interp_hook_on(void)
+{
+	struct ftrace_ops *o = &ftagent_gate_interp_ops;
+	int err;
+
+	if (ftagent_gate_interp_stuck)
+		return -EBUSY;
+	memset(o, 0, sizeof(*o));
+	o->func = ftagent_gate_interp_hook;
+	o->flags = FTRACE_OPS_FL_RECURSION;
+	err = ftagent_symbol_filter(o, FTAGENT_GATE_INTERP_SYMBOL);
+	if (!err)
+		err = ftagent_ftrace_on(o);
+	if (err) {
+		ftrace_free_filter(o);
+		pr_err("gate: cannot hook %s: %d\n", FTAGENT_GATE_INTERP_SYMBOL,
+		       err);
+		return err;
+	}
+	ftagent_gate_interp_on = true;
+	return 0;
+}
+
+static void ftagent_gate_interp_hook_off(void)
+{
+	if (!ftagent_gate_interp_on)
+		return;
+	if (!ftagent_ftrace_off(&ftagent_gate_interp_ops,
+				FTAGENT_GATE_INTERP_SYMBOL))
+		ftagent_gate_interp_stuck = true;
+	ftagent_gate_interp_on = false;
+}
+
 static const char *const ftagent_gate_symbols[__FTAGENT_GATE_MAX] = {
 	[FTAGENT_OP_EXEC] = "security_bprm_check",
 	[FTAGENT_OP_CONNECT] = "security_socket_connect",
@@ -1624,6 +1704,11 @@ hooked:
 		if (err)
 			ftagent_gate_unhook_fn(point);
 	}
+	if (point == FTAGENT_OP_EXEC) {
+		err = ftagent_gate_interp_hook_on();
+		if (err)
+			ftagent_gate_unhook_fn(point);
+	}
 	return err;
 }
 
@@ -1656,6 +1741,8 @@ static void ftagent_gate_unhook_one(unsigned int point)
 {
 	if (point == FTAGENT_GATE_RECV)
 		ftagent_gate_zc_hook_off();
+	if (point == FTAGENT_OP_EXEC)
+		ftagent_gate_interp_hook_off();
 	ftagent_gate_unhook_fn(point);
 }
 
@@ -1787,7 +1874,8 @@ void ftagent_gate_exit(void)
 	WRITE_ONCE(ftagent_gate_live, false);
 	cancel_delayed_work_sync(&ftagent_verdict_alert_work);
 	/* A hook ftrace would not take off may still write to them. */
-	if (!ftagent_gate_stuck && !ftagent_gate_zc_stuck)
+	if (!ftagent_gate_stuck && !ftagent_gate_zc_stuck &&
+	    !ftagent_gate_interp_stuck)
 		free_percpu(ftagent_gate_bufs);
 	ftagent_gate_bufs = NULL;
 }

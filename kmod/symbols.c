@@ -77,6 +77,8 @@ static struct ftagent_internal ftagent_internals[] = {
 	  "process names after a rename" },
 	{ "security_bprm_check", false, FTAGENT_FEATURE_GATE_EXEC,
 	  "exec rules and budgets" },
+	{ "would_dump", false, FTAGENT_FEATURE_GATE_EXEC,
+	  "exec rules and budgets (exec rules on ELF interpreters)" },
 	{ "security_socket_connect", false, FTAGENT_FEATURE_GATE_CONNECT,
 	  "connect rules and budgets" },
 	{ "security_file_open", false, FTAGENT_FEATURE_GATE_OPEN,

@@ -462,6 +462,7 @@ MISSING(fork, "sched_process_fork", FORK_RECORDS, RECORD, FTAGENT_REC_FORK);
 MISSING(exec, "sched_process_exec", EXEC_RECORDS, RECORD, FTAGENT_REC_EXEC);
 MISSING(rename, "task_rename", RENAMES, STATUS_ONLY, 0);
 MISSING(gate_exec, "security_bprm_check", GATE_EXEC, RULE, FTAGENT_OP_EXEC);
+MISSING(gate_exec_interp, "would_dump", GATE_EXEC, RULE, FTAGENT_OP_EXEC);
 MISSING(gate_connect, "security_socket_connect", GATE_CONNECT, RULE,
 	FTAGENT_OP_CONNECT);
 MISSING(gate_open, "security_file_open", GATE_OPEN, RULE, FTAGENT_OP_OPEN);

@@ -9,6 +9,7 @@
  * still enforces; the module unloads cleanly while calls are being
  * denied.
  */
+#include <elf.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/sendfile.h>
@@ -407,10 +408,10 @@ static int exec_true(void *arg)
 	return errno;
 }
 
-/* A copy of /bin/true at @path, mode 0755: 0, or -1 if any step failed. */
-static int copy_true(const char *path)
+/* A copy of @from at @path, mode 0755: 0, or -1 if any step failed. */
+static int copy_file(const char *from, const char *path)
 {
-	int src = open("/bin/true", O_RDONLY);
+	int src = open(from, O_RDONLY);
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
 	char buf[65536];
 	int rc = src < 0 || fd < 0 ? -1 : 0;
@@ -426,6 +427,57 @@ static int copy_true(const char *path)
 	if (fd >= 0)
 		close(fd);
 	return rc;
+}
+
+/* A copy of /bin/true at @path, mode 0755: 0, or -1. */
+static int copy_true(const char *path)
+{
+	return copy_file("/bin/true", path);
+}
+
+/* Make the ELF program at @path ask for @interp (PT_INTERP): 0, or -1. */
+static int set_interp(const char *path, const char *interp)
+{
+	int fd = open(path, O_RDWR), i, rc = -1;
+	char name[256] = {0};
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+
+	if (fd < 0)
+		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		goto out;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph),
+			  eh.e_phoff + (off_t)i * eh.e_phentsize) != sizeof(ph))
+			goto out;
+		if (ph.p_type != PT_INTERP)
+			continue;
+		if (strlen(interp) + 1 > ph.p_filesz ||
+		    ph.p_filesz > sizeof(name))
+			goto out;
+		strcpy(name, interp);
+		if (pwrite(fd, name, ph.p_filesz, ph.p_offset) ==
+		    (ssize_t)ph.p_filesz)
+			rc = 0;
+		break;
+	}
+out:
+	close(fd);
+	return rc;
+}
+
+/* Run @path in a child: its wait status, or -1. */
+static int exec_status(const char *path)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0)
+		_exit(exec_true((void *)path) & 0xff);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return status;
 }
 
 TEST_F(gate, exec_and_open_by_path_prefix)
@@ -523,6 +575,49 @@ TEST_F(gate, exec_rules_decide_a_script_s_interpreter)
 	unlink("/tmp/ftg-interp/true");
 	rmdir("/tmp/ftg-scripts");
 	rmdir("/tmp/ftg-interp");
+}
+
+/*
+ * An ELF program's interpreter (PT_INTERP) is mapped by the kernel's ELF
+ * loader, past the exec hook: a rule denying it must still keep it from
+ * running. The program is a copy of /bin/true made to ask for a copy of
+ * the dynamic loader; the loader's copy is what the rule denies. Refused
+ * run on its own (EPERM); as an interpreter, the exec cannot fail there
+ * and the task is killed before the program's first instruction.
+ */
+TEST_F(gate, exec_rules_decide_an_elf_program_s_interpreter)
+{
+	const char *ld = "/tmp/ftg-ld/ld.so", *prog = "/tmp/ftg-elf-true";
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+	int status;
+
+	mkdir("/tmp/ftg-ld", 0755);
+	ASSERT_EQ(0, copy_file("/lib64/ld-linux-x86-64.so.2", ld));
+	ASSERT_EQ(0, copy_true(prog));
+	ASSERT_EQ(0, set_interp(prog, ld));
+	/* Without a rule it runs, through that loader. */
+	EXPECT_EQ(0, exec_status(prog));
+
+	ftagent_policy_spec_init(&p);
+	r = rule(&p, "noexec-ld", 1u << FTAGENT_OP_EXEC, FTAGENT_ACTION_DENY);
+	r->set |= FTAGENT_RULE_SET_PATH;
+	strcpy(r->path_prefix, "/tmp/ftg-ld/");
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+
+	EXPECT_EQ(EPERM, in_child(NULL, exec_true, (void *)ld));
+	status = exec_status(prog);
+	EXPECT_TRUE(WIFSIGNALED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(SIGKILL, WTERMSIG(status));
+	/* A program with another interpreter runs. */
+	EXPECT_EQ(0, exec_status("/bin/true"));
+	ftagent_policy_spec_free(&p);
+	ASSERT_EQ(0, clear_policy());
+	EXPECT_EQ(0, exec_status(prog));
+	unlink(prog);
+	unlink(ld);
+	rmdir("/tmp/ftg-ld");
 }
 
 TEST_F(gate, send_and_bind_by_port_and_address)
