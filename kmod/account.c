@@ -481,6 +481,7 @@ void ftagent_call_keys_seen(struct file *file, unsigned int dir)
 	struct ftagent_key key __uninitialized;
 	struct ftagent_call_keys *k;
 	struct ftagent_call_obj *o;
+	struct files_struct *files;
 	struct ftagent_hook *hook;
 	unsigned int class, i;
 	int side;
@@ -527,17 +528,6 @@ void ftagent_call_keys_seen(struct file *file, unsigned int dir)
 	}
 	if (i == FTAGENT_CALL_FDS || (o->kind != FTAGENT_OBJ_UNSPEC && o->seen))
 		return;
-	/*
-	 * Only a file the number names now: a page fault in the call's own
-	 * copy from user memory, before its check, can pass the same point
-	 * with a file of the kernel's (ecryptfs reading its lower file for
-	 * the faulting page), which no descriptor names. A sibling that
-	 * swaps the number back in the few instructions between the call's
-	 * lookup and its check leaves the note as the entry made it.
-	 */
-	if (fd[side] > INT_MAX ||
-	    files_lookup_fd_raw(current->files, fd[side]) != file)
-		return;
 	if (!ftagent_key_for_file(file, current->tgid, &key))
 		return;
 	/* What takes only sockets uses a socket: a receive, a send. */
@@ -545,6 +535,21 @@ void ftagent_call_keys_seen(struct file *file, unsigned int dir)
 	    (class == FTAGENT_CALL_RECV || class == FTAGENT_CALL_RECVMMSG ||
 	     class == FTAGENT_CALL_SENDMMSG ||
 	     hook->call->class == FTAGENT_CALL_SOCKETCALL))
+		return;
+	/*
+	 * Any other file only if the number names it now: a page fault in
+	 * the call's own copy from user memory, before its check, can pass
+	 * security_file_permission() with a file of the kernel's (ecryptfs
+	 * reading its lower file for the faulting page), which no
+	 * descriptor names; never with a socket (a kernel socket's are not
+	 * brought here: ftagent_gate_kernel_work()). A socket is taken
+	 * whatever the number names by then: a sibling may have swapped it
+	 * back while the call copied its message header or its iovec.
+	 */
+	files = READ_ONCE(current->files);
+	if (key.kind != FTAGENT_OBJ_SOCKET &&
+	    (fd[side] > INT_MAX || !files ||
+	     files_lookup_fd_raw(files, fd[side]) != file))
 		return;
 	o->ino = key.ino;
 	o->dev = key.dev;

@@ -419,4 +419,121 @@ TEST(a_sendfile_whose_number_was_swapped_before_its_lookup_is_charged_to_its_soc
 	close(fds[1]);
 }
 
+/*
+ * Two pages behind userfaultfd, each let in after a swap of its own:
+ * fault i makes @n name @to[i], then gets @content[i] (the page the
+ * fault named).
+ */
+struct stall2 {
+	int uffd;
+	char *pages;
+	long size;
+	int n, to[2];
+	char content[2][4096];
+	int done;
+};
+
+static void *stall2_wait(void *arg)
+{
+	static char src[65536] __attribute__((aligned(65536)));
+	struct stall2 *st = arg;
+	struct pollfd pfd = {.fd = st->uffd, .events = POLLIN};
+	struct uffdio_copy copy = {0};
+	struct uffd_msg msg;
+	unsigned long page;
+	int i, which;
+
+	for (i = 0; i < 2; i++) {
+		if (poll(&pfd, 1, 30000) != 1 ||
+		    read(st->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+		    msg.event != UFFD_EVENT_PAGEFAULT)
+			return NULL;
+		page = msg.arg.pagefault.address & ~(st->size - 1);
+		which = page != (unsigned long)st->pages;
+		if (dup2(st->to[i], st->n) != st->n)
+			return NULL;
+		memcpy(src, st->content[which], sizeof(st->content[which]));
+		copy.dst = page;
+		copy.src = (unsigned long)src;
+		copy.len = st->size;
+		if (ioctl(st->uffd, UFFDIO_COPY, &copy))
+			return NULL;
+		st->done++;
+	}
+	return NULL;
+}
+
+/*
+ * recvmmsg(n, msgs, 1, 0, timeout): n names an empty file at entry; while
+ * the call reads its timeout (before its lookup) n is made to name the
+ * socket; while it reads its message header (after the lookup, before
+ * its check) n names the file again. The call receives from the socket
+ * it looked up: its bytes are the socket's, whatever n names at the
+ * check.
+ */
+TEST(a_recvmmsg_whose_number_was_swapped_back_before_its_check_is_charged_to_its_socket)
+{
+	char path[64], buf[2000], data[1000];
+	uint64_t received = 1, read_ = 1;
+	struct uffdio_api api = {.api = UFFD_API};
+	struct uffdio_register reg = {0};
+	struct timespec ts = {.tv_sec = 5};
+	struct iovec iov = {buf, sizeof(buf)};
+	struct mmsghdr mm = {0}, *mp;
+	struct stall2 st;
+	pthread_t th;
+	int fds[3], file, n, r;
+
+	snprintf(path, sizeof(path), "/tmp/ftdup2b.%d", getpid());
+	file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, file);
+	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
+	n = dup(file);
+	ASSERT_LE(0, n);
+	st.size = sysconf(_SC_PAGESIZE);
+	st.uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
+	if (st.uffd < 0 || ioctl(st.uffd, UFFDIO_API, &api))
+		SKIP(return, "no userfaultfd: %s", strerror(errno));
+	st.pages = mmap(NULL, 2 * st.size, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, st.pages);
+	reg.range.start = (unsigned long)st.pages;
+	reg.range.len = 2 * st.size;
+	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
+	ASSERT_EQ(0, ioctl(st.uffd, UFFDIO_REGISTER, &reg));
+	st.n = n;
+	st.to[0] = fds[2];
+	st.to[1] = file;
+	st.done = 0;
+	memset(st.content, 0, sizeof(st.content));
+	memcpy(st.content[0], &ts, sizeof(ts));
+	mm.msg_hdr.msg_iov = &iov;
+	mm.msg_hdr.msg_iovlen = 1;
+	memcpy(st.content[1], &mm, sizeof(mm));
+	four_budgets(_metadata);
+	memset(data, 'b', sizeof(data));
+	ASSERT_EQ(sizeof(data), send(fds[1], data, sizeof(data), 0));
+	usleep(100000);
+	ASSERT_EQ(0, pthread_create(&th, NULL, stall2_wait, &st));
+	mp = (struct mmsghdr *)(st.pages + st.size);
+	r = syscall(__NR_recvmmsg, n, mp, 1, 0, st.pages);
+	pthread_join(th, NULL);
+	ASSERT_EQ(2, st.done);
+	ASSERT_EQ(1, r) TH_LOG("recvmmsg: %s", strerror(errno));
+	EXPECT_EQ(sizeof(data), mp->msg_len);
+	ASSERT_EQ(0, used_of("received", &received));
+	ASSERT_EQ(0, used_of("read", &read_));
+	EXPECT_EQ(sizeof(data), received);
+	EXPECT_EQ(0, read_);
+	EXPECT_EQ(0, clear_budgets());
+	munmap(st.pages, 2 * st.size);
+	close(st.uffd);
+	close(n);
+	close(file);
+	unlink(path);
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+}
+
 TEST_HARNESS_MAIN
