@@ -393,6 +393,20 @@ static int ftagent_socketcall_class(u32 call)
 }
 #endif
 
+/* Note @key as what @fd names; @seen: the gate saw the call use it. */
+static void ftagent_call_obj_set(struct ftagent_call_obj *o, u32 fd,
+				 const struct ftagent_key *key, u16 seen)
+{
+	o->ino = key->ino;
+	o->dev = key->dev;
+	o->fd = fd;
+	o->family = key->family;
+	o->protocol = key->protocol;
+	o->seen = seen;
+	/* Last: an entry past the packed ones is valid only once filled. */
+	WRITE_ONCE(o->kind, key->kind);
+}
+
 void ftagent_call_keys_fill(const struct ftagent_call *call,
 			    const struct pt_regs *uregs,
 			    struct ftagent_call_keys *k)
@@ -436,13 +450,7 @@ void ftagent_call_keys_fill(const struct ftagent_call *call,
 
 		if (!ftagent_key_for_fd(fd[i], &key))
 			continue;
-		o->ino = key.ino;
-		o->dev = key.dev;
-		o->fd = fd[i];
-		o->kind = key.kind;
-		o->family = key.family;
-		o->protocol = key.protocol;
-		o->seen = 0;
+		ftagent_call_obj_set(o, fd[i], &key, 0);
 		held++;
 	}
 	preempt_enable_notrace();
@@ -551,14 +559,7 @@ void ftagent_call_keys_seen(struct file *file, unsigned int dir)
 	    (fd[side] > INT_MAX || !files ||
 	     files_lookup_fd_raw(files, fd[side]) != file))
 		return;
-	o->ino = key.ino;
-	o->dev = key.dev;
-	o->fd = fd[side];
-	o->family = key.family;
-	o->protocol = key.protocol;
-	o->seen = 1;
-	/* Last: an entry past the packed ones is valid only once filled. */
-	WRITE_ONCE(o->kind, key.kind);
+	ftagent_call_obj_set(o, fd[side], &key, 1);
 }
 
 static __always_inline bool ftagent_standard_mode(void)
