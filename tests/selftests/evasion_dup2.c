@@ -245,68 +245,77 @@ TEST(writes_through_a_flipping_number_are_charged_where_they_went)
 }
 
 /*
- * A page behind userfaultfd: the first touch waits until stall_wait()
- * has made @n name @to, then gets @content.
+ * Pages behind userfaultfd (one or two): fault i waits until stall_wait()
+ * has made @n name @to[i], then gets the content of the page it named.
  */
 struct stall {
 	int uffd;
-	char *page;
+	char *pages;
 	long size;
-	int n, to;
-	char content[4096];
+	int npages;
+	int n, to[2];
+	char content[2][4096];
 	int done;
 };
 
-static int stall_init(struct stall *st, int n, int to)
+/* 0; 1 if this kernel has no userfaultfd; -1 if a later step failed. */
+static int stall_init(struct stall *st, int npages, int n)
 {
 	struct uffdio_api api = {.api = UFFD_API};
 	struct uffdio_register reg = {0};
 
+	memset(st, 0, sizeof(*st));
 	st->size = sysconf(_SC_PAGESIZE);
+	st->npages = npages;
 	st->n = n;
-	st->to = to;
-	st->done = 0;
 	st->uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
 	if (st->uffd < 0 || ioctl(st->uffd, UFFDIO_API, &api))
+		return 1;
+	st->pages = mmap(NULL, npages * st->size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (st->pages == MAP_FAILED)
 		return -1;
-	st->page = mmap(NULL, st->size, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (st->page == MAP_FAILED)
-		return -1;
-	reg.range.start = (unsigned long)st->page;
-	reg.range.len = st->size;
+	reg.range.start = (unsigned long)st->pages;
+	reg.range.len = npages * st->size;
 	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	return ioctl(st->uffd, UFFDIO_REGISTER, &reg);
+	return ioctl(st->uffd, UFFDIO_REGISTER, &reg) ? -1 : 0;
 }
 
-/* The fault: swap the number, then let the page in. */
+/* Each fault in turn: swap the number, then let its page in. */
 static void *stall_wait(void *arg)
 {
+	static char src[65536] __attribute__((aligned(65536)));
 	struct stall *st = arg;
 	struct pollfd pfd = {.fd = st->uffd, .events = POLLIN};
 	struct uffdio_copy copy = {0};
 	struct uffd_msg msg;
-	static char src[65536] __attribute__((aligned(65536)));
+	unsigned long page;
+	int i, which;
 
-	if (poll(&pfd, 1, 30000) != 1 ||
-	    read(st->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
-	    msg.event != UFFD_EVENT_PAGEFAULT)
-		return NULL;
-	if (dup2(st->to, st->n) != st->n)
-		return NULL;
-	memcpy(src, st->content, sizeof(st->content));
-	copy.dst = (unsigned long)st->page;
-	copy.src = (unsigned long)src;
-	copy.len = st->size;
-	if (ioctl(st->uffd, UFFDIO_COPY, &copy))
-		return NULL;
-	st->done = 1;
+	for (i = 0; i < st->npages; i++) {
+		if (poll(&pfd, 1, 30000) != 1 ||
+		    read(st->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
+		    msg.event != UFFD_EVENT_PAGEFAULT)
+			return NULL;
+		page = msg.arg.pagefault.address & ~(st->size - 1);
+		which = (page - (unsigned long)st->pages) / st->size;
+		if (which < 0 || which >= st->npages ||
+		    dup2(st->to[i], st->n) != st->n)
+			return NULL;
+		memcpy(src, st->content[which], sizeof(st->content[which]));
+		copy.dst = page;
+		copy.src = (unsigned long)src;
+		copy.len = st->size;
+		if (ioctl(st->uffd, UFFDIO_COPY, &copy))
+			return NULL;
+		st->done++;
+	}
 	return NULL;
 }
 
 static void stall_fini(struct stall *st)
 {
-	munmap(st->page, st->size);
+	munmap(st->pages, st->npages * st->size);
 	close(st->uffd);
 }
 
@@ -324,7 +333,7 @@ TEST(a_recvmmsg_whose_number_was_swapped_before_its_lookup_is_charged_to_its_soc
 	struct timespec ts = {.tv_sec = 5};
 	struct stall st;
 	pthread_t th;
-	int fds[3], file, n, r;
+	int fds[3], file, n, r, rc;
 
 	snprintf(path, sizeof(path), "/tmp/ftdup2m.%d", getpid());
 	file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -332,9 +341,12 @@ TEST(a_recvmmsg_whose_number_was_swapped_before_its_lookup_is_charged_to_its_soc
 	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
 	n = dup(file);
 	ASSERT_LE(0, n);
-	if (stall_init(&st, n, fds[2]))
+	rc = stall_init(&st, 1, n);
+	if (rc > 0)
 		SKIP(return, "no userfaultfd: %s", strerror(errno));
-	memcpy(st.content, &ts, sizeof(ts));
+	ASSERT_EQ(0, rc);
+	st.to[0] = fds[2];
+	memcpy(st.content[0], &ts, sizeof(ts));
 	four_budgets(_metadata);
 	memset(data, 'm', sizeof(data));
 	ASSERT_EQ(sizeof(data), send(fds[1], data, sizeof(data), 0));
@@ -342,7 +354,7 @@ TEST(a_recvmmsg_whose_number_was_swapped_before_its_lookup_is_charged_to_its_soc
 	ASSERT_EQ(0, pthread_create(&th, NULL, stall_wait, &st));
 	mm.msg_hdr.msg_iov = &iov;
 	mm.msg_hdr.msg_iovlen = 1;
-	r = syscall(__NR_recvmmsg, n, &mm, 1, 0, st.page);
+	r = syscall(__NR_recvmmsg, n, &mm, 1, 0, st.pages);
 	pthread_join(th, NULL);
 	ASSERT_EQ(1, st.done);
 	ASSERT_EQ(1, r) TH_LOG("recvmmsg: %s", strerror(errno));
@@ -375,7 +387,7 @@ TEST(a_sendfile_whose_number_was_swapped_before_its_lookup_is_charged_to_its_soc
 	struct stall st;
 	struct pump p;
 	pthread_t th, rt;
-	int fds[3], file, in, n;
+	int fds[3], file, in, n, rc;
 	ssize_t r;
 
 	snprintf(path, sizeof(path), "/tmp/ftdup2s.%d", getpid());
@@ -389,14 +401,17 @@ TEST(a_sendfile_whose_number_was_swapped_before_its_lookup_is_charged_to_its_soc
 	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
 	n = dup(file);
 	ASSERT_LE(0, n);
-	if (stall_init(&st, n, fds[2]))
+	rc = stall_init(&st, 1, n);
+	if (rc > 0)
 		SKIP(return, "no userfaultfd: %s", strerror(errno));
+	ASSERT_EQ(0, rc);
+	st.to[0] = fds[2];
 	/* The offset the page holds: 0. */
 	four_budgets(_metadata);
 	p.fd = fds[1];
 	ASSERT_EQ(0, pthread_create(&rt, NULL, receive_all, &p));
 	ASSERT_EQ(0, pthread_create(&th, NULL, stall_wait, &st));
-	r = sendfile(n, in, (off_t *)st.page, sizeof(buf));
+	r = sendfile(n, in, (off_t *)st.pages, sizeof(buf));
 	pthread_join(th, NULL);
 	ASSERT_EQ(1, st.done);
 	ASSERT_EQ(sizeof(buf), r) TH_LOG("sendfile: %s", strerror(errno));
@@ -420,50 +435,6 @@ TEST(a_sendfile_whose_number_was_swapped_before_its_lookup_is_charged_to_its_soc
 }
 
 /*
- * Two pages behind userfaultfd, each let in after a swap of its own:
- * fault i makes @n name @to[i], then gets @content[i] (the page the
- * fault named).
- */
-struct stall2 {
-	int uffd;
-	char *pages;
-	long size;
-	int n, to[2];
-	char content[2][4096];
-	int done;
-};
-
-static void *stall2_wait(void *arg)
-{
-	static char src[65536] __attribute__((aligned(65536)));
-	struct stall2 *st = arg;
-	struct pollfd pfd = {.fd = st->uffd, .events = POLLIN};
-	struct uffdio_copy copy = {0};
-	struct uffd_msg msg;
-	unsigned long page;
-	int i, which;
-
-	for (i = 0; i < 2; i++) {
-		if (poll(&pfd, 1, 30000) != 1 ||
-		    read(st->uffd, &msg, sizeof(msg)) != sizeof(msg) ||
-		    msg.event != UFFD_EVENT_PAGEFAULT)
-			return NULL;
-		page = msg.arg.pagefault.address & ~(st->size - 1);
-		which = page != (unsigned long)st->pages;
-		if (dup2(st->to[i], st->n) != st->n)
-			return NULL;
-		memcpy(src, st->content[which], sizeof(st->content[which]));
-		copy.dst = page;
-		copy.src = (unsigned long)src;
-		copy.len = st->size;
-		if (ioctl(st->uffd, UFFDIO_COPY, &copy))
-			return NULL;
-		st->done++;
-	}
-	return NULL;
-}
-
-/*
  * recvmmsg(n, msgs, 1, 0, timeout): n names an empty file at entry; while
  * the call reads its timeout (before its lookup) n is made to name the
  * socket; while it reads its message header (after the lookup, before
@@ -475,14 +446,12 @@ TEST(a_recvmmsg_whose_number_was_swapped_back_before_its_check_is_charged_to_its
 {
 	char path[64], buf[2000], data[1000];
 	uint64_t received = 1, read_ = 1;
-	struct uffdio_api api = {.api = UFFD_API};
-	struct uffdio_register reg = {0};
 	struct timespec ts = {.tv_sec = 5};
 	struct iovec iov = {buf, sizeof(buf)};
 	struct mmsghdr mm = {0}, *mp;
-	struct stall2 st;
+	struct stall st;
 	pthread_t th;
-	int fds[3], file, n, r;
+	int fds[3], file, n, r, rc;
 
 	snprintf(path, sizeof(path), "/tmp/ftdup2b.%d", getpid());
 	file = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
@@ -490,22 +459,12 @@ TEST(a_recvmmsg_whose_number_was_swapped_back_before_its_check_is_charged_to_its
 	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
 	n = dup(file);
 	ASSERT_LE(0, n);
-	st.size = sysconf(_SC_PAGESIZE);
-	st.uffd = syscall(__NR_userfaultfd, O_CLOEXEC);
-	if (st.uffd < 0 || ioctl(st.uffd, UFFDIO_API, &api))
+	rc = stall_init(&st, 2, n);
+	if (rc > 0)
 		SKIP(return, "no userfaultfd: %s", strerror(errno));
-	st.pages = mmap(NULL, 2 * st.size, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	ASSERT_NE(MAP_FAILED, st.pages);
-	reg.range.start = (unsigned long)st.pages;
-	reg.range.len = 2 * st.size;
-	reg.mode = UFFDIO_REGISTER_MODE_MISSING;
-	ASSERT_EQ(0, ioctl(st.uffd, UFFDIO_REGISTER, &reg));
-	st.n = n;
+	ASSERT_EQ(0, rc);
 	st.to[0] = fds[2];
 	st.to[1] = file;
-	st.done = 0;
-	memset(st.content, 0, sizeof(st.content));
 	memcpy(st.content[0], &ts, sizeof(ts));
 	mm.msg_hdr.msg_iov = &iov;
 	mm.msg_hdr.msg_iovlen = 1;
@@ -514,7 +473,7 @@ TEST(a_recvmmsg_whose_number_was_swapped_back_before_its_check_is_charged_to_its
 	memset(data, 'b', sizeof(data));
 	ASSERT_EQ(sizeof(data), send(fds[1], data, sizeof(data), 0));
 	usleep(100000);
-	ASSERT_EQ(0, pthread_create(&th, NULL, stall2_wait, &st));
+	ASSERT_EQ(0, pthread_create(&th, NULL, stall_wait, &st));
 	mp = (struct mmsghdr *)(st.pages + st.size);
 	r = syscall(__NR_recvmmsg, n, mp, 1, 0, st.pages);
 	pthread_join(th, NULL);
@@ -526,8 +485,7 @@ TEST(a_recvmmsg_whose_number_was_swapped_back_before_its_check_is_charged_to_its
 	EXPECT_EQ(sizeof(data), received);
 	EXPECT_EQ(0, read_);
 	EXPECT_EQ(0, clear_budgets());
-	munmap(st.pages, 2 * st.size);
-	close(st.uffd);
+	stall_fini(&st);
 	close(n);
 	close(file);
 	unlink(path);
