@@ -1051,7 +1051,8 @@ ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs,
  *    run inside execve() are the process's own;
  *  - kernel sockets (sk_kern_sock: SunRPC, NFS, CIFS, in-kernel TLS
  *    handshakes ...), whose sends and receives run in whichever task holds
- *    the transport, for other users' requests.
+ *    the transport, for other users' requests; and a block driver's
+ *    I/O on a user's socket under PF_MEMALLOC (nbd, iSCSI), likewise.
  */
 static __always_inline bool
 ftagent_gate_kernel_work(unsigned int point,
@@ -1076,7 +1077,13 @@ ftagent_gate_kernel_work(unsigned int point,
 		sk = sock ? READ_ONCE(sock->sk) : NULL;
 		break;
 	}
-	return sk && sk->sk_kern_sock;
+	/*
+	 * A block driver's own transport (nbd, iSCSI) sends and receives on
+	 * a socket a user handed it, under memalloc_noreclaim_save(), in
+	 * whichever task's page fault or write-back issued the I/O: not
+	 * that task's traffic. No user can set PF_MEMALLOC.
+	 */
+	return sk && (sk->sk_kern_sock || (current->flags & PF_MEMALLOC));
 }
 
 /*
