@@ -58,6 +58,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--scale", type=int, default=100)
     ap.add_argument("--workloads", default="getppid,send_1k,pread_4k")
+    ap.add_argument("--mechs", default="floor,fprobe,tp")
     ARGS = ap.parse_args()
     gb.ARGS = argparse.Namespace(module=ARGS.module, scale=ARGS.scale,
                                  workloads=ARGS.workloads)
@@ -73,8 +74,7 @@ def main():
     cs = [gb.Agent("none"), gb.Agent("none_aa"),
           gb.Ftagent("standard", ["hooks=ftrace"]),
           gb.Ftagent("minimal", ["mode=minimal", "hooks=ftrace"]),
-          Mech("floor", "floor"), Mech("fprobe", "fprobe"),
-          Mech("tp", "tp")]
+          ] + [Mech(m, m) for m in ARGS.mechs.split(",") if m]
     for rnd in range(ARGS.rounds):
         for c in (cs if rnd % 2 == 0 else cs[::-1]):
             gb.log("round %d/%d: %s" % (rnd + 1, ARGS.rounds, c.name))
