@@ -79,6 +79,7 @@
 
 #include "budget.h"
 #include "callfiles.h"
+#include "callsites.h"
 #include "compat/fs.h"
 #include "compat/ftrace.h"
 #include "compat/net.h"
@@ -1578,6 +1579,47 @@ static bool ftagent_gate_interp_on;
 /* An interpreter ops ftrace would not take off: not reused. */
 static bool ftagent_gate_interp_stuck;
 
+/*
+ * The hook sees an ELF program's interpreter only through the loader's
+ * own call. A compiler that inlined would_dump() there, or that calls a
+ * clone of it (would_dump.constprop.0, as LTO or a later GCC may make),
+ * leaves the function in place and the hook silent: interpreters would
+ * then pass undecided while the status says exec rules hold. So the
+ * loader's code is searched for a direct call to the function's start
+ * (callsites.c), once, the first time the exec point is wanted; without
+ * one the exec point is treated as missing, as for a kernel without the
+ * function (DEGRADED, exec rules refused). Only load_elf_binary() is
+ * searched: the ia32 loader (compat_binfmt_elf.c) is the same source,
+ * built by the same compiler. Caller holds the config lock.
+ */
+#define FTAGENT_GATE_INTERP_CALLER "load_elf_binary"
+
+static int ftagent_gate_interp_called(void)
+{
+	static int found;	/* calls found, once known */
+	unsigned long sites[4];
+	int n;
+
+	if (found)
+		return 0;
+	n = ftagent_callsites(FTAGENT_GATE_INTERP_CALLER,
+			      FTAGENT_GATE_INTERP_SYMBOL, sites,
+			      ARRAY_SIZE(sites));
+	if (n == -E2BIG)
+		n = ARRAY_SIZE(sites);
+	if (n > 0) {
+		found = n;
+		return 0;
+	}
+	/* Out of memory says nothing about the kernel: ask again next time. */
+	if (n == -ENOMEM)
+		return n;
+	pr_warn("gate: %s has no direct call to %s (%d): running without exec rules and budgets\n",
+		FTAGENT_GATE_INTERP_CALLER, FTAGENT_GATE_INTERP_SYMBOL, n);
+	ftagent_symbol_unusable(FTAGENT_GATE_INTERP_SYMBOL);
+	return -ENOENT;
+}
+
 /* With the exec point; a kernel without the function: symbols.c. */
 static int ftagent_gate_interp_hook_on(void)
 {
@@ -1586,6 +1628,9 @@ static int ftagent_gate_interp_hook_on(void)
 
 	if (ftagent_gate_interp_stuck)
 		return -EBUSY;
+	err = ftagent_gate_interp_called();
+	if (err)
+		return err;
 	memset(o, 0, sizeof(*o));
 	o->func = ftagent_gate_interp_hook;
 	o->flags = FTRACE_OPS_FL_RECURSION;
