@@ -549,8 +549,8 @@ void ftagent_call_keys_seen(struct file *file, unsigned int dir)
 	 * the call's own copy from user memory, before its check, can pass
 	 * security_file_permission() with a file of the kernel's (ecryptfs
 	 * reading its lower file for the faulting page), which no
-	 * descriptor names; never with a socket (a kernel socket's, and a
-	 * block driver's sends on a user's socket under PF_MEMALLOC, are not
+	 * descriptor names; never with a socket (a kernel socket's, and
+	 * nbd's transfers on a user's socket under PF_MEMALLOC, are not
 	 * brought here: ftagent_gate_kernel_work()). A socket is taken
 	 * whatever the number names by then: a sibling may have swapped it
 	 * back while the call copied its message header or its iovec.

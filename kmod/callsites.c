@@ -63,14 +63,24 @@ int ftagent_function_find(const char *name, unsigned long *start,
 	return *start ? 0 : -ENOENT;
 }
 
-/* Whether @target is the start of function @callee. */
+/*
+ * Whether @target is the start of function @callee, or its call-depth
+ * thunk: with call thunks (6.12 booted with retbleed=stuff) the kernel
+ * points every direct call at accounting code in the padding before the
+ * callee, which the symbol table names __pfx_<callee>.
+ */
 static bool ftagent_starts(unsigned long target, const char *callee)
 {
 	char buf[KSYM_SYMBOL_LEN];
 	size_t len = strlen(callee);
+	const char *name = buf;
 
 	sprint_symbol(buf, target);
-	return !strncmp(buf, callee, len) && !strncmp(buf + len, "+0x0/", 5);
+	if (IS_ENABLED(CONFIG_CALL_THUNKS) && !strncmp(buf, "__pfx_", 6)) {
+		name += 6;
+		return !strncmp(name, callee, len) && name[len] == '+';
+	}
+	return !strncmp(name, callee, len) && !strncmp(name + len, "+0x0/", 5);
 }
 
 int ftagent_callsites(const char *caller, const char *callee,

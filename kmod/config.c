@@ -266,6 +266,16 @@ int __init ftagent_config_init(void)
 	err = ftagent_gate_init();
 	if (err)
 		goto err_zerocopy;
+	/* strict=1: every feature is known before the load completes. */
+	if (strict) {
+		mutex_lock(&ftagent_config_mutex);
+		err = ftagent_gate_interp_check();
+		mutex_unlock(&ftagent_config_mutex);
+		if (err) {
+			pr_err("strict=1: refusing to load without exec rules on interpreters\n");
+			goto err_gate;
+		}
+	}
 	/* Before the families are registered: nothing can set a budget yet. */
 	err = ftagent_kill_init();
 	if (err)

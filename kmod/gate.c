@@ -1052,8 +1052,9 @@ ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs,
  *    run inside execve() are the process's own;
  *  - kernel sockets (sk_kern_sock: SunRPC, NFS, CIFS, in-kernel TLS
  *    handshakes ...), whose sends and receives run in whichever task holds
- *    the transport, for other users' requests; and a block driver's
- *    I/O on a user's socket under PF_MEMALLOC (nbd, iSCSI), likewise.
+ *    the transport, for other users' requests; and nbd's sends and
+ *    receives on a user's socket, under PF_MEMALLOC with a memalloc
+ *    socket, likewise.
  */
 static __always_inline bool
 ftagent_gate_kernel_work(unsigned int point,
@@ -1078,13 +1079,23 @@ ftagent_gate_kernel_work(unsigned int point,
 		sk = sock ? READ_ONCE(sock->sk) : NULL;
 		break;
 	}
+	if (!sk)
+		return false;
+	if (sk->sk_kern_sock)
+		return true;
 	/*
-	 * A block driver's own transport (nbd, iSCSI) sends and receives on
-	 * a socket a user handed it, under memalloc_noreclaim_save(), in
-	 * whichever task's page fault or write-back issued the I/O: not
-	 * that task's traffic. No user can set PF_MEMALLOC.
+	 * nbd sends and receives on a socket a user handed it, under
+	 * memalloc_noreclaim_save(), in whichever task's page fault or
+	 * write-back issued the block I/O: not that task's traffic. Both
+	 * marks are the kernel's to set: PF_MEMALLOC on the task (reclaim,
+	 * a memalloc socket's receive) and __GFP_MEMALLOC in the socket's
+	 * allocation (nbd before each transfer, sk_set_memalloc() for swap
+	 * over the network); no user sets either.
 	 */
-	return sk && (sk->sk_kern_sock || (current->flags & PF_MEMALLOC));
+	return (point == FTAGENT_OP_SEND || point == FTAGENT_GATE_RECV ||
+		point == FTAGENT_GATE_SENDPAGE) &&
+	       unlikely(current->flags & PF_MEMALLOC) &&
+	       (READ_ONCE(sk->sk_allocation) & __GFP_MEMALLOC);
 }
 
 /*
@@ -1585,18 +1596,22 @@ static bool ftagent_gate_interp_stuck;
  * clone of it (would_dump.constprop.0, as LTO or a later GCC may make),
  * leaves the function in place and the hook silent: interpreters would
  * then pass undecided while the status says exec rules hold. So the
- * loader's code is searched for a direct call to the function's start
- * (callsites.c), once, the first time the exec point is wanted; without
- * one the exec point is treated as missing, as for a kernel without the
- * function (DEGRADED, exec rules refused). Only load_elf_binary() is
- * searched: the ia32 loader (compat_binfmt_elf.c) is the same source,
- * built by the same compiler. Caller holds the config lock.
+ * loader's code is searched for a direct call to the function (to its
+ * start, or to its call-depth thunk: callsites.c), once, before the exec
+ * point is first hooked; with none the exec point is treated as missing,
+ * as on a kernel without the function (DEGRADED, exec rules refused).
+ * Only the native load_elf_binary() is searched (the symbol table's
+ * first; the ia32 loader in compat_binfmt_elf.c is the same source,
+ * built by the same compiler: a whole-program optimiser could treat the
+ * two differently, not GCC without LTO). A search that could not read
+ * the code, or ran out of memory, says nothing about the kernel: the
+ * set is refused (-EBUSY, -ENOMEM) and the next one searches again.
  */
 #define FTAGENT_GATE_INTERP_CALLER "load_elf_binary"
 
-static int ftagent_gate_interp_called(void)
+int ftagent_gate_interp_check(void)
 {
-	static int found;	/* calls found, once known */
+	static bool found;
 	unsigned long sites[4];
 	int n;
 
@@ -1605,15 +1620,17 @@ static int ftagent_gate_interp_called(void)
 	n = ftagent_callsites(FTAGENT_GATE_INTERP_CALLER,
 			      FTAGENT_GATE_INTERP_SYMBOL, sites,
 			      ARRAY_SIZE(sites));
-	if (n == -E2BIG)
-		n = ARRAY_SIZE(sites);
-	if (n > 0) {
-		found = n;
+	if (n > 0 || n == -E2BIG) {
+		found = true;
 		return 0;
 	}
-	/* Out of memory says nothing about the kernel: ask again next time. */
 	if (n == -ENOMEM)
 		return n;
+	if (n == -EFAULT) {
+		pr_warn("gate: cannot read %s to look for its call to %s\n",
+			FTAGENT_GATE_INTERP_CALLER, FTAGENT_GATE_INTERP_SYMBOL);
+		return -EBUSY;
+	}
 	pr_warn("gate: %s has no direct call to %s (%d): running without exec rules and budgets\n",
 		FTAGENT_GATE_INTERP_CALLER, FTAGENT_GATE_INTERP_SYMBOL, n);
 	ftagent_symbol_unusable(FTAGENT_GATE_INTERP_SYMBOL);
@@ -1628,9 +1645,6 @@ static int ftagent_gate_interp_hook_on(void)
 
 	if (ftagent_gate_interp_stuck)
 		return -EBUSY;
-	err = ftagent_gate_interp_called();
-	if (err)
-		return err;
 	memset(o, 0, sizeof(*o));
 	o->func = ftagent_gate_interp_hook;
 	o->flags = FTRACE_OPS_FL_RECURSION;
@@ -1852,6 +1866,18 @@ int ftagent_gate_refresh(u32 extra)
 	 */
 	if (want & (BIT(FTAGENT_OP_CONNECT) | BIT(FTAGENT_OP_BIND)))
 		want |= BIT(FTAGENT_GATE_SCTP);
+	/*
+	 * Before the exec point is first hooked: whether the ELF loader
+	 * calls the interpreter hook's function (-ENOENT: it does not, and
+	 * the point is missing from now on, below).
+	 */
+	if ((want & BIT(FTAGENT_OP_EXEC)) &&
+	    !(ftagent_gate_on & BIT(FTAGENT_OP_EXEC))) {
+		int err = ftagent_gate_interp_check();
+
+		if (err && err != -ENOENT)
+			return err;
+	}
 	/* The gate features are one bit per point, in point order, last. */
 	BUILD_BUG_ON(FTAGENT_FEATURE_GATE_EXEC + __FTAGENT_GATE_MAX !=
 		     FTAGENT_FEATURE_IOURING);

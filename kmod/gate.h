@@ -125,6 +125,13 @@ FTAGENT_GATE_DIRECT_DECLARE(sctp);
 int ftagent_gate_init(void);
 void ftagent_gate_exit(void);
 /*
+ * Whether the ELF loader calls the exec point's interpreter hook itself:
+ * 0; -ENOENT when it does not (the exec point is then missing, said in
+ * the log and the status); -ENOMEM or -EBUSY when it could not tell.
+ * Process context, config lock held.
+ */
+int ftagent_gate_interp_check(void);
+/*
  * Hook exactly the points the rule set and the budgets need (@extra
  * added, for a swap in progress). Process context, config lock held.
  * 0 or -errno (the hooks in place are kept on failure).
