@@ -14,6 +14,7 @@ CONDITIONS = ["none_aa", "minimal", "standard", "standard_notify_resume",
               "standard_ftrace_ops",
               "standard_kprobe",
               "standard_daemon", "standard_no_iouring", "rules_1", "rules_100", "rules_10000",
+              "rules_1_kprobe", "rules_1_notify_resume",
               "rules_ports_10000", "rules_cidr_1", "rules_cidr_10000",
               "audit", "bpftrace", "sysdig"]
 LABELS = {
@@ -26,6 +27,8 @@ LABELS = {
     "standard_no_iouring": "standard, io_uring hooks off",
     "rules_1": "+ 1 rule", "rules_100": "+ 100 rules",
     "rules_10000": "+ 10,000 rules",
+    "rules_1_kprobe": "kprobe set + 1 rule",
+    "rules_1_notify_resume": "exit_work=0 + 1 rule",
     "rules_ports_10000": "+ 10,000 one-port rules",
     "rules_cidr_1": "+ 1 CIDR rule",
     "rules_cidr_10000": "+ 10,000 CIDR rules",
@@ -183,7 +186,20 @@ def cell(res, w, c):
     return res["percall"].get(w, {}).get(c)
 
 
+# A gated call on the other return paths, over the same path ungated.
+GATE_OTHER_PATHS = (("rules_1_kprobe", "standard_kprobe", "kprobe set"),
+                    ("rules_1_notify_resume", "standard_notify_resume",
+                     "exit_work=0"))
+
+
 def gate_targets(res, add):
+    for cond, base, label in GATE_OTHER_PATHS:
+        c, b = cell(res, "send_1k", cond), cell(res, "send_1k", base)
+        if c and b:
+            d = c["added"] - b["added"]
+            add("send_1k gated, 1 one-port rule, %s (over the same "
+                "ungated)" % label, "<= +%d" % MAX_GATED, "%+.0f" % d,
+                d <= MAX_GATED)
     std = cell(res, "send_1k", "standard")
     if not std:
         return
