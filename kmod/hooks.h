@@ -56,20 +56,47 @@ extern const struct ftagent_hook_driver ftagent_kprobe_driver;
 extern const struct ftagent_hook_driver ftagent_ftrace_driver;
 
 /*
- * With the ftrace set on the exit work (hooks_ftrace.c), a call that noted
- * its descriptors at entry (callfiles.h) has this bit of the task's
- * syscall_work set until its return, and ftagent_ew_noting is true: the
- * gate then knows in a few instructions that a call noted nothing. With
- * the other return paths and the kprobe set it must ask.
+ * A call that noted its descriptors at entry (callfiles.h) has this bit
+ * of the task's syscall_work set until its return, whichever hook set
+ * and return path took the note: the gate then knows in a few
+ * instructions that a call noted nothing, and asks the hook set only
+ * when it did. The kernel acts on syscall_work only through its
+ * SYSCALL_WORK_ENTER and _EXIT masks (hooks_ftrace.c checks the bit is
+ * outside both). Only the task sets and clears its own bit, atomically
+ * (others set the kernel's bits of the same word). A bit left set, by a
+ * call whose return no hook saw (the set detached, or ftrace turned off,
+ * meanwhile), costs the task's gated calls a search that finds nothing
+ * until its next traced call returns (and it is copied to a child forked
+ * meanwhile, at the same cost); the exit work's start clears it on every
+ * thread. A bit missing would let a sibling's dup2() move a charge, so it
+ * is set before the body runs. On the exit work it also tells the
+ * sys_exit probe to give the call's slot back (hooks_ftrace.c), and is
+ * set for every call that holds a slot, noted or not.
  */
 #define FTAGENT_EW_KEYS		BIT(BITS_PER_LONG - 2)
-extern bool ftagent_ew_noting;
+
+static __always_inline unsigned long *ftagent_syscall_work(void)
+{
+	return &current_thread_info()->syscall_work;
+}
 
 static __always_inline bool ftagent_call_may_have_noted(void)
 {
-	return !READ_ONCE(ftagent_ew_noting) ||
-	       (READ_ONCE(current_thread_info()->syscall_work) &
-		FTAGENT_EW_KEYS);
+	return READ_ONCE(*ftagent_syscall_work()) & FTAGENT_EW_KEYS;
+}
+
+/* The current call noted its descriptors (the kprobe set, the settle). */
+static __always_inline void ftagent_call_noted(void)
+{
+	atomic_long_or(FTAGENT_EW_KEYS, (atomic_long_t *)ftagent_syscall_work());
+}
+
+/* The current call that noted its descriptors has returned. */
+static __always_inline void ftagent_call_noted_done(void)
+{
+	if (READ_ONCE(*ftagent_syscall_work()) & FTAGENT_EW_KEYS)
+		atomic_long_andnot(FTAGENT_EW_KEYS,
+				   (atomic_long_t *)ftagent_syscall_work());
 }
 
 struct ftrace_ops;

@@ -132,7 +132,6 @@ static const char * const ftagent_settle_points[] = {
  * while it is set (ftagent_ftrace_call_keys()).
  */
 static bool ftagent_pending_live;
-bool ftagent_ew_noting __read_mostly;
 
 static struct tracepoint *ftagent_exit_tp;
 /* Entry points in the entry ops' filter; never register it with none. */
@@ -307,8 +306,15 @@ static __always_inline void ftagent_mark(struct task_struct *t)
 	ftagent_body_begins(task_pt_regs(t));
 	/* And socketcall, whose descriptor is in user memory. */
 	if (unlikely(ftagent_files_shared(t) ||
-		     ftagent_in_socketcall(task_pt_regs(t))))
+		     ftagent_in_socketcall(task_pt_regs(t)))) {
 		ftagent_note_keys(slot);
+		if (READ_ONCE(*slot) & FTAGENT_MARK_KEYS)
+			ftagent_call_noted();
+	} else if (unlikely(READ_ONCE(*slot) & FTAGENT_MARK_KEYS)) {
+		/* A kept mark (above) must not lend this call its notes. */
+		WRITE_ONCE(*slot, (unsigned long)t);
+		ftagent_call_noted_done();
+	}
 	if (!test_thread_flag(TIF_NOTIFY_RESUME))
 		set_thread_flag(TIF_NOTIFY_RESUME);
 }
@@ -373,9 +379,14 @@ static noinline notrace void ftagent_settle_noted(unsigned long *slot)
 	ftagent_settle_call(&keys);
 }
 
-/* Settle the call marked in @slot, and give the slot up. */
+/*
+ * Settle the call marked in @slot, and give the slot up. The task's
+ * noted bit goes whatever the call noted: one left by a settle that was
+ * lost (below) goes with the next.
+ */
 static __always_inline void ftagent_settle_slot(unsigned long *slot)
 {
+	ftagent_call_noted_done();
 	if (unlikely(READ_ONCE(*slot) & FTAGENT_MARK_KEYS)) {
 		ftagent_settle_noted(slot);
 		return;
@@ -523,17 +534,15 @@ void notrace ftagent_settle_direct(void)
  */
 #define FTAGENT_EW_SEEN_BIT	(BITS_PER_LONG - 1)
 #define FTAGENT_EW_SEEN		BIT(FTAGENT_EW_SEEN_BIT)
-/* FTAGENT_EW_KEYS, the next bit, is in hooks.h: the gate tests it. */
+/*
+ * FTAGENT_EW_KEYS, the next bit, is in hooks.h: the gate tests it, and
+ * the settle path and the kprobe set use it as well (hooks.h).
+ */
 static_assert(BIT(BITS_PER_LONG - 2) == FTAGENT_EW_KEYS);
 #define FTAGENT_EW_OWN		(FTAGENT_EW_SEEN | FTAGENT_EW_KEYS)
 #define FTAGENT_EW_MARK		(FTAGENT_EW_SEEN | SYSCALL_WORK_SYSCALL_TRACEPOINT)
 
 static_assert(!(FTAGENT_EW_OWN & (SYSCALL_WORK_ENTER | SYSCALL_WORK_EXIT)));
-
-static __always_inline unsigned long *ftagent_ew_work(void)
-{
-	return &current_thread_info()->syscall_work;
-}
 
 /* Note the call's descriptors in a slot of @t's; false if none is free. */
 static noinline notrace bool ftagent_ew_note(struct task_struct *t)
@@ -549,7 +558,7 @@ static noinline notrace bool ftagent_ew_note(struct task_struct *t)
 static __always_inline void ftagent_mark_ew(void)
 {
 	struct task_struct *t = current;
-	unsigned long *work = ftagent_ew_work();
+	unsigned long *work = ftagent_syscall_work();
 	unsigned long want = FTAGENT_EW_MARK;
 
 	if (unlikely(t->flags & PF_KTHREAD))
@@ -1051,7 +1060,7 @@ struct ftagent_call_keys *ftagent_ftrace_call_keys(void)
 		return NULL;
 	/* The exit work claims a slot only for a call that notes. */
 	if (READ_ONCE(ftagent_ew_on) &&
-	    !(READ_ONCE(*ftagent_ew_work()) & FTAGENT_EW_KEYS))
+	    !(READ_ONCE(*ftagent_syscall_work()) & FTAGENT_EW_KEYS))
 		return NULL;
 	home = ftagent_home(t);
 	b = ftagent_bucket_at(home, 0);
@@ -1104,7 +1113,7 @@ static noinline notrace void ftagent_sys_keep(void)
 static __always_inline void ftagent_sys_exit_work(struct pt_regs *regs,
 						  long ret)
 {
-	unsigned long *work = ftagent_ew_work();
+	unsigned long *work = ftagent_syscall_work();
 	unsigned long own = READ_ONCE(*work) & FTAGENT_EW_OWN;
 	struct ftagent_hook *hook;
 
@@ -1494,7 +1503,6 @@ static void ftagent_pending_free(void)
 {
 	/* The gate's readers (ftagent_ftrace_call_keys()) run no more. */
 	if (READ_ONCE(ftagent_pending_live)) {
-		WRITE_ONCE(ftagent_ew_noting, false);
 		WRITE_ONCE(ftagent_pending_live, false);
 		synchronize_rcu();
 	}
@@ -1558,7 +1566,6 @@ static int ftagent_ftrace_start(void)
 			ftagent_ew_on = true;
 			/* The tables first: ftagent_ftrace_call_keys(). */
 			smp_store_release(&ftagent_pending_live, true);
-			WRITE_ONCE(ftagent_ew_noting, true);
 			return 0;
 		}
 		if (err == -ENOMEM || ftagent_ftrace_stuck)

@@ -54,6 +54,8 @@ static int ftagent_kret_handler(struct kretprobe_instance *ri,
 	/* Kernel threads make no system calls of their own to count. */
 	if (unlikely(current->flags & PF_KTHREAD))
 		return 0;
+	/* Whatever this call noted: a bit left by a lost return goes too. */
+	ftagent_call_noted_done();
 	ftagent_account(hook->call, task_pt_regs(current),
 			regs_return_value(regs),
 			ftagent_call_keys_any(keys) ? keys : NULL);
@@ -75,8 +77,11 @@ static int ftagent_kret_entry(struct kretprobe_instance *ri,
 		return 0;
 	ftagent_body_begins(task_pt_regs(current));
 	if (unlikely(ftagent_files_shared(current) ||
-		     ftagent_in_socketcall(task_pt_regs(current))))
+		     ftagent_in_socketcall(task_pt_regs(current)))) {
 		ftagent_call_keys_fill(hook->call, task_pt_regs(current), keys);
+		if (ftagent_call_keys_any(keys))
+			ftagent_call_noted();
+	}
 	return 0;
 }
 
