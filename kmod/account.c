@@ -504,7 +504,7 @@ void ftagent_call_keys_seen(struct file *file, unsigned int dir)
 	hook = ftagent_hook_for(uregs);
 	if (!hook)
 		return;
-	/* Most calls noted nothing: the exit work's answers that in a bit. */
+	/* The caller saw the task's noted bit (hooks.h): look the note up. */
 	k = hook->kind == FTAGENT_HOOKS_KPROBE ? ftagent_kprobe_call_keys(hook) :
 						 ftagent_ftrace_call_keys();
 	if (!k || !ftagent_call_keys_any(k))

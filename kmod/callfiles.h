@@ -162,7 +162,10 @@ void ftagent_call_keys_fill(const struct ftagent_call *call,
  */
 void ftagent_call_keys_seen(struct file *file, unsigned int dir);
 
-/* The notes of the current task's traced call, per hook set, or NULL. */
+/*
+ * The notes of the current task's traced call, per hook set, or NULL.
+ * Asked only when the task's noted bit is set (hooks.h).
+ */
 struct ftagent_hook;
 struct ftagent_call_keys *ftagent_ftrace_call_keys(void);
 struct ftagent_call_keys *

@@ -1058,10 +1058,6 @@ struct ftagent_call_keys *ftagent_ftrace_call_keys(void)
 	/* Pairs with the start's release: the tables are there, zeroed. */
 	if (!smp_load_acquire(&ftagent_pending_live))
 		return NULL;
-	/* The exit work claims a slot only for a call that notes. */
-	if (READ_ONCE(ftagent_ew_on) &&
-	    !(READ_ONCE(*ftagent_syscall_work()) & FTAGENT_EW_KEYS))
-		return NULL;
 	home = ftagent_home(t);
 	b = ftagent_bucket_at(home, 0);
 	i = ftagent_mark_of(b, t);
