@@ -272,7 +272,8 @@ int __init ftagent_config_init(void)
 		err = ftagent_gate_interp_check();
 		mutex_unlock(&ftagent_config_mutex);
 		if (err) {
-			pr_err("strict=1: refusing to load without exec rules on interpreters\n");
+			pr_err("strict=1: refusing to load: exec rules on interpreters unavailable (%d)\n",
+			       err);
 			goto err_gate;
 		}
 	}

@@ -1600,12 +1600,14 @@ static bool ftagent_gate_interp_stuck;
  * start, or to its call-depth thunk: callsites.c), once, before the exec
  * point is first hooked; with none the exec point is treated as missing,
  * as on a kernel without the function (DEGRADED, exec rules refused).
- * Only the native load_elf_binary() is searched (the symbol table's
- * first; the ia32 loader in compat_binfmt_elf.c is the same source,
- * built by the same compiler: a whole-program optimiser could treat the
- * two differently, not GCC without LTO). A search that could not read
- * the code, or ran out of memory, says nothing about the kernel: the
- * set is refused (-EBUSY, -ENOMEM) and the next one searches again.
+ * One load_elf_binary() is searched, the symbol table's first: with
+ * CONFIG_COMPAT_BINFMT_ELF there are two (native and ia32, the same
+ * source built by the same compiler: a whole-program optimiser could
+ * treat them differently, not GCC without LTO), and it may be either. A
+ * search that could not read the code, or ran out of memory, says
+ * nothing about the kernel: the set is refused (-EBUSY, -ENOMEM) and the
+ * next one searches again. Another tracer's kprobe on the call itself
+ * hides it, and the exec point is then missing until the next load.
  */
 #define FTAGENT_GATE_INTERP_CALLER "load_elf_binary"
 

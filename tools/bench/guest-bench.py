@@ -501,9 +501,8 @@ def conditions():
                   ["hooks=ftrace", "pretend_missing=io_uring_complete"])]
     cs += [Ftagent("rules_%d" % n, ["hooks=ftrace"], rules=n)
            for n in (1, 100, 10000)]
-    # A gated call on the other return paths: each gated send then asks
-    # the hook set whether its call noted its objects (the kprobe set
-    # walks the task's rethooks, the settle its pending slot).
+    # A gated call on the other return paths (the kprobe set, the
+    # TIF_NOTIFY_RESUME settle), against the same path ungated.
     cs += [Ftagent("rules_1_kprobe", ["hooks=kprobe"], rules=1),
            Ftagent("rules_1_notify_resume", ["hooks=ftrace", "exit_work=0"],
                    rules=1)]

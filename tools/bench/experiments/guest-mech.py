@@ -40,7 +40,7 @@ class Mech(gb.Agent):
         gb.run(["rmmod", "mech"])
 
     def check(self, expected):
-        # floor and fprobe hook pread64 and sendto; tp sees every socket
+        # floor, fprobe, ew and ct hook pread64 and sendto; tp sees every socket
         # send and receive (the sender's and the drained receiver's).
         want = sum(n for c, n in expected.items()
                    if c in (("sendto",) if self.mech == "tp"
@@ -73,8 +73,8 @@ def main():
                  "cmdline": f.read().strip(), "cpus": os.cpu_count()})
     cs = [gb.Agent("none"), gb.Agent("none_aa"),
           gb.Ftagent("standard", ["hooks=ftrace"]),
-          gb.Ftagent("minimal", ["mode=minimal", "hooks=ftrace"]),
-          ] + [Mech(m, m) for m in ARGS.mechs.split(",") if m]
+          gb.Ftagent("minimal", ["mode=minimal", "hooks=ftrace"])]
+    cs += [Mech(m, m) for m in ARGS.mechs.split(",") if m]
     for rnd in range(ARGS.rounds):
         for c in (cs if rnd % 2 == 0 else cs[::-1]):
             gb.log("round %d/%d: %s" % (rnd + 1, ARGS.rounds, c.name))
