@@ -13,6 +13,7 @@
  */
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>
+#include <linux/mutex.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/uaccess.h>
@@ -26,6 +27,96 @@
 #define FTAGENT_INT3		0xcc
 
 /*
+ * A lookup is a kprobe registered disabled (never armed, so no handler
+ * can run) and unregistered at once, and each unregister_kprobe() waits
+ * for a grace period. The module looks up about fifty functions as it
+ * loads: half a second of insmod on a quiet 2-vCPU guest, one grace
+ * period each wherever they are slow. While a batch is held
+ * (ftagent_lookups_hold()), a lookup's probe is parked instead, and the
+ * batch's end unregisters them all with one grace period.
+ *
+ * Parked probes are gone before the module registers a probe of its own
+ * (ftagent_lookups_flush()): one at a parked probe's address would share
+ * an aggregate probe with it, and the aggregate's extra indirection would
+ * stay after the parked probe went.
+ */
+#define FTAGENT_LOOKUPS_PARKED	64
+
+static DEFINE_MUTEX(ftagent_lookups_lock);
+static struct kprobe *ftagent_lookups_parked[FTAGENT_LOOKUPS_PARKED];
+static unsigned int ftagent_lookups_nr;
+static unsigned int ftagent_lookups_held;
+
+/* Under ftagent_lookups_lock. */
+static void ftagent_lookups_unpark(void)
+{
+	unsigned int i;
+
+	if (!ftagent_lookups_nr)
+		return;
+	unregister_kprobes(ftagent_lookups_parked, ftagent_lookups_nr);
+	for (i = 0; i < ftagent_lookups_nr; i++)
+		kfree(ftagent_lookups_parked[i]);
+	ftagent_lookups_nr = 0;
+}
+
+void ftagent_lookups_hold(void)
+{
+	mutex_lock(&ftagent_lookups_lock);
+	ftagent_lookups_held++;
+	mutex_unlock(&ftagent_lookups_lock);
+}
+
+void ftagent_lookups_release(void)
+{
+	mutex_lock(&ftagent_lookups_lock);
+	if (!WARN_ON_ONCE(!ftagent_lookups_held) && !--ftagent_lookups_held)
+		ftagent_lookups_unpark();
+	mutex_unlock(&ftagent_lookups_lock);
+}
+
+void ftagent_lookups_flush(void)
+{
+	mutex_lock(&ftagent_lookups_lock);
+	ftagent_lookups_unpark();
+	mutex_unlock(&ftagent_lookups_lock);
+}
+
+/*
+ * Where @name's code starts, as kprobes place it: a probe registered
+ * disabled, then parked (a batch is held, and there is room) or
+ * unregistered. 0 or register_kprobe()'s error.
+ */
+static int ftagent_lookup_addr(const char *name, unsigned long *addr)
+{
+	struct kprobe *kp = kzalloc(sizeof(*kp), GFP_KERNEL);
+	int err;
+
+	if (!kp)
+		return -ENOMEM;
+	kp->symbol_name = name;
+	kp->flags = KPROBE_FLAG_DISABLED;
+	err = register_kprobe(kp);
+	if (err) {
+		kfree(kp);
+		return err;
+	}
+	*addr = (unsigned long)kp->addr;
+	mutex_lock(&ftagent_lookups_lock);
+	if (ftagent_lookups_held &&
+	    ftagent_lookups_nr < FTAGENT_LOOKUPS_PARKED) {
+		ftagent_lookups_parked[ftagent_lookups_nr++] = kp;
+		kp = NULL;
+	}
+	mutex_unlock(&ftagent_lookups_lock);
+	if (kp) {
+		unregister_kprobe(kp);
+		kfree(kp);
+	}
+	return 0;
+}
+
+/*
  * Where function @name starts and how long it is, from the kernel's
  * symbol table ("name+0x4/0x210": kprobes may place a function's address
  * past its ENDBR). 0, -ENOENT if it is not there (or kprobes refuse it),
@@ -35,8 +126,6 @@
 int ftagent_function_find(const char *name, unsigned long *start,
 			  unsigned long *size)
 {
-	struct kprobe kp = { .symbol_name = name,
-			     .flags = KPROBE_FLAG_DISABLED };
 	size_t len = strlen(name);
 	unsigned long addr, off;
 	char *buf;
@@ -44,12 +133,10 @@ int ftagent_function_find(const char *name, unsigned long *start,
 
 	*start = 0;
 	*size = 0;
-	err = register_kprobe(&kp);
+	err = ftagent_lookup_addr(name, &addr);
 	if (err)
 		return err == -ENOMEM ? err : -ENOENT;
-	addr = (unsigned long)kp.addr;
-	unregister_kprobe(&kp);
-	/* Not on the stack: with the kprobe, over 1 KB under KASAN. */
+	/* Not on the stack: KSYM_SYMBOL_LEN is over 500 bytes. */
 	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;

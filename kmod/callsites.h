@@ -43,4 +43,16 @@ int ftagent_calls_rejoin(const char *caller, const char *callee,
 int ftagent_function_find(const char *name, unsigned long *start,
 			  unsigned long *size);
 
+/*
+ * A batch of lookups (ftagent_function_find() and the callers of
+ * ftagent_callsites()): from hold to release, the lookups' kprobes are
+ * unregistered together, with one grace period, not one each. Batches
+ * nest; the outermost release unregisters. ftagent_lookups_flush()
+ * unregisters the parked ones now: before the module registers a kprobe
+ * of its own. Process context; they sleep.
+ */
+void ftagent_lookups_hold(void);
+void ftagent_lookups_release(void);
+void ftagent_lookups_flush(void);
+
 #endif /* _FTAGENT_CALLSITES_H */

@@ -27,6 +27,7 @@
 
 #include "account.h"
 #include "callfiles.h"
+#include "callsites.h"
 #include "hooks.h"
 #include "kprobe_kept.h"
 #include "memory.h"
@@ -162,6 +163,8 @@ static int ftagent_kprobe_attach(struct ftagent_hook *hook)
 	k->rp.handler = ftagent_kret_handler;
 	k->rp.maxactive = hook->call->maxactive;
 	k->rp.data_size = sizeof(struct ftagent_call_keys);
+	/* Not beside a parked lookup at the same start (callsites.h). */
+	ftagent_lookups_flush();
 	err = register_kretprobe(&k->rp);
 	if (!err) {
 		k->bytes = ftagent_kretprobe_bytes(&k->rp);

@@ -13,6 +13,7 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 
+#include "callsites.h"
 #include "config.h"
 #include "eventfs.h"
 #include "ftagent.h"
@@ -21,7 +22,10 @@ static int __init ftagent_init(void)
 {
 	int err;
 
+	/* The hooks' lookups, with one grace period for all (callsites.h). */
+	ftagent_lookups_hold();
 	err = ftagent_config_init();
+	ftagent_lookups_release();
 	if (err)
 		goto err_out;
 

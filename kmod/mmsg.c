@@ -1033,6 +1033,10 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 		kp->addr = (kprobe_opcode_t *)(sites[i] +
 					       (c->at_call ? 0 : FTAGENT_CALL_LEN));
 		kp->pre_handler = c->handler;
+		/*
+		 * No ftagent_lookups_flush(): a call site is inside its
+		 * caller, never where a parked lookup's probe is.
+		 */
 		err = register_kprobe(kp);
 		/* Not an instruction boundary: bytes inside another one. */
 		if (err == -EILSEQ) {

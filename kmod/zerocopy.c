@@ -51,6 +51,7 @@
 #include <net/tcp.h>
 
 #include "account.h"
+#include "callsites.h"
 #include "counters.h"
 #include "kprobe_kept.h"
 #include "memory.h"
@@ -186,6 +187,8 @@ int ftagent_zerocopy_init(bool strict)
 	 */
 	rp->maxactive = ftagent_zc_maxactive();
 	atomic_long_set(&ftagent_zc_missed_seen, 0);
+	/* Not beside a parked lookup at the same start (callsites.h). */
+	ftagent_lookups_flush();
 	err = register_kretprobe(rp);
 	if (!err) {
 		WRITE_ONCE(ftagent_zc_bytes,

@@ -11,7 +11,8 @@
  * Leaves the module loaded, as the runner found it.
  *
  * First, with the runner's load: every function ftrace has hooked is the
- * only text symbol of its name.
+ * only text symbol of its name; and a load leaves none of the kprobes it
+ * finds functions with.
  *
  * Last: a call that was already inside the kernel when the module loaded
  * is not counted by it (it saw no entry), while calls begun after the
@@ -208,6 +209,44 @@ TEST(hooked_functions_have_no_namesake)
 		       names[i]);
 	}
 	TH_LOG("%d hooked functions, each the only one of its name", n);
+}
+
+/* Disabled kprobes registered now (debugfs's list of all kprobes). */
+static int disabled_kprobes(void)
+{
+	const char *list = "/sys/kernel/debug/kprobes/list";
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	if (access(list, R_OK))
+		mount("debugfs", "/sys/kernel/debug", "debugfs", 0, NULL);
+	f = fopen(list, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, "[DISABLED]") != NULL;
+	fclose(f);
+	return n;
+}
+
+/*
+ * The module finds the functions it hooks with kprobes registered
+ * disabled, and unregisters them in one batch as its load ends
+ * (kmod/callsites.c): none is left behind, with either hook set.
+ */
+TEST(lookups_leave_no_kprobe_behind)
+{
+	int before, after;
+
+	ASSERT_EQ(0, ft_unload_module());
+	before = disabled_kprobes();
+	ASSERT_LE(0, before) TH_LOG("no kprobes list in debugfs");
+	ASSERT_EQ(0, ft_reload_module(NULL));
+	after = disabled_kprobes();
+	EXPECT_EQ(before, after)
+	TH_LOG("%d disabled kprobes before the load, %d after", before,
+	       after);
 }
 
 FIXTURE(cycles){};
