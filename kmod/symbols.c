@@ -38,6 +38,7 @@
 #include <linux/string.h>
 #include <net/genetlink.h>
 
+#include "callsites.h"
 #include "compat/net.h"
 #include "gate.h"
 #include "hooks.h"
@@ -270,6 +271,31 @@ int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name)
 	err = ftagent_ftrace_filter(ops, name);
 	/* ftrace_set_filter() says EINVAL when no function matches. */
 	if (err == -EINVAL && i >= 0) {
+		ftagent_symbol_gone(i);
+		return -ENOENT;
+	}
+	return err;
+}
+
+int ftagent_symbol_filter_at(struct ftrace_ops *ops, const char *name,
+			     unsigned long *start, unsigned long *size)
+{
+	int i = ftagent_internal_index(name);
+	int err;
+
+	*start = 0;
+	*size = 0;
+	if (i >= 0 && test_bit(i, &ftagent_missing))
+		return -ENOENT;
+	err = ftagent_function_find(name, start, size);
+	if (!err)
+		err = ftrace_set_filter_ip(ops, *start, 0, 0);
+	if (err) {
+		*start = 0;
+		*size = 0;
+	}
+	/* Not there, or not traceable there (EINVAL). */
+	if ((err == -ENOENT || err == -EINVAL) && i >= 0) {
 		ftagent_symbol_gone(i);
 		return -ENOENT;
 	}

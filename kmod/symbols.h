@@ -29,6 +29,14 @@ int ftagent_symbols_init(bool strict);
 int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name);
 
 /*
+ * The same, by address only, and where @name's code is: @start and @size
+ * (0 and 0 on any error), for an ops shared by several functions whose
+ * callback tells them apart by the address it is called from.
+ */
+int ftagent_symbol_filter_at(struct ftrace_ops *ops, const char *name,
+			     unsigned long *start, unsigned long *size);
+
+/*
  * Internal @name is there but cannot be used as its feature needs (the
  * caller has said why in the log): its feature is off and GET_STATUS
  * names it MISSING.
