@@ -36,9 +36,14 @@
  * batch's end unregisters them all with one grace period.
  *
  * Parked probes are gone before the module registers a probe of its own
- * (ftagent_lookups_flush()): one at a parked probe's address would share
- * an aggregate probe with it, and the aggregate's extra indirection would
- * stay after the parked probe went.
+ * at a function's start (ftagent_lookups_flush()): one at a parked
+ * probe's address would share an aggregate probe with it, and the
+ * aggregate's extra indirection would stay after the parked probe went.
+ * Kprobes aggregate the other way round as well, which the module cannot
+ * avoid: a lookup of a function where a probe is already on (another
+ * tool's, or zerocopy.c's when the gate hooks the same function), or
+ * another tool's probe put on a function while its lookup is parked
+ * during a load, leaves that probe behind one more indirect call.
  */
 #define FTAGENT_LOOKUPS_PARKED	64
 
@@ -82,12 +87,7 @@ void ftagent_lookups_flush(void)
 	mutex_unlock(&ftagent_lookups_lock);
 }
 
-/*
- * Where @name's code starts, as kprobes place it: a probe registered
- * disabled, then parked (a batch is held, and there is room) or
- * unregistered. 0 or register_kprobe()'s error.
- */
-static int ftagent_lookup_addr(const char *name, unsigned long *addr)
+int ftagent_symbol_addr(const char *name, unsigned long *addr)
 {
 	struct kprobe *kp = kzalloc(sizeof(*kp), GFP_KERNEL);
 	int err;
@@ -133,7 +133,7 @@ int ftagent_function_find(const char *name, unsigned long *start,
 
 	*start = 0;
 	*size = 0;
-	err = ftagent_lookup_addr(name, &addr);
+	err = ftagent_symbol_addr(name, &addr);
 	if (err)
 		return err == -ENOMEM ? err : -ENOENT;
 	/* Not on the stack: KSYM_SYMBOL_LEN is over 500 bytes. */

@@ -44,6 +44,15 @@ int ftagent_function_find(const char *name, unsigned long *start,
 			  unsigned long *size);
 
 /*
+ * Where function @name's code starts, as kprobes place it (past an
+ * ENDBR): a kprobe registered disabled, then parked while a batch is
+ * held (below) or unregistered. 0, or register_kprobe()'s error as it
+ * is (-ENOENT: no such symbol; others: kprobes refuse it, or cannot).
+ * Process context.
+ */
+int ftagent_symbol_addr(const char *name, unsigned long *addr);
+
+/*
  * A batch of lookups (ftagent_function_find() and the callers of
  * ftagent_callsites()): from hold to release, the lookups' kprobes are
  * unregistered together, with one grace period, not one each. Batches

@@ -913,9 +913,9 @@ static void notrace ftagent_iouring_submit_probe(void *data,
 /*
  * The functions io_uring's counting hooks, on one ftrace_ops whose
  * callback finds each call's function by its address. One ops, not one
- * each: taking an ops off waits for two RCU-tasks grace periods, and
- * eleven of them made most of an unload's time (a tenth of a second each
- * on a quiet 2-vCPU guest, more on a busy host).
+ * each: taking an ops off waits for two RCU-tasks grace periods, and the
+ * eight a 6.1 kernel needs were a third of an unload (a tenth of a second
+ * each on a quiet 2-vCPU guest, more on a busy host).
  */
 enum ftagent_iouring_hook {
 	FTAGENT_IOUR_HOOK_POST,
@@ -937,16 +937,18 @@ struct ftagent_iouring_fn {
 	bool both;		/* either mode */
 	/* Missing (said at load), it costs only its faulting copies */
 	bool optional;
-	/*
-	 * Where its code is, while it is in the ops's filter (size 0: not).
-	 * Set before the ops is on, cleared once it is off for good.
-	 */
-	unsigned long start;
-	unsigned long size;
 };
 
-/* The most frequent first: the callback looks them up in this order. */
-static struct ftagent_iouring_fn ftagent_iouring_fns[] = {
+/*
+ * The busiest first, as the callback looks them up in the order they
+ * are filtered: sock_read_iter() runs for every read of a socket and
+ * do_splice() for every splice(), io_uring or not.
+ */
+static const struct ftagent_iouring_fn ftagent_iouring_fns[] = {
+	{ .symbol = "sock_read_iter", .both = true, .optional = true,
+	  .hook = FTAGENT_IOUR_HOOK_SOCK_READ },
+	{ .symbol = "do_splice", .both = true,
+	  .hook = FTAGENT_IOUR_HOOK_DO_SPLICE },
 	{ .symbol = "io_req_complete_post", .funnel = true,
 	  .hook = FTAGENT_IOUR_HOOK_POST },
 	{ .symbol = "__io_submit_flush_completions", .funnel = false,
@@ -959,17 +961,28 @@ static struct ftagent_iouring_fn ftagent_iouring_fns[] = {
 	  .hook = FTAGENT_IOUR_HOOK_RECV },
 	{ .symbol = "io_recvmsg", .both = true,
 	  .hook = FTAGENT_IOUR_HOOK_RECV },
-	{ .symbol = "sock_read_iter", .both = true, .optional = true,
-	  .hook = FTAGENT_IOUR_HOOK_SOCK_READ },
 	{ .symbol = "io_splice", .both = true,
 	  .hook = FTAGENT_IOUR_HOOK_SPLICE },
-	{ .symbol = "do_splice", .both = true,
-	  .hook = FTAGENT_IOUR_HOOK_DO_SPLICE },
 	{ .symbol = "io_accept", .funnel = true,
 	  .hook = FTAGENT_IOUR_HOOK_HANDLER },
 	{ .symbol = "io_req_cqe_overflow", .funnel = false,
 	  .hook = FTAGENT_IOUR_HOOK_OVERFLOW },
 };
+
+/*
+ * Where each filtered function's code is, in the order above: written
+ * before the ops goes on, never while it may be called (the ops is put
+ * on once, and a stuck one keeps them for good).
+ */
+struct ftagent_iouring_range {
+	unsigned long start;
+	unsigned long size;
+	enum ftagent_iouring_hook hook;
+};
+
+static struct ftagent_iouring_range
+	ftagent_iouring_ranges[ARRAY_SIZE(ftagent_iouring_fns)];
+static unsigned int ftagent_iouring_nr_ranges;
 
 /*
  * The ops's callback: the function @ip is in, then its hook, called
@@ -980,15 +993,14 @@ static void notrace ftagent_iouring_dispatch(unsigned long ip,
 					     struct ftrace_ops *op,
 					     struct ftrace_regs *fregs)
 {
-	const struct ftagent_iouring_fn *f = ftagent_iouring_fns;
-	const struct ftagent_iouring_fn *end =
-		f + ARRAY_SIZE(ftagent_iouring_fns);
+	const struct ftagent_iouring_range *r = ftagent_iouring_ranges;
+	const struct ftagent_iouring_range *end = r + ftagent_iouring_nr_ranges;
 
-	while (f < end && ip - f->start >= f->size)
-		f++;
-	if (f == end)
+	while (r < end && ip - r->start >= r->size)
+		r++;
+	if (r == end)
 		return;
-	switch (f->hook) {
+	switch (r->hook) {
 	case FTAGENT_IOUR_HOOK_POST:
 		ftagent_iouring_post_hook(ip, parent_ip, op, fregs);
 		break;
@@ -1057,16 +1069,13 @@ static struct ftagent_iouring_tp ftagent_iouring_tps[] = {
  */
 static bool ftagent_iouring_funnels(void)
 {
-	struct kprobe kp = { .symbol_name = "io_req_complete_post",
-			     .flags = KPROBE_FLAG_DISABLED };
 	static int funnels = -1;
+	unsigned long addr;
 	int err;
 
 	if (funnels >= 0)
 		return funnels;
-	err = register_kprobe(&kp);
-	if (!err)
-		unregister_kprobe(&kp);
+	err = ftagent_symbol_addr("io_req_complete_post", &addr);
 	if (!err || err == -ENOENT)
 		funnels = !err;
 	else
@@ -1089,6 +1098,22 @@ bool ftagent_iouring_needs(const char *name)
 	return true;
 }
 
+/* Whether @r's function is one already filtered. */
+static bool ftagent_iouring_overlaps(const struct ftagent_iouring_range *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < ftagent_iouring_nr_ranges; i++) {
+		const struct ftagent_iouring_range *o =
+			&ftagent_iouring_ranges[i];
+
+		if (r->start < o->start + o->size &&
+		    o->start < r->start + r->size)
+			return true;
+	}
+	return false;
+}
+
 /* Take every hook off; the filters stay until exit. */
 static void ftagent_iouring_unhook(void)
 {
@@ -1102,10 +1127,11 @@ static void ftagent_iouring_unhook(void)
 		t->registered = false;
 	}
 	/*
-	 * All the functions at once, in one ftrace update: do_splice's hook,
-	 * which relies on io_splice's links, never runs without it. Refused,
-	 * the ops may still be called: its filter and the functions' places
-	 * stay, for good (ftagent_stuck()).
+	 * All the functions at once, in one ftrace update (do_splice's hook
+	 * finds no link for a request io_splice() began before the ops went
+	 * on, and charges nothing for it). Refused, the ops may still be
+	 * called: its filter and the functions' places stay, for good
+	 * (ftagent_stuck()).
 	 */
 	if (ftagent_iouring_ops_registered) {
 		int err = unregister_ftrace_function(&ftagent_iouring_ops);
@@ -1205,7 +1231,9 @@ int ftagent_iouring_init(bool strict)
 		ftagent_symbol_unusable("io_complete_rw");
 	}
 	for (i = 0; i < ARRAY_SIZE(ftagent_iouring_fns); i++) {
-		struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
+		const struct ftagent_iouring_fn *f = &ftagent_iouring_fns[i];
+		struct ftagent_iouring_range *r =
+			&ftagent_iouring_ranges[ftagent_iouring_nr_ranges];
 
 		if (!f->both && f->funnel != funnels)
 			continue;
@@ -1213,7 +1241,7 @@ int ftagent_iouring_init(bool strict)
 		    !ftagent_io_complete_rw)
 			continue;
 		err = ftagent_symbol_filter_at(&ftagent_iouring_ops, f->symbol,
-					       &f->start, &f->size);
+					       &r->start, &r->size);
 		ftagent_iouring_ops_filtered = true;
 		if (err == -ENOENT && f->optional)
 			continue;
@@ -1225,10 +1253,19 @@ int ftagent_iouring_init(bool strict)
 			ftagent_iouring_unhook();
 			return 0;
 		}
+		/* Two names for one function: one of the hooks would not run. */
+		if (!err && ftagent_iouring_overlaps(r))
+			err = -EINVAL;
 		if (err)
 			return ftagent_iouring_off("function", f->symbol, err,
 						   strict);
+		r->hook = f->hook;
+		ftagent_iouring_nr_ranges++;
 	}
+	/* Every mode needs functions that are not optional. */
+	if (WARN_ON_ONCE(!ftagent_iouring_nr_ranges))
+		return ftagent_iouring_off("functions", "of io_uring", -EINVAL,
+					   strict);
 	err = ftagent_ftrace_on(&ftagent_iouring_ops);
 	if (err)
 		return ftagent_iouring_off("functions", "of io_uring", err,

@@ -1034,8 +1034,11 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 					       (c->at_call ? 0 : FTAGENT_CALL_LEN));
 		kp->pre_handler = c->handler;
 		/*
-		 * No ftagent_lookups_flush(): a call site is inside its
-		 * caller, never where a parked lookup's probe is.
+		 * No ftagent_lookups_flush(): parked lookups sit at a
+		 * function's start (past its ENDBR), and a call or return
+		 * site is inside its caller, past the caller's start; a
+		 * return site could only be the next function's start after
+		 * a call that never returns, and these callees return.
 		 */
 		err = register_kprobe(kp);
 		/* Not an instruction boundary: bytes inside another one. */

@@ -288,6 +288,14 @@ int ftagent_symbol_filter_at(struct ftrace_ops *ops, const char *name,
 	if (i >= 0 && test_bit(i, &ftagent_missing))
 		return -ENOENT;
 	err = ftagent_function_find(name, start, size);
+	/*
+	 * No kprobe found it (kprobes refuse some functions ftrace traces):
+	 * not missing if the name matches a traceable function, but this
+	 * hook cannot tell it apart. The caller's feature goes, said as a
+	 * failure to attach; strict=1 refuses the load.
+	 */
+	if (err == -ENOENT && ftagent_traceable(name))
+		return -EOPNOTSUPP;
 	if (!err)
 		err = ftrace_set_filter_ip(ops, *start, 0, 0);
 	if (err) {
