@@ -433,7 +433,8 @@ lint-shell:
 	shellcheck -x tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
 		tools/guest/init tools/demo/guest-demo tests/run-check \
 		tests/run-check-debug tools/debug-kernel/build \
-		tools/test-kernels tools/build-module tests/dkms/roundtrip \
+		tools/test-kernels tools/build-module tools/bench/load-cycles \
+		tests/dkms/roundtrip \
 		tests/compat/check-features tests/selftests/repeat-lockdown \
 		tests/selftests/guest-run tools/check-abi tools/check-versions \
 		tests/host/ftagentd_cli.sh tests/host/spec_check.sh \
