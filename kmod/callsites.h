@@ -37,8 +37,8 @@ int ftagent_calls_rejoin(const char *caller, const char *callee,
 /*
  * Where function @name starts (a static one too), as a pointer to it
  * would hold it, and its length: 0, or -ENOENT if the symbol table has no
- * such function (@start and @size 0), or -ENOMEM if the lookup could not
- * allocate. Process context.
+ * such function or kprobes refuse it (@start and @size 0), or -ENOMEM if
+ * the lookup could not allocate. Process context.
  */
 int ftagent_function_find(const char *name, unsigned long *start,
 			  unsigned long *size);
@@ -46,8 +46,9 @@ int ftagent_function_find(const char *name, unsigned long *start,
 /*
  * Where function @name's code starts, as kprobes place it (past an
  * ENDBR): a kprobe registered disabled, then parked while a batch is
- * held (below) or unregistered. 0, or register_kprobe()'s error as it
- * is (-ENOENT: no such symbol; others: kprobes refuse it, or cannot).
+ * held (below) or unregistered. 0, -ENOMEM, or register_kprobe()'s
+ * error as it is (-ENOENT: no such symbol; others: kprobes refuse it,
+ * or cannot).
  * Process context.
  */
 int ftagent_symbol_addr(const char *name, unsigned long *addr);

@@ -65,7 +65,6 @@
 #include <linux/ftrace.h>
 #include <linux/io_uring.h>
 #include <linux/hash.h>
-#include <linux/kprobes.h>
 #include <linux/mm.h>
 #include <linux/percpu.h>
 #include <linux/sched.h>
@@ -1127,11 +1126,9 @@ static void ftagent_iouring_unhook(void)
 		t->registered = false;
 	}
 	/*
-	 * All the functions at once, in one ftrace update (do_splice's hook
-	 * finds no link for a request io_splice() began before the ops went
-	 * on, and charges nothing for it). Refused, the ops may still be
-	 * called: its filter and the functions' places stay, for good
-	 * (ftagent_stuck()).
+	 * All the functions at once, in one ftrace update. Refused, the ops
+	 * may still be called: its filter and the functions' places stay,
+	 * for good (ftagent_stuck()).
 	 */
 	if (ftagent_iouring_ops_registered) {
 		int err = unregister_ftrace_function(&ftagent_iouring_ops);
@@ -1245,6 +1242,13 @@ int ftagent_iouring_init(bool strict)
 		ftagent_iouring_ops_filtered = true;
 		if (err == -ENOENT && f->optional)
 			continue;
+		/* Optional, and no kprobe finds it: only its own work goes. */
+		if (err == -EOPNOTSUPP && f->optional && !strict) {
+			pr_warn("io_uring: cannot attach function %s (%d): its work goes uncounted\n",
+				f->symbol, err);
+			ftagent_symbol_unusable(f->symbol);
+			continue;
+		}
 		if (err == -ENOENT) {
 			/*
 			 * Said once (symbols.c), and the feature is off: count

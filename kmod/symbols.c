@@ -204,6 +204,25 @@ static bool ftagent_pretend_missing(const char *name)
 	return false;
 }
 
+/*
+ * Whether ftrace's own scan of every traceable function matches @name:
+ * 0, -ENOMEM, or the scan's error (-EINVAL: no match).
+ */
+static int ftagent_traceable_by_name(const char *name)
+{
+	struct ftrace_ops *scratch;
+	int err;
+
+	scratch = kzalloc(sizeof(*scratch), GFP_KERNEL);
+	if (!scratch)
+		return -ENOMEM;
+	err = ftrace_set_filter(scratch, (unsigned char *)name, strlen(name),
+				0);
+	ftrace_free_filter(scratch);
+	kfree(scratch);
+	return err;
+}
+
 /* Whether ftrace can hook @name: the filter every later hook sets. */
 bool ftagent_traceable(const char *name)
 {
@@ -294,8 +313,14 @@ int ftagent_symbol_filter_at(struct ftrace_ops *ops, const char *name,
 	 * hook cannot tell it apart. The caller's feature goes, said as a
 	 * failure to attach; strict=1 refuses the load.
 	 */
-	if (err == -ENOENT && ftagent_traceable(name))
-		return -EOPNOTSUPP;
+	if (err == -ENOENT) {
+		err = ftagent_traceable_by_name(name);
+		if (!err)
+			return -EOPNOTSUPP;
+		if (err == -ENOMEM)
+			return err;
+		err = -ENOENT;
+	}
 	if (!err)
 		err = ftrace_set_filter_ip(ops, *start, 0, 0);
 	if (err) {
