@@ -45,14 +45,17 @@
  * another tool's probe put on a function while its lookup is parked
  * during a load, leaves that probe behind one more indirect call.
  */
-#define FTAGENT_LOOKUPS_PARKED	64
+#define FTAGENT_LOOKUPS_PARKED	128
 
 static DEFINE_MUTEX(ftagent_lookups_lock);
 static struct kprobe *ftagent_lookups_parked[FTAGENT_LOOKUPS_PARKED];
 static unsigned int ftagent_lookups_nr;
 static unsigned int ftagent_lookups_held;
 
-/* Under ftagent_lookups_lock. */
+/*
+ * Under ftagent_lookups_lock, through a grace period: nothing else takes
+ * that lock but a load's lookups, which run one after another.
+ */
 static void ftagent_lookups_unpark(void)
 {
 	unsigned int i;
@@ -75,8 +78,11 @@ void ftagent_lookups_hold(void)
 void ftagent_lookups_release(void)
 {
 	mutex_lock(&ftagent_lookups_lock);
-	if (!WARN_ON_ONCE(!ftagent_lookups_held) && !--ftagent_lookups_held)
-		ftagent_lookups_unpark();
+	if (!WARN_ON_ONCE(!ftagent_lookups_held)) {
+		ftagent_lookups_held--;
+		if (!ftagent_lookups_held)
+			ftagent_lookups_unpark();
+	}
 	mutex_unlock(&ftagent_lookups_lock);
 }
 
@@ -102,9 +108,13 @@ int ftagent_symbol_addr(const char *name, unsigned long *addr)
 		return err;
 	}
 	*addr = (unsigned long)kp->addr;
+	/* Only the address is used from here on: @name need not outlive it. */
+	kp->symbol_name = NULL;
 	mutex_lock(&ftagent_lookups_lock);
-	if (ftagent_lookups_held &&
-	    ftagent_lookups_nr < FTAGENT_LOOKUPS_PARKED) {
+	if (ftagent_lookups_held) {
+		/* A full batch goes first: one grace period per batch. */
+		if (ftagent_lookups_nr == FTAGENT_LOOKUPS_PARKED)
+			ftagent_lookups_unpark();
 		ftagent_lookups_parked[ftagent_lookups_nr++] = kp;
 		kp = NULL;
 	}
@@ -142,7 +152,8 @@ int ftagent_function_find(const char *name, unsigned long *start,
 		return -ENOMEM;
 	sprint_symbol(buf, addr);
 	if (!strncmp(buf, name, len) && buf[len] == '+' &&
-	    sscanf(buf + len + 1, "%lx/%lx", &off, size) == 2 && off <= addr)
+	    sscanf(buf + len + 1, "%lx/%lx", &off, size) == 2 && off <= addr &&
+	    off < *size)
 		*start = addr - off;
 	else
 		*size = 0;
@@ -156,9 +167,9 @@ int ftagent_function_find(const char *name, unsigned long *start,
  * points every direct call at accounting code in the padding before the
  * callee, which the symbol table names __pfx_<callee>.
  */
-static bool ftagent_starts(unsigned long target, const char *callee)
+static bool ftagent_starts(unsigned long target, const char *callee,
+			   char buf[KSYM_SYMBOL_LEN])
 {
-	char buf[KSYM_SYMBOL_LEN];
 	size_t len = strlen(callee);
 	const char *name = buf;
 
@@ -176,6 +187,7 @@ int ftagent_callsites(const char *caller, const char *callee,
 	unsigned long start, size, i;
 	unsigned int n = 0;
 	int err = 0;
+	char *buf;
 	u8 *text;
 
 	err = ftagent_function_find(caller, &start, &size);
@@ -184,11 +196,14 @@ int ftagent_callsites(const char *caller, const char *callee,
 	if (size < FTAGENT_CALL_LEN || size > FTAGENT_MAX_TEXT)
 		return -ENOENT;
 	text = kmalloc(size, GFP_KERNEL);
-	if (!text)
-		return -ENOMEM;
+	buf = kmalloc(KSYM_SYMBOL_LEN, GFP_KERNEL);
+	if (!text || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
 	if (copy_from_kernel_nofault(text, (void *)start, size)) {
-		kfree(text);
-		return -EFAULT;
+		err = -EFAULT;
+		goto out;
 	}
 	for (i = 0; i + FTAGENT_CALL_LEN <= size; i++) {
 		unsigned long ret_site = start + i + FTAGENT_CALL_LEN;
@@ -197,7 +212,7 @@ int ftagent_callsites(const char *caller, const char *callee,
 		if (text[i] != FTAGENT_CALL_REL32)
 			continue;
 		memcpy(&rel, text + i + 1, sizeof(rel));
-		if (!ftagent_starts(ret_site + rel, callee))
+		if (!ftagent_starts(ret_site + rel, callee, buf))
 			continue;
 		if (n == max) {
 			err = -E2BIG;
@@ -205,6 +220,8 @@ int ftagent_callsites(const char *caller, const char *callee,
 		}
 		sites[n++] = start + i;
 	}
+out:
+	kfree(buf);
 	kfree(text);
 	return err ? err : n;
 }

@@ -917,7 +917,8 @@ static void notrace ftagent_iouring_submit_probe(void *data,
  * each on a quiet 2-vCPU guest, more on a busy host).
  */
 enum ftagent_iouring_hook {
-	FTAGENT_IOUR_HOOK_POST,
+	/* 0 is none: a table entry that forgot its hook is refused. */
+	FTAGENT_IOUR_HOOK_POST = 1,
 	FTAGENT_IOUR_HOOK_BATCH,
 	FTAGENT_IOUR_HOOK_FLUSH,
 	FTAGENT_IOUR_HOOK_POST_CQE,
@@ -1128,7 +1129,10 @@ static void ftagent_iouring_unhook(void)
 	/*
 	 * All the functions at once, in one ftrace update. Refused, the ops
 	 * may still be called: its filter and the functions' places stay,
-	 * for good (ftagent_stuck()).
+	 * for good (ftagent_stuck()). No order among them either way (one
+	 * text_poke batch): do_splice()'s hook may run without io_splice()'s
+	 * for a moment, and ftagent_splice_link_take() checks the task, the
+	 * output and the length, so a stale link is never used.
 	 */
 	if (ftagent_iouring_ops_registered) {
 		int err = unregister_ftrace_function(&ftagent_iouring_ops);
@@ -1234,6 +1238,9 @@ int ftagent_iouring_init(bool strict)
 
 		if (!f->both && f->funnel != funnels)
 			continue;
+		if (WARN_ON_ONCE(!f->hook))
+			return ftagent_iouring_off("function", f->symbol,
+						   -EINVAL, strict);
 		if (f->hook == FTAGENT_IOUR_HOOK_SOCK_READ &&
 		    !ftagent_io_complete_rw)
 			continue;

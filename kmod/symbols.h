@@ -31,7 +31,14 @@ int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name);
 /*
  * The same, by address only, and where @name's code is: @start and @size
  * (0 and 0 on any error), for an ops shared by several functions whose
- * callback tells them apart by the address it is called from.
+ * callback tells them apart by the address it is called from. The
+ * address comes from a kprobe lookup, and there is no by-name fallback:
+ * a function ftrace traces but kprobes refuse (a kernel without
+ * CONFIG_KPROBES, a blacklisted function, another name at its address)
+ * gives -EOPNOTSUPP, and its feature goes (strict=1: the load fails).
+ * Debian's kernels have none of these for the functions filtered so.
+ * Under memory pressure the by-name check behind that answer can take an
+ * allocation failure for a match, and say -EOPNOTSUPP for -ENOMEM.
  */
 int ftagent_symbol_filter_at(struct ftrace_ops *ops, const char *name,
 			     unsigned long *start, unsigned long *size);
