@@ -357,50 +357,67 @@ out:
 	preempt_enable_notrace();
 }
 
-struct ftagent_aio_fn {
-	const char *symbol;
-	struct ftrace_ops ops;
-	bool filtered;		/* a filter was set: freed once, at exit */
-	bool registered;
+/*
+ * Both functions on one ftrace_ops, whose callback tells them apart by
+ * the address it is called from: taking an ops off waits for two
+ * RCU-tasks grace periods, a tenth of a second of every unload here.
+ * They go on and off together, in one ftrace update: a completion whose
+ * request was noted before they went on finds no note and is not
+ * counted, as for a request submitted before the load.
+ */
+enum { FTAGENT_AIO_PREP, FTAGENT_AIO_COMPLETE, FTAGENT_AIO_FNS };
+
+static const char *const ftagent_aio_symbols[FTAGENT_AIO_FNS] = {
+	[FTAGENT_AIO_PREP] = "aio_prep_rw",
+	[FTAGENT_AIO_COMPLETE] = "aio_complete_rw",
 };
 
-/* The note first: a completion never comes before its request's note. */
-static struct ftagent_aio_fn ftagent_aio_fns[] = {
-	{ .symbol = "aio_prep_rw",
-	  .ops = { .func = ftagent_aio_prep_hook,
-		   .flags = FTRACE_OPS_FL_RECURSION } },
-	{ .symbol = "aio_complete_rw",
-	  .ops = { .func = ftagent_aio_complete_hook,
-		   .flags = FTRACE_OPS_FL_RECURSION } },
+/* Where each function's code is: set before the ops goes on. */
+static struct {
+	unsigned long start;
+	unsigned long size;
+} ftagent_aio_code[FTAGENT_AIO_FNS];
+
+static void notrace ftagent_aio_hook(unsigned long ip, unsigned long parent_ip,
+				     struct ftrace_ops *op,
+				     struct ftrace_regs *fregs)
+{
+	if (ip - ftagent_aio_code[FTAGENT_AIO_PREP].start <
+	    ftagent_aio_code[FTAGENT_AIO_PREP].size)
+		ftagent_aio_prep_hook(ip, parent_ip, op, fregs);
+	else if (ip - ftagent_aio_code[FTAGENT_AIO_COMPLETE].start <
+		 ftagent_aio_code[FTAGENT_AIO_COMPLETE].size)
+		ftagent_aio_complete_hook(ip, parent_ip, op, fregs);
+}
+
+static struct ftrace_ops ftagent_aio_ops = {
+	.func = ftagent_aio_hook,
+	.flags = FTRACE_OPS_FL_RECURSION,
 };
+
+static bool ftagent_aio_filtered;	/* a filter was set: freed at exit */
+static bool ftagent_aio_registered;
 
 /*
- * Take the hooks off, the completion's first: with only the note's on,
- * a new request could take a stale note's slot and no one would charge
- * it. unregister_ftrace_function() waits for running callbacks, so no
- * count is queued after it. False if a hook stays on for good
- * (ftagent_stuck()).
+ * Take the hooks off. unregister_ftrace_function() waits for running
+ * callbacks, so no count is queued after it. False if they stay on for
+ * good (ftagent_stuck()).
  */
 static bool ftagent_aio_unhook(void)
 {
 	bool off = true;
-	int i;
 
-	for (i = ARRAY_SIZE(ftagent_aio_fns) - 1; i >= 0 && off; i--) {
-		struct ftagent_aio_fn *f = &ftagent_aio_fns[i];
+	if (ftagent_aio_registered) {
+		int err = unregister_ftrace_function(&ftagent_aio_ops);
 
-		/* A completion hook left on needs its notes: stop there. */
-		if (f->registered) {
-			int err = unregister_ftrace_function(&f->ops);
-
-			if (err) {
-				ftagent_stuck(f->symbol, err);
-				f->filtered = false;
-				off = false;
-				continue;
-			}
+		if (err) {
+			/* Still called: its filter and code places stay. */
+			ftagent_stuck("aio hooks", err);
+			ftagent_aio_filtered = false;
+			off = false;
+		} else {
+			ftagent_aio_registered = false;
 		}
-		f->registered = false;
 	}
 	/* Nothing queues any more: the last counts are added. */
 	if (off)
@@ -426,16 +443,11 @@ static void ftagent_aio_free_tables(bool off)
 void ftagent_aio_exit(void)
 {
 	bool off = ftagent_aio_unhook();
-	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(ftagent_aio_fns); i++) {
-		struct ftagent_aio_fn *f = &ftagent_aio_fns[i];
-
-		/* One ftrace would not take off still reads its filter. */
-		if (f->filtered && !f->registered)
-			ftrace_free_filter(&f->ops);
-		f->filtered = false;
-	}
+	/* An ops ftrace would not take off still reads its filter. */
+	if (ftagent_aio_filtered && off)
+		ftrace_free_filter(&ftagent_aio_ops);
+	ftagent_aio_filtered = false;
 	ftagent_aio_free_tables(off);
 }
 
@@ -488,23 +500,27 @@ int ftagent_aio_init(bool strict)
 		raw_spin_lock_init(&ftagent_aio_locks[i].lock);
 	for (i = 0; i < FTAGENT_AIO_POOL; i++)
 		llist_add(&ftagent_aio_pool[i].node, &ftagent_aio_free);
-	for (i = 0; i < ARRAY_SIZE(ftagent_aio_fns); i++) {
-		struct ftagent_aio_fn *f = &ftagent_aio_fns[i];
-
-		err = ftagent_symbol_filter(&f->ops, f->symbol);
-		f->filtered = true;
+	for (i = 0; i < FTAGENT_AIO_FNS; i++) {
+		err = ftagent_symbol_filter_at(&ftagent_aio_ops,
+					       ftagent_aio_symbols[i],
+					       &ftagent_aio_code[i].start,
+					       &ftagent_aio_code[i].size);
+		ftagent_aio_filtered = true;
 		if (err == -ENOENT) {
 			/* Said once (symbols.c); the feature is off. */
 			ftagent_aio_free_tables(ftagent_aio_unhook());
 			return 0;
 		}
-		if (!err)
-			err = ftagent_ftrace_on(&f->ops);
 		if (err)
-			return ftagent_aio_off("function", f->symbol, err,
+			return ftagent_aio_off("function",
+					       ftagent_aio_symbols[i], err,
 					       strict);
-		f->registered = true;
 	}
+	err = ftagent_ftrace_on(&ftagent_aio_ops);
+	if (err)
+		return ftagent_aio_off("functions", "of Linux AIO", err,
+				       strict);
+	ftagent_aio_registered = true;
 	return 0;
 }
 

@@ -536,20 +536,42 @@ static struct ftagent_tp ftagent_tps[] = {
 	  .feature = -1 },
 };
 
-struct ftagent_fn_hook {
-	const char *symbol;
-	struct ftrace_ops ops;
-	bool registered;
+/*
+ * Both functions on one ftrace_ops, whose callback tells them apart by
+ * the address it is called from: taking an ops off waits for two
+ * RCU-tasks grace periods, a tenth of a second of every unload here.
+ */
+enum { FTAGENT_FN_EXIT, FTAGENT_FN_SOCK_CLOSE, FTAGENT_FNS };
+
+static const char *const ftagent_fn_symbols[FTAGENT_FNS] = {
+	[FTAGENT_FN_EXIT] = "acct_process",
+	[FTAGENT_FN_SOCK_CLOSE] = "sock_close",
 };
 
-static struct ftagent_fn_hook ftagent_fn_hooks[] = {
-	{ .symbol = "acct_process",
-	  .ops = { .func = ftagent_exit_hook,
-		   .flags = FTRACE_OPS_FL_RECURSION } },
-	{ .symbol = "sock_close",
-	  .ops = { .func = ftagent_sock_close_hook,
-		   .flags = FTRACE_OPS_FL_RECURSION } },
+/* Where each function's code is (0 and 0: not hooked), set before. */
+static struct {
+	unsigned long start;
+	unsigned long size;
+} ftagent_fn_code[FTAGENT_FNS];
+
+static void notrace ftagent_fn_hook(unsigned long ip, unsigned long parent_ip,
+				    struct ftrace_ops *op,
+				    struct ftrace_regs *fregs)
+{
+	if (ip - ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].start <
+	    ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].size)
+		ftagent_sock_close_hook(ip, parent_ip, op, fregs);
+	else if (ip - ftagent_fn_code[FTAGENT_FN_EXIT].start <
+		 ftagent_fn_code[FTAGENT_FN_EXIT].size)
+		ftagent_exit_hook(ip, parent_ip, op, fregs);
+}
+
+static struct ftrace_ops ftagent_fn_ops = {
+	.func = ftagent_fn_hook,
+	.flags = FTRACE_OPS_FL_RECURSION,
 };
+
+static bool ftagent_fn_filtered, ftagent_fn_registered;
 
 void ftagent_lifecycle_exit(void)
 {
@@ -560,16 +582,13 @@ void ftagent_lifecycle_exit(void)
 					    ftagent_exit_fallback_probe, NULL);
 	ftagent_exit_fallback_tp = NULL;
 
-	for (i = 0; i < ARRAY_SIZE(ftagent_fn_hooks); i++) {
-		struct ftagent_fn_hook *h = &ftagent_fn_hooks[i];
-
-		/* Refused: the ops and its filter stay (ftagent_stuck()). */
-		if (!h->registered)
-			ftrace_free_filter(&h->ops);
-		else
-			ftagent_ftrace_off(&h->ops, h->symbol);
-		h->registered = false;
-	}
+	/* Refused: the ops and its filter stay (ftagent_stuck()). */
+	if (ftagent_fn_registered)
+		ftagent_ftrace_off(&ftagent_fn_ops, "exit and socket close");
+	else if (ftagent_fn_filtered)
+		ftrace_free_filter(&ftagent_fn_ops);
+	ftagent_fn_registered = false;
+	ftagent_fn_filtered = false;
 	for (i = 0; i < ARRAY_SIZE(ftagent_tps); i++) {
 		if (ftagent_tps[i].registered)
 			tracepoint_probe_unregister(ftagent_tps[i].tp,
@@ -599,23 +618,37 @@ int ftagent_lifecycle_init(void)
 		}
 		t->registered = true;
 	}
-	for (i = 0; i < ARRAY_SIZE(ftagent_fn_hooks); i++) {
-		struct ftagent_fn_hook *h = &ftagent_fn_hooks[i];
+	for (i = 0; i < FTAGENT_FNS; i++) {
+		const char *symbol = ftagent_fn_symbols[i];
 
-		err = ftagent_symbol_filter(&h->ops, h->symbol);
-		if (err == -ENOENT) {
-			/* Not on this kernel: its records go (symbols.c). */
-			ftrace_free_filter(&h->ops);
+		err = ftagent_symbol_filter_at(&ftagent_fn_ops, symbol,
+					       &ftagent_fn_code[i].start,
+					       &ftagent_fn_code[i].size);
+		ftagent_fn_filtered = true;
+		/* Not on this kernel: its records go (symbols.c). */
+		if (err == -ENOENT)
+			continue;
+		/* Traceable, but no kprobe finds where: its records go. */
+		if (err == -EOPNOTSUPP) {
+			pr_warn("lifecycle: cannot trace %s: %d\n", symbol,
+				err);
+			ftagent_symbol_unusable(symbol);
 			continue;
 		}
-		if (!err)
-			err = ftagent_ftrace_on(&h->ops);
 		if (err) {
-			pr_err("lifecycle: cannot trace %s: %d\n", h->symbol,
+			pr_err("lifecycle: cannot trace %s: %d\n", symbol, err);
+			goto err;
+		}
+	}
+	if (ftagent_fn_code[FTAGENT_FN_EXIT].size ||
+	    ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].size) {
+		err = ftagent_ftrace_on(&ftagent_fn_ops);
+		if (err) {
+			pr_err("lifecycle: cannot trace process exits and socket closes: %d\n",
 			       err);
 			goto err;
 		}
-		h->registered = true;
+		ftagent_fn_registered = true;
 	}
 	if (ftagent_feature_off(FTAGENT_FEATURE_EXIT_RECORDS)) {
 		struct tracepoint *tp = ftagent_tracepoint("sched_process_exit");
