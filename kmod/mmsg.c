@@ -1033,8 +1033,6 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 		kp->addr = (kprobe_opcode_t *)(sites[i] +
 					       (c->at_call ? 0 : FTAGENT_CALL_LEN));
 		kp->pre_handler = c->handler;
-		/* Armed with the others once all are found (ftagent_mmsg_arm()). */
-		kp->flags = KPROBE_FLAG_DISABLED;
 		/*
 		 * No ftagent_lookups_flush(): parked lookups sit at a
 		 * function's start (past its ENDBR), and a call or return
@@ -1220,36 +1218,6 @@ static int ftagent_mmsg_watch_faults(bool strict)
 	return 0;
 }
 
-/*
- * Arm every probe the load registered. They are registered disabled: an
- * armed probe inside a function is queued for the kprobe optimizer, which
- * runs a few jiffies later and holds kprobe_mutex through a Tasks RCU
- * grace period, and every lookup the load makes meanwhile (a kprobe
- * registered, callsites.c) waits for it. Armed one by one among those
- * lookups they made the optimizer run six times in one load on 6.1;
- * armed together, once. Before the hooks are attached, as before, so a
- * traced call sees the probes all on or all off.
- */
-static int ftagent_mmsg_arm(void)
-{
-	unsigned int i, j;
-	int err;
-
-	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
-		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
-
-		for (j = 0; j < c->nr_kps; j++) {
-			err = enable_kprobe(&c->kps[j]);
-			if (err) {
-				pr_warn("cannot arm the probe on %s at %pS (%d)\n",
-					c->caller, c->kps[j].addr, err);
-				return err;
-			}
-		}
-	}
-	return 0;
-}
-
 static struct tracepoint *ftagent_mmsg_exit_tp;
 
 /* The slots and their spill counts, while they are there. */
@@ -1338,21 +1306,6 @@ int ftagent_mmsg_init(bool strict)
 	if (err) {
 		ftagent_mmsg_exit();
 		return err;
-	}
-	err = ftagent_mmsg_arm();
-	if (err) {
-		ftagent_mmsg_exit();
-		if (ftagent_setup_fails(err, strict)) {
-			pr_err("socket byte counts: probes not armed (%d): %s\n",
-			       err, ftagent_setup_why(err, strict));
-			return err;
-		}
-		pr_warn("socket byte counts: probes not armed (%d): *mmsg lengths are read from the caller's memory, failed receives charge no bytes\n",
-			err);
-		for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++)
-			ftagent_symbol_unusable(ftagent_mmsg_callers[i].caller);
-		ftagent_symbol_unusable("do_recvmmsg");
-		return 0;
 	}
 	WRITE_ONCE(ftagent_mmsg_exact, true);
 	return 0;
