@@ -1033,6 +1033,8 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 		kp->addr = (kprobe_opcode_t *)(sites[i] +
 					       (c->at_call ? 0 : FTAGENT_CALL_LEN));
 		kp->pre_handler = c->handler;
+		/* Armed with the others once all are found (ftagent_mmsg_arm()). */
+		kp->flags = KPROBE_FLAG_DISABLED;
 		/*
 		 * No ftagent_lookups_flush(): parked lookups sit at a
 		 * function's start (past its ENDBR), and a call or return
@@ -1218,6 +1220,80 @@ static int ftagent_mmsg_watch_faults(bool strict)
 	return 0;
 }
 
+/*
+ * The *mmsg lengths go whole (DEGRADED, their functions MISSING). Not
+ * io_uring's receives: marked, those names would turn all of io_uring
+ * counting off (ftagent_mmsg_probe_iour()).
+ */
+static void ftagent_mmsg_unusable(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++)
+		if (!ftagent_mmsg_callers[i].iour &&
+		    !ftagent_mmsg_callers[i].iour_result)
+			ftagent_symbol_unusable(ftagent_mmsg_callers[i].caller);
+	ftagent_symbol_unusable("do_recvmmsg");
+}
+
+/*
+ * Arm one probe registered disabled: 0 once it is seen armed (its first
+ * byte is no longer the instruction's: a breakpoint, or already the
+ * optimizer's jump), or registered again enabled. enable_kprobe() cannot
+ * arm anything while root has every kprobe disarmed (debugfs
+ * kprobes/enabled 0), and then leaves the optimizer's aggregate around
+ * the probe disabled, which root's re-arm skips: the probe would stay
+ * dead until a reload. A probe registered enabled is armed by the re-arm.
+ * Another probe's breakpoint, or a jump, already there is taken the same
+ * slower way.
+ */
+static int ftagent_mmsg_arm_one(struct kprobe *kp)
+{
+	u8 before, after;
+	int err;
+
+	if (copy_from_kernel_nofault(&before, kp->addr, 1))
+		return -EFAULT;
+	err = enable_kprobe(kp);
+	if (err)
+		return err;
+	if (!copy_from_kernel_nofault(&after, kp->addr, 1) && after != before)
+		return 0;
+	unregister_kprobe(kp);
+	kp->flags = 0;
+	return register_kprobe(kp);
+}
+
+/*
+ * Arm every probe the load registered. They are registered disabled: an
+ * armed probe inside a function is queued for the kprobe optimizer, which
+ * runs a few jiffies later and holds kprobe_mutex through a Tasks RCU
+ * grace period, and every lookup the load makes meanwhile (a kprobe
+ * registered, callsites.c) waits for it. Armed one by one among those
+ * lookups they made the optimizer run six times in one load on 6.1;
+ * armed together, about once. Before the hooks are attached, as before,
+ * so a traced call sees the probes all on or all off.
+ */
+static int ftagent_mmsg_arm(void)
+{
+	unsigned int i, j;
+	int err;
+
+	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
+		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
+
+		for (j = 0; j < c->nr_kps; j++) {
+			err = ftagent_mmsg_arm_one(&c->kps[j]);
+			if (err) {
+				pr_warn("cannot arm the probe on %s at %pS (%d)\n",
+					c->caller, c->kps[j].addr, err);
+				return err;
+			}
+		}
+	}
+	return 0;
+}
+
 static struct tracepoint *ftagent_mmsg_exit_tp;
 
 /* The slots and their spill counts, while they are there. */
@@ -1263,9 +1339,7 @@ int ftagent_mmsg_init(bool strict)
 		}
 		pr_warn("socket byte counts: no table or entry hook (%d): *mmsg lengths are read from the caller's memory, failed receives charge no bytes\n",
 			err);
-		for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++)
-			ftagent_symbol_unusable(ftagent_mmsg_callers[i].caller);
-		ftagent_symbol_unusable("do_recvmmsg");
+		ftagent_mmsg_unusable();
 		return 0;
 	}
 	/* Received bytes: the tracepoint if there is one, else kprobes. */
@@ -1306,6 +1380,19 @@ int ftagent_mmsg_init(bool strict)
 	if (err) {
 		ftagent_mmsg_exit();
 		return err;
+	}
+	err = ftagent_mmsg_arm();
+	if (err) {
+		ftagent_mmsg_exit();
+		if (ftagent_setup_fails(err, strict)) {
+			pr_err("socket byte counts: probes not armed (%d): %s\n",
+			       err, ftagent_setup_why(err, strict));
+			return err;
+		}
+		pr_warn("socket byte counts: probes not armed (%d): *mmsg lengths are read from the caller's memory, failed receives charge no bytes\n",
+			err);
+		ftagent_mmsg_unusable();
+		return 0;
 	}
 	WRITE_ONCE(ftagent_mmsg_exact, true);
 	return 0;
