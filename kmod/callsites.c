@@ -47,14 +47,33 @@
  */
 #define FTAGENT_LOOKUPS_PARKED	128
 
+/*
+ * While a batch is held, each name found is also kept with its address,
+ * until the outermost release. A load looks some up several times
+ * (io_recvmsg six times on 6.1), and a lookup is a kprobe registration,
+ * which waits for kprobe_mutex while the kprobe optimizer holds it
+ * through a Tasks RCU grace period; the optimizer runs a few jiffies
+ * after a probe inside a function is armed (mmsg.c), and each lookup
+ * made meanwhile waits for that pass.
+ */
+#define FTAGENT_LOOKUPS_KEPT	128
+
+struct ftagent_lookup_kept {
+	char *name;
+	unsigned long addr;
+};
+
 static DEFINE_MUTEX(ftagent_lookups_lock);
 static struct kprobe *ftagent_lookups_parked[FTAGENT_LOOKUPS_PARKED];
 static unsigned int ftagent_lookups_nr;
 static unsigned int ftagent_lookups_held;
+static struct ftagent_lookup_kept ftagent_lookups_kept[FTAGENT_LOOKUPS_KEPT];
+static unsigned int ftagent_lookups_nr_kept;
 
 /*
- * Under ftagent_lookups_lock, through a grace period: nothing else takes
- * that lock but a load's lookups, which run one after another.
+ * Under ftagent_lookups_lock, through a grace period: held by lookups
+ * and flushes only, which do not wait for each other's grace periods
+ * anywhere else.
  */
 static void ftagent_lookups_unpark(void)
 {
@@ -80,8 +99,11 @@ void ftagent_lookups_release(void)
 	mutex_lock(&ftagent_lookups_lock);
 	if (!WARN_ON_ONCE(!ftagent_lookups_held)) {
 		ftagent_lookups_held--;
-		if (!ftagent_lookups_held)
+		if (!ftagent_lookups_held) {
 			ftagent_lookups_unpark();
+			while (ftagent_lookups_nr_kept)
+				kfree(ftagent_lookups_kept[--ftagent_lookups_nr_kept].name);
+		}
 	}
 	mutex_unlock(&ftagent_lookups_lock);
 }
@@ -93,11 +115,47 @@ void ftagent_lookups_flush(void)
 	mutex_unlock(&ftagent_lookups_lock);
 }
 
+/* Under ftagent_lookups_lock: @name's address, if a held batch has it. */
+static bool ftagent_lookups_known(const char *name, unsigned long *addr)
+{
+	unsigned int i;
+
+	for (i = 0; i < ftagent_lookups_nr_kept; i++) {
+		if (!strcmp(ftagent_lookups_kept[i].name, name)) {
+			*addr = ftagent_lookups_kept[i].addr;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Under ftagent_lookups_lock, with a batch held. Full, it is not kept. */
+static void ftagent_lookups_keep(const char *name, unsigned long addr)
+{
+	struct ftagent_lookup_kept *k;
+
+	if (ftagent_lookups_nr_kept == FTAGENT_LOOKUPS_KEPT)
+		return;
+	k = &ftagent_lookups_kept[ftagent_lookups_nr_kept];
+	k->name = kstrdup(name, GFP_KERNEL);
+	if (!k->name)
+		return;		/* looked up again next time */
+	k->addr = addr;
+	ftagent_lookups_nr_kept++;
+}
+
 int ftagent_symbol_addr(const char *name, unsigned long *addr)
 {
-	struct kprobe *kp = kzalloc(sizeof(*kp), GFP_KERNEL);
+	struct kprobe *kp;
+	bool known;
 	int err;
 
+	mutex_lock(&ftagent_lookups_lock);
+	known = ftagent_lookups_held && ftagent_lookups_known(name, addr);
+	mutex_unlock(&ftagent_lookups_lock);
+	if (known)
+		return 0;
+	kp = kzalloc(sizeof(*kp), GFP_KERNEL);
 	if (!kp)
 		return -ENOMEM;
 	kp->symbol_name = name;
@@ -112,6 +170,7 @@ int ftagent_symbol_addr(const char *name, unsigned long *addr)
 	kp->symbol_name = NULL;
 	mutex_lock(&ftagent_lookups_lock);
 	if (ftagent_lookups_held) {
+		ftagent_lookups_keep(name, *addr);
 		/* A full batch goes first: one grace period per batch. */
 		if (ftagent_lookups_nr == FTAGENT_LOOKUPS_PARKED)
 			ftagent_lookups_unpark();

@@ -46,7 +46,8 @@ int ftagent_function_find(const char *name, unsigned long *start,
 /*
  * Where function @name's code starts, as kprobes place it (past an
  * ENDBR): a kprobe registered disabled, then parked while a batch is
- * held (below) or unregistered. 0, -ENOMEM, or register_kprobe()'s
+ * held (below) or unregistered; while a batch is held, a name found
+ * before is answered from the batch. 0, -ENOMEM, or register_kprobe()'s
  * error as it is (-ENOENT: no such symbol; others: kprobes refuse it,
  * or cannot).
  * Process context.
@@ -56,8 +57,9 @@ int ftagent_symbol_addr(const char *name, unsigned long *addr);
 /*
  * A batch of lookups (ftagent_function_find() and the callers of
  * ftagent_callsites()): from hold to release, the lookups' kprobes are
- * unregistered together, with one grace period, not one each. Batches
- * nest; the outermost release unregisters. ftagent_lookups_flush()
+ * unregistered together, with one grace period, not one each, and each
+ * name is looked up once. Batches nest; the outermost release
+ * unregisters and forgets the names. ftagent_lookups_flush()
  * unregisters the parked ones now: before the module registers a kprobe
  * of its own. Process context; they sleep.
  */
