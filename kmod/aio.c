@@ -362,7 +362,7 @@ out:
  * the address it is called from: taking an ops off waits for two
  * RCU-tasks grace periods, a tenth of a second of every unload here.
  * They go on and off together, in one ftrace update: a completion whose
- * request was noted before they went on finds no note and is not
+ * request was prepared before they went on finds no note and is not
  * counted, as for a request submitted before the load.
  */
 enum { FTAGENT_AIO_PREP, FTAGENT_AIO_COMPLETE, FTAGENT_AIO_FNS };
@@ -412,7 +412,7 @@ static bool ftagent_aio_unhook(void)
 
 		if (err) {
 			/* Still called: its filter and code places stay. */
-			ftagent_stuck("aio hooks", err);
+			ftagent_stuck("Linux AIO", err);
 			ftagent_aio_filtered = false;
 			off = false;
 		} else {

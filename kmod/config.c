@@ -250,7 +250,7 @@ int __init ftagent_config_init(void)
 	mutex_unlock(&ftagent_config_mutex);
 	if (err)
 		goto err_hooks;
-	err = ftagent_lifecycle_init();
+	err = ftagent_lifecycle_init(strict);
 	if (err)
 		goto err_hooks;
 	/* A failed init leaves filters and its table: exit frees them. */

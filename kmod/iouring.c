@@ -1138,7 +1138,7 @@ static void ftagent_iouring_unhook(void)
 		int err = unregister_ftrace_function(&ftagent_iouring_ops);
 
 		if (err) {
-			ftagent_stuck("io_uring hooks", err);
+			ftagent_stuck("io_uring", err);
 			ftagent_iouring_ops_filtered = false;
 		}
 	}

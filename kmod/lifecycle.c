@@ -5,13 +5,14 @@
  * Where each comes from:
  *  - fork, exec: the sched_process_fork and sched_process_exec
  *    tracepoints (processes only: a new thread is not a fork event);
- *  - exit: an ftrace_ops on acct_process(), which do_exit() calls once,
+ *  - exit: a hook on acct_process(), which do_exit() calls once,
  *    in the last thread of a process, after the exit code is set: the
  *    sched_process_exit tracepoint fires per thread and cannot tell
  *    which thread is the last when two exit at once;
- *  - socket close: an ftrace_ops on sock_close(), the release of a
- *    socket's file, so a close by exit, by dup2() or by the last of
- *    several descriptors is seen, whoever drops it;
+ *  - socket close: a hook on sock_close(), the release of a socket's
+ *    file, so a close by exit, by dup2() or by the last of several
+ *    descriptors is seen, whoever drops it (the two hooks share one
+ *    ftrace_ops);
  *  - bind, listen, connect, accept and open: the traced syscalls, when
  *    they return (account.c calls in here).
  * task_rename keeps the excluded processes current (filters.c).
@@ -548,7 +549,10 @@ static const char *const ftagent_fn_symbols[FTAGENT_FNS] = {
 	[FTAGENT_FN_SOCK_CLOSE] = "sock_close",
 };
 
-/* Where each function's code is (0 and 0: not hooked), set before. */
+/*
+ * Where each function's code is (0 and 0: not hooked): written before
+ * the ops goes on, never while it may be called.
+ */
 static struct {
 	unsigned long start;
 	unsigned long size;
@@ -599,7 +603,7 @@ void ftagent_lifecycle_exit(void)
 	tracepoint_synchronize_unregister();
 }
 
-int ftagent_lifecycle_init(void)
+int ftagent_lifecycle_init(bool strict)
 {
 	unsigned int i;
 	int err;
@@ -628,15 +632,21 @@ int ftagent_lifecycle_init(void)
 		/* Not on this kernel: its records go (symbols.c). */
 		if (err == -ENOENT)
 			continue;
-		/* Traceable, but no kprobe finds where: its records go. */
-		if (err == -EOPNOTSUPP) {
-			pr_warn("lifecycle: cannot trace %s: %d\n", symbol,
-				err);
+		/*
+		 * Traceable, but no kprobe finds where (symbols.h): its
+		 * records go, named as missing; strict=1 refuses the load.
+		 */
+		if (err == -EOPNOTSUPP && !strict) {
+			pr_warn("lifecycle: cannot find %s (%d): %s records are not written\n",
+				symbol, err,
+				i == FTAGENT_FN_EXIT ? "exit" : "close");
 			ftagent_symbol_unusable(symbol);
 			continue;
 		}
 		if (err) {
-			pr_err("lifecycle: cannot trace %s: %d\n", symbol, err);
+			pr_err("lifecycle: cannot trace %s (%d)%s\n", symbol, err,
+			       err == -EOPNOTSUPP ?
+			       ": strict=1 refuses the load" : "");
 			goto err;
 		}
 	}

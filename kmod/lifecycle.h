@@ -13,7 +13,7 @@ struct file;
 struct socket;
 struct task_struct;
 
-int ftagent_lifecycle_init(void);
+int ftagent_lifecycle_init(bool strict);
 void ftagent_lifecycle_exit(void);
 
 /*
