@@ -1071,7 +1071,8 @@ ftagent_mmsg_unprobe(bool (*which)(const struct ftagent_mmsg_caller *c))
 		if (which && !which(c))
 			continue;
 		for (j = 0; j < c->nr_kps; j++)
-			kps[n++] = &c->kps[j];
+			if (c->kps[j].addr)	/* NULL: not registered */
+				kps[n++] = &c->kps[j];
 		c->nr_kps = 0;
 	}
 	/*
@@ -1090,10 +1091,13 @@ static void ftagent_mmsg_unprobe_one(struct ftagent_mmsg_caller *c)
 	struct kprobe *kps[FTAGENT_MMSG_SITES];
 	unsigned int j;
 
+	unsigned int n = 0;
+
 	for (j = 0; j < c->nr_kps; j++)
-		kps[j] = &c->kps[j];
-	if (c->nr_kps)
-		unregister_kprobes(kps, c->nr_kps);
+		if (c->kps[j].addr)	/* NULL: not registered */
+			kps[n++] = &c->kps[j];
+	if (n)
+		unregister_kprobes(kps, n);
 	c->nr_kps = 0;
 }
 
@@ -1229,10 +1233,14 @@ static void ftagent_mmsg_unusable(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++)
-		if (!ftagent_mmsg_callers[i].iour &&
-		    !ftagent_mmsg_callers[i].iour_result)
-			ftagent_symbol_unusable(ftagent_mmsg_callers[i].caller);
+	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
+		const struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
+
+		if (!c->iour && !c->iour_result)
+			ftagent_symbol_unusable(c->caller);
+		else if (c->report)
+			ftagent_symbol_unusable(c->report);
+	}
 	ftagent_symbol_unusable("do_recvmmsg");
 }
 
@@ -1247,7 +1255,7 @@ static void ftagent_mmsg_unusable(void)
  * Another probe's breakpoint, or a jump, already there is taken the same
  * slower way.
  */
-static int ftagent_mmsg_arm_one(struct kprobe *kp)
+static int ftagent_mmsg_arm_one(struct kprobe *kp, bool *unarmed)
 {
 	u8 before, after;
 	int err;
@@ -1261,7 +1269,15 @@ static int ftagent_mmsg_arm_one(struct kprobe *kp)
 		return 0;
 	unregister_kprobe(kp);
 	kp->flags = 0;
-	return register_kprobe(kp);
+	err = register_kprobe(kp);
+	if (err) {
+		kp->addr = NULL;	/* not registered: not unregistered */
+		return err;
+	}
+	/* Still not armed: root has every kprobe disarmed (said below). */
+	if (copy_from_kernel_nofault(&after, kp->addr, 1) || after == before)
+		*unarmed = true;
+	return 0;
 }
 
 /*
@@ -1276,6 +1292,7 @@ static int ftagent_mmsg_arm_one(struct kprobe *kp)
  */
 static int ftagent_mmsg_arm(void)
 {
+	bool unarmed = false;
 	unsigned int i, j;
 	int err;
 
@@ -1283,14 +1300,16 @@ static int ftagent_mmsg_arm(void)
 		struct ftagent_mmsg_caller *c = &ftagent_mmsg_callers[i];
 
 		for (j = 0; j < c->nr_kps; j++) {
-			err = ftagent_mmsg_arm_one(&c->kps[j]);
+			err = ftagent_mmsg_arm_one(&c->kps[j], &unarmed);
 			if (err) {
-				pr_warn("cannot arm the probe on %s at %pS (%d)\n",
-					c->caller, c->kps[j].addr, err);
+				pr_warn("cannot arm the probe on %s (%d)\n",
+					c->caller, err);
 				return err;
 			}
 		}
 	}
+	if (unarmed)
+		pr_warn("kprobes are disarmed (debugfs kprobes/enabled): the bytes these probes see go uncounted until they are armed again\n");
 	return 0;
 }
 

@@ -348,13 +348,30 @@ static int kprobes_enabled(const char *value)
 	return ok ? 0 : -1;
 }
 
+/* Whether the kernel log has a line with @what after @kmsg's position. */
+static bool kmsg_has(int kmsg, const char *what)
+{
+	char rec[1024];
+	ssize_t n;
+
+	while ((n = read(kmsg, rec, sizeof(rec) - 1)) > 0 ||
+	       (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;	/* overwritten records: read on */
+		rec[n] = '\0';
+		if (strstr(rec, what))
+			return true;
+	}
+	return false;
+}
+
 /*
  * A load while root has every kprobe disarmed (debugfs kprobes/enabled
  * 0). The module registers its *mmsg probes disabled and arms them
  * together at the end of its set-up; the kernel cannot arm them then,
- * and root's re-arm skips a probe left disabled. Once root arms kprobes
- * again, a sendmmsg and a recvmmsg must be counted exactly: the probes
- * are on, not trusted while dead.
+ * and root's re-arm skips a probe left disabled. The load says that
+ * kprobes are disarmed; once root arms them again, a sendmmsg and a
+ * recvmmsg must be counted exactly: the probes are on.
  */
 TEST_RELOADS(probes_come_on_when_root_arms_kprobes_after_the_load)
 {
@@ -363,8 +380,9 @@ TEST_RELOADS(probes_come_on_when_root_arms_kprobes_after_the_load)
 	struct ft_counters fc = {0};
 	struct sockaddr_in a;
 	struct ft_totals t;
-	int rx, tx, reload, rearm;
+	int rx, tx, reload, rearm, kmsg;
 	char *buf, *rbuf;
+	bool said;
 
 	buf = calloc(NMSG, 4096);
 	rbuf = calloc(NMSG, 4096);
@@ -376,12 +394,18 @@ TEST_RELOADS(probes_come_on_when_root_arms_kprobes_after_the_load)
 	ASSERT_LE(0, tx);
 	ASSERT_EQ(0, connect(tx, (struct sockaddr *)&a, sizeof(a)));
 
+	kmsg = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, kmsg);
+	ASSERT_LE(0, lseek(kmsg, 0, SEEK_END));
 	ASSERT_EQ(0, kprobes_enabled("0")) TH_LOG("no %s", KPROBES_ENABLED);
 	reload = ft_reload_module(NULL);
 	/* On again before anything can fail: the rest of the run needs it. */
 	rearm = kprobes_enabled("1");
 	ASSERT_EQ(0, reload);
 	ASSERT_EQ(0, rearm);
+	said = kmsg_has(kmsg, "ftagent: kprobes are disarmed");
+	close(kmsg);
+	EXPECT_TRUE(said) TH_LOG("the load did not say kprobes were disarmed");
 
 	fill_vector(vec, iov, buf, false);
 	ASSERT_EQ(NMSG, sendmmsg(tx, vec, NMSG, 0));
