@@ -245,8 +245,7 @@ TEST(lookups_leave_no_kprobe_behind)
 	ASSERT_EQ(0, ft_reload_module(NULL));
 	after = disabled_kprobes();
 	EXPECT_EQ(before, after)
-	TH_LOG("%d disabled kprobes before the load, %d after", before,
-	       after);
+	TH_LOG("%d disabled kprobes before the load, %d after", before, after);
 }
 
 FIXTURE(cycles){};
