@@ -373,20 +373,15 @@ static const char *const ftagent_aio_symbols[FTAGENT_AIO_FNS] = {
 };
 
 /* Where each function's code is: set before the ops goes on. */
-static struct {
-	unsigned long start;
-	unsigned long size;
-} ftagent_aio_code[FTAGENT_AIO_FNS];
+static struct ftagent_code ftagent_aio_code[FTAGENT_AIO_FNS];
 
 static void notrace ftagent_aio_hook(unsigned long ip, unsigned long parent_ip,
 				     struct ftrace_ops *op,
 				     struct ftrace_regs *fregs)
 {
-	if (ip - ftagent_aio_code[FTAGENT_AIO_PREP].start <
-	    ftagent_aio_code[FTAGENT_AIO_PREP].size)
+	if (ftagent_code_has(&ftagent_aio_code[FTAGENT_AIO_PREP], ip))
 		ftagent_aio_prep_hook(ip, parent_ip, op, fregs);
-	else if (ip - ftagent_aio_code[FTAGENT_AIO_COMPLETE].start <
-		 ftagent_aio_code[FTAGENT_AIO_COMPLETE].size)
+	else if (ftagent_code_has(&ftagent_aio_code[FTAGENT_AIO_COMPLETE], ip))
 		ftagent_aio_complete_hook(ip, parent_ip, op, fregs);
 }
 

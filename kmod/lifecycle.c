@@ -553,20 +553,15 @@ static const char *const ftagent_fn_symbols[FTAGENT_FNS] = {
  * Where each function's code is (0 and 0: not hooked): written before
  * the ops goes on, never while it may be called.
  */
-static struct {
-	unsigned long start;
-	unsigned long size;
-} ftagent_fn_code[FTAGENT_FNS];
+static struct ftagent_code ftagent_fn_code[FTAGENT_FNS];
 
 static void notrace ftagent_fn_hook(unsigned long ip, unsigned long parent_ip,
 				    struct ftrace_ops *op,
 				    struct ftrace_regs *fregs)
 {
-	if (ip - ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].start <
-	    ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].size)
+	if (ftagent_code_has(&ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE], ip))
 		ftagent_sock_close_hook(ip, parent_ip, op, fregs);
-	else if (ip - ftagent_fn_code[FTAGENT_FN_EXIT].start <
-		 ftagent_fn_code[FTAGENT_FN_EXIT].size)
+	else if (ftagent_code_has(&ftagent_fn_code[FTAGENT_FN_EXIT], ip))
 		ftagent_exit_hook(ip, parent_ip, op, fregs);
 }
 

@@ -43,6 +43,19 @@ int ftagent_symbol_filter(struct ftrace_ops *ops, const char *name);
 int ftagent_symbol_filter_at(struct ftrace_ops *ops, const char *name,
 			     unsigned long *start, unsigned long *size);
 
+/* Where a function's code is, as filter_at found it (0 and 0: nowhere). */
+struct ftagent_code {
+	unsigned long start;
+	unsigned long size;
+};
+
+/* Whether @ip, an ops callback's address, is inside @code. */
+static inline bool ftagent_code_has(const struct ftagent_code *code,
+				    unsigned long ip)
+{
+	return ip - code->start < code->size;
+}
+
 /*
  * Internal @name is there but cannot be used as its feature needs (the
  * caller has said why in the log): its feature is off and GET_STATUS
