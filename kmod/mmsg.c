@@ -1245,6 +1245,25 @@ static void ftagent_mmsg_unusable(void)
 }
 
 /*
+ * The *mmsg lengths' set-up failed with @err (@why says where): the load
+ * fails (strict=1, or out of memory), or they go whole and the module
+ * reads the lengths from the caller's memory.
+ */
+static int ftagent_mmsg_off(const char *why, int err, bool strict)
+{
+	ftagent_mmsg_exit();
+	if (ftagent_setup_fails(err, strict)) {
+		pr_err("socket byte counts: %s (%d): %s\n", why, err,
+		       ftagent_setup_why(err, strict));
+		return err;
+	}
+	pr_warn("socket byte counts: %s (%d): *mmsg lengths are read from the caller's memory, failed receives charge no bytes\n",
+		why, err);
+	ftagent_mmsg_unusable();
+	return 0;
+}
+
+/*
  * Arm one probe registered disabled: 0 once it is seen armed (its first
  * byte is no longer the instruction's: a breakpoint, or already the
  * optimizer's jump), or registered again enabled. enable_kprobe() cannot
@@ -1349,18 +1368,8 @@ int ftagent_mmsg_init(bool strict)
 		ftagent_mmsg_exit_tp = NULL;
 	if (!err)
 		err = ftagent_mmsg_entry_start();
-	if (err) {
-		ftagent_mmsg_exit();
-		if (ftagent_setup_fails(err, strict)) {
-			pr_err("socket byte counts: no table or entry hook (%d): %s\n",
-			       err, ftagent_setup_why(err, strict));
-			return err;
-		}
-		pr_warn("socket byte counts: no table or entry hook (%d): *mmsg lengths are read from the caller's memory, failed receives charge no bytes\n",
-			err);
-		ftagent_mmsg_unusable();
-		return 0;
-	}
+	if (err)
+		return ftagent_mmsg_off("no table or entry hook", err, strict);
 	/* Received bytes: the tracepoint if there is one, else kprobes. */
 	ftagent_mmsg_recv_tp = ftagent_tracepoint("sock_recv_length");
 	err = ftagent_mmsg_recv_tp ?
@@ -1401,18 +1410,8 @@ int ftagent_mmsg_init(bool strict)
 		return err;
 	}
 	err = ftagent_mmsg_arm();
-	if (err) {
-		ftagent_mmsg_exit();
-		if (ftagent_setup_fails(err, strict)) {
-			pr_err("socket byte counts: probes not armed (%d): %s\n",
-			       err, ftagent_setup_why(err, strict));
-			return err;
-		}
-		pr_warn("socket byte counts: probes not armed (%d): *mmsg lengths are read from the caller's memory, failed receives charge no bytes\n",
-			err);
-		ftagent_mmsg_unusable();
-		return 0;
-	}
+	if (err)
+		return ftagent_mmsg_off("probes not armed", err, strict);
 	WRITE_ONCE(ftagent_mmsg_exact, true);
 	return 0;
 }
