@@ -442,15 +442,19 @@ static int sh(const char *fmt, ...)
  * A null_blk device of 1 GiB in memory, completing requests from
  * @irqmode after @nsec: the module loaded with those parameters, or,
  * where null_blk is built in (the debug kernel of make check-debug has
- * no loadable modules), a device made through its configfs directory
- * (named after the directory: /dev/ftaio). 0, or 1 if there is neither.
+ * no loadable modules) or with @configfs, a device made through its
+ * configfs directory (named after the directory: /dev/ftaio), which can
+ * be given another completion time later (dio_slow_completions()). 0,
+ * or 1 if there is neither.
  */
-static int nullb_up(struct dio_dev *d, int irqmode, long nsec)
+static int nullb_up(struct dio_dev *d, int irqmode, long nsec, bool configfs)
 {
 	sh("rmmod null_blk 2>/dev/null");
-	if (!sh("modprobe null_blk nr_devices=1 irqmode=%d completion_nsec=%ld "
-		"memory_backed=1 gb=1 2>/dev/null",
-		irqmode, nsec)) {
+	if (configfs)
+		sh("modprobe null_blk nr_devices=0 2>/dev/null");
+	else if (!sh("modprobe null_blk nr_devices=1 irqmode=%d "
+		     "completion_nsec=%ld memory_backed=1 gb=1 2>/dev/null",
+		     irqmode, nsec)) {
 		strcpy(d->dev, "/dev/nullb0");
 		return 0;
 	}
@@ -474,8 +478,8 @@ static void nullb_down(struct dio_dev *d)
 	if (d->configfs)
 		sh("c=" NULLB_CONFIGFS "/" NULLB_NAME "; "
 		   "echo 0 > $c/power 2>/dev/null; rmdir $c 2>/dev/null");
-	else
-		sh("rmmod null_blk 2>/dev/null");
+	/* Built in (configfs only): nothing to unload. */
+	sh("rmmod null_blk 2>/dev/null");
 }
 
 /*
@@ -484,8 +488,8 @@ static void nullb_down(struct dio_dev *d)
  * a module is missing (a skip, *@why says which), or -1 when step *@why
  * failed.
  */
-static int dio_up(struct dio_dev *d, int irqmode, long nsec, char fill,
-		  const char **why)
+static int dio_up(struct dio_dev *d, int irqmode, long nsec, bool configfs,
+		  char fill, const char **why)
 {
 	char path[96];
 	int fd, rc;
@@ -501,7 +505,7 @@ static int dio_up(struct dio_dev *d, int irqmode, long nsec, char fill,
 	if (sh("grep -qw ext4 /proc/filesystems || modprobe ext4"))
 		return 1;
 	*why = "no null_blk to complete direct I/O from interrupts";
-	rc = nullb_up(d, irqmode, nsec);
+	rc = nullb_up(d, irqmode, nsec, configfs);
 	if (rc < 0)
 		*why = "a null_blk device made through configfs";
 	if (rc)
@@ -557,7 +561,7 @@ FIXTURE_SETUP(dio)
 {
 	struct ft_counters fc;
 	const char *why;
-	int rc = dio_up(&self->d, variant->irqmode, 3000000, 'd', &why);
+	int rc = dio_up(&self->d, variant->irqmode, 3000000, false, 'd', &why);
 
 	if (rc > 0)
 		SKIP(return, "%s", why);
@@ -891,14 +895,50 @@ FIXTURE(slow)
 	struct dio_dev d;
 };
 
+/*
+ * Make @d's device complete requests @nsec after they are issued from
+ * now on: powered off (its memory stays), given the new time and powered
+ * on, the file system (made while requests took milliseconds, not a
+ * second each) mounted again read-only, without its journal (nothing to
+ * write at mount or unmount), and the file opened again for reading. 0,
+ * or -1 when step *@why failed.
+ */
+static int dio_slow_completions(struct dio_dev *d, long nsec, const char **why)
+{
+	char path[96];
+
+	*why = "close";
+	if (close(d->file))
+		return -1;
+	d->file = -1;
+	*why = "umount";
+	if (umount(d->mnt))
+		return -1;
+	*why = "a power cycle with the new completion time";
+	if (sh("set -e; c=" NULLB_CONFIGFS "/" NULLB_NAME "; "
+	       "echo 0 > $c/power; echo %ld > $c/completion_nsec; "
+	       "echo 1 > $c/power; test -b %s",
+	       nsec, d->dev))
+		return -1;
+	*why = "mount";
+	if (mount(d->dev, d->mnt, "ext4", MS_RDONLY, "noload"))
+		return -1;
+	*why = "open with O_DIRECT";
+	snprintf(path, sizeof(path), "%s/data", d->mnt);
+	d->file = open(path, O_RDONLY | O_DIRECT);
+	return d->file < 0 ? -1 : 0;
+}
+
 FIXTURE_SETUP(slow)
 {
 	const char *why;
-	int rc = dio_up(&self->d, 2, 1000000000, 's', &why);
+	int rc = dio_up(&self->d, 2, 3000000, true, 's', &why);
 
 	if (rc > 0)
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, rc) TH_LOG("%s: %s", why, strerror(errno));
+	ASSERT_EQ(0, dio_slow_completions(&self->d, 1000000000, &why))
+	TH_LOG("%s: %s", why, strerror(errno));
 	ASSERT_EQ(0, clear_budgets());
 }
 
