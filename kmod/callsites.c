@@ -240,8 +240,24 @@ static bool ftagent_starts(unsigned long target, const char *callee,
 	return !strncmp(name, callee, len) && !strncmp(name + len, "+0x0/", 5);
 }
 
-int ftagent_callsites(const char *caller, const char *callee,
-		      unsigned long *sites, unsigned int max)
+/*
+ * Whether @target is in a function whose name begins with @prefix, at any
+ * offset: the retpoline thunks are one array of per-register entries.
+ */
+static bool ftagent_in_prefixed(unsigned long target, const char *prefix,
+				char buf[KSYM_SYMBOL_LEN])
+{
+	sprint_symbol(buf, target);
+	return !strncmp(buf, prefix, strlen(prefix));
+}
+
+/*
+ * ftagent_callsites(), and with @prefix the calls into any function whose
+ * name begins with @callee.
+ */
+static int ftagent_scan_calls(const char *caller, const char *callee,
+			      bool prefix, unsigned long *sites,
+			      unsigned int max)
 {
 	unsigned long start, size, i;
 	unsigned int n = 0;
@@ -271,7 +287,8 @@ int ftagent_callsites(const char *caller, const char *callee,
 		if (text[i] != FTAGENT_CALL_REL32)
 			continue;
 		memcpy(&rel, text + i + 1, sizeof(rel));
-		if (!ftagent_starts(ret_site + rel, callee, buf))
+		if (prefix ? !ftagent_in_prefixed(ret_site + rel, callee, buf) :
+			     !ftagent_starts(ret_site + rel, callee, buf))
 			continue;
 		if (n == max) {
 			err = -E2BIG;
@@ -285,39 +302,61 @@ out:
 	return err ? err : n;
 }
 
+int ftagent_callsites(const char *caller, const char *callee,
+		      unsigned long *sites, unsigned int max)
+{
+	return ftagent_scan_calls(caller, callee, false, sites, max);
+}
+
+int ftagent_thunk_callsites(const char *caller, unsigned long *sites,
+			    unsigned int max)
+{
+	/*
+	 * __x86_indirect_thunk_*, and the call-depth (6.2 on) and ITS
+	 * variants: __x86_indirect_call_thunk_*, __x86_indirect_its_thunk_*.
+	 */
+	return ftagent_scan_calls(caller, "__x86_indirect_", true, sites, max);
+}
+
+int ftagent_site_rejoins(unsigned long ret_site, unsigned long join)
+{
+	u8 insn[FTAGENT_CALL_LEN];
+	unsigned long to;
+	s32 rel;
+
+	/* Its text may be the probe's own (an optimized kprobe). */
+	if (ret_site == join)
+		return 1;
+	if (copy_from_kernel_nofault(insn, (void *)ret_site, sizeof(insn)))
+		return -EFAULT;
+	/* Another tracer's breakpoint hides the instruction. */
+	if (insn[0] == FTAGENT_INT3)
+		return -EBUSY;
+	if (insn[0] == FTAGENT_JMP_REL32) {
+		memcpy(&rel, insn + 1, sizeof(rel));
+		to = ret_site + FTAGENT_CALL_LEN + rel;
+	} else if (insn[0] == FTAGENT_JMP_REL8) {
+		to = ret_site + 2 + (s8)insn[1];
+	} else {
+		return 0;
+	}
+	return to == join;
+}
+
 int ftagent_calls_rejoin(const char *caller, const char *callee,
 			 unsigned long join)
 {
 	unsigned long sites[8];
-	int i, n;
+	int i, n, rejoins;
 
 	n = ftagent_callsites(caller, callee, sites, ARRAY_SIZE(sites));
 	if (n < 0)
 		return n;
 	for (i = 0; i < n; i++) {
-		unsigned long ret_site = sites[i] + FTAGENT_CALL_LEN, to;
-		u8 insn[FTAGENT_CALL_LEN];
-		s32 rel;
-
-		/* Its text may be the probe's own (an optimized kprobe). */
-		if (ret_site == join)
-			continue;
-		if (copy_from_kernel_nofault(insn, (void *)ret_site,
-					     sizeof(insn)))
-			return -EFAULT;
-		/* Another tracer's breakpoint hides the instruction. */
-		if (insn[0] == FTAGENT_INT3)
-			return -EBUSY;
-		if (insn[0] == FTAGENT_JMP_REL32) {
-			memcpy(&rel, insn + 1, sizeof(rel));
-			to = ret_site + FTAGENT_CALL_LEN + rel;
-		} else if (insn[0] == FTAGENT_JMP_REL8) {
-			to = ret_site + 2 + (s8)insn[1];
-		} else {
-			to = ret_site;
-		}
-		if (to != join)
-			return -EXDEV;
+		rejoins = ftagent_site_rejoins(sites[i] + FTAGENT_CALL_LEN,
+					       join);
+		if (rejoins <= 0)
+			return rejoins ? rejoins : -EXDEV;
 	}
 	return n;
 }

@@ -35,6 +35,23 @@ int ftagent_calls_rejoin(const char *caller, const char *callee,
 			 unsigned long join);
 
 /*
+ * The addresses of the direct calls function @caller makes to a
+ * retpoline thunk (an indirect call, as the compiler emitted it), as
+ * ftagent_callsites() finds them. None where the kernel has patched them
+ * into plain indirect calls (a CPU with enhanced IBRS) or was built
+ * without retpolines. Process context.
+ */
+int ftagent_thunk_callsites(const char *caller, unsigned long *sites,
+			    unsigned int max);
+
+/*
+ * Whether the code at return site @ret_site goes on at @join: it is
+ * @join, or a jump to it. 1 or 0, -EBUSY if another tracer's breakpoint
+ * hides the instruction, -EFAULT if it cannot be read. Process context.
+ */
+int ftagent_site_rejoins(unsigned long ret_site, unsigned long join);
+
+/*
  * Where function @name starts (a static one too), as a pointer to it
  * would hold it, and its length: 0, or -ENOENT if the symbol table has no
  * such function or kprobes refuse it (@start and @size 0), or -ENOMEM if

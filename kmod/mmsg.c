@@ -134,8 +134,11 @@
 
 struct sock;
 
-/* Sites per caller: at most the native and the compat branch. */
-#define FTAGENT_MMSG_SITES	4
+/*
+ * Sites per caller: the native and the compat branch; or the main call
+ * and the return sites of its inlined twin's calls (ftagent_mmsg_twins()).
+ */
+#define FTAGENT_MMSG_SITES	6
 
 struct ftagent_mmsg_caller {
 	const char *caller;	/* the loop over the messages, or the call */
@@ -820,8 +823,8 @@ static bool ftagent_mmsg_csum_on;
  * the protocol's recvmsg (INDIRECT_CALL_INET: these two directly). Debian's
  * build jumps back from each to the instruction after its call to
  * sock_recvmsg(), where the probe is; another build (the debug
- * kernel's, with KASAN) does not, and those messages would go unseen:
- * ftagent_mmsg_twins_rejoin() checks.
+ * kernel's, with KASAN) does not, and those messages would go unseen
+ * there without probes of their own: ftagent_mmsg_twins().
  */
 static const char *const ftagent_mmsg_nosec_calls[] = {
 	"inet_recvmsg", "inet6_recvmsg", NULL,
@@ -974,20 +977,67 @@ static void ftagent_mmsg_csum_stop(void)
 }
 
 /*
- * Whether the calls of @c's inlined twin come back through its probed
- * return site: 0, or an error (said in the log) that turns the feature
- * off. Each twin is an INDIRECT_CALL_INET() candidate, a direct call
- * only with retpolines; without them there is nothing to check, so
- * nothing is trusted. The first (inet_recvmsg) must be there; the
- * other (inet6_recvmsg) only with IPv6 built in. The indirect call for
- * other protocols is not checked: on the builds seen it goes where the
- * direct ones go.
+ * Probe the return sites of @n calls at @sites that do not go on at
+ * @join, with @c's handler: 0, or the error that turns the feature off.
  */
-static int ftagent_mmsg_twins_rejoin(const struct ftagent_mmsg_caller *c)
+static int ftagent_mmsg_probe_apart(struct ftagent_mmsg_caller *c,
+				    const unsigned long *sites, int n,
+				    unsigned long join)
+{
+	int i, rejoins, err;
+
+	for (i = 0; i < n; i++) {
+		unsigned long ret_site = sites[i] + FTAGENT_CALL_LEN;
+		struct kprobe *kp;
+
+		rejoins = ftagent_site_rejoins(ret_site, join);
+		if (rejoins < 0)
+			return rejoins;
+		if (rejoins)
+			continue;	/* the probe at @join sees it */
+		if (c->nr_kps == FTAGENT_MMSG_SITES)
+			return -E2BIG;
+		kp = &c->kps[c->nr_kps];
+		memset(kp, 0, sizeof(*kp));
+		kp->addr = (kprobe_opcode_t *)ret_site;
+		kp->pre_handler = c->handler;
+		kp->flags = KPROBE_FLAG_DISABLED;
+		err = register_kprobe(kp);
+		if (err) {
+			kp->addr = NULL;
+			return err;
+		}
+		c->nr_kps++;
+	}
+	return 0;
+}
+
+/*
+ * Whether the results of @c's inlined twin are seen: 0, or an error (said
+ * in the log) that turns the feature off. Each twin is an
+ * INDIRECT_CALL_INET() candidate, a direct call only with retpolines;
+ * without them there is nothing to check, so nothing is trusted. The
+ * first (inet_recvmsg) must be there; the other (inet6_recvmsg) only with
+ * IPv6 built in.
+ *
+ * Debian's builds jump back from each twin's call to the probed return
+ * site, and the indirect call for other protocols goes there too. Another
+ * build (the debug kernel's, with KASAN) returns from each through copies
+ * of the instructions after the probed site, joining the main path
+ * further on: there each of those calls' return sites is probed as well,
+ * the indirect call's too, which must then be the one call through a
+ * retpoline thunk (found only while the thunks are called, not patched
+ * into plain indirect calls). A message goes through one of those calls,
+ * so one probe sees its result.
+ */
+static int ftagent_mmsg_twins(struct ftagent_mmsg_caller *c)
 {
 	unsigned long join = (unsigned long)c->kps[0].addr;
+	unsigned long sites[FTAGENT_MMSG_SITES];
+	const char *what;
+	bool apart = false;
 	unsigned int i;
-	int n;
+	int n, err;
 
 	if (!IS_ENABLED(CONFIG_RETPOLINE) &&
 	    !IS_ENABLED(CONFIG_MITIGATION_RETPOLINE)) {
@@ -999,15 +1049,39 @@ static int ftagent_mmsg_twins_rejoin(const struct ftagent_mmsg_caller *c)
 		bool needed = i == 0 || IS_BUILTIN(CONFIG_IPV6);
 
 		n = ftagent_calls_rejoin(c->caller, c->twins[i], join);
-		if (n > 0 || (n == 0 && !needed))
+		if (n == -EXDEV)
+			apart = true;
+		if (n > 0 || n == -EXDEV || (n == 0 && !needed))
 			continue;
 		if (n == 0)
 			n = -ENOENT;
-		pr_warn("%s: its calls to %s do not return through the probed site (%d)\n",
+		pr_warn("%s: its calls to %s cannot be checked (%d)\n",
 			c->caller, c->twins[i], n);
 		return n;
 	}
-	return 0;
+	if (!apart)
+		return 0;
+	for (i = 0; c->twins[i]; i++) {
+		what = c->twins[i];
+		n = ftagent_callsites(c->caller, what, sites,
+				      ARRAY_SIZE(sites));
+		err = n < 0 ? n : ftagent_mmsg_probe_apart(c, sites, n, join);
+		if (err)
+			goto fail;
+	}
+	what = "the protocol's recvmsg through a retpoline thunk";
+	n = ftagent_thunk_callsites(c->caller, sites, ARRAY_SIZE(sites));
+	err = n < 0 ? n : n != 1 ? -ENOENT :
+			  ftagent_mmsg_probe_apart(c, sites, n, join);
+	if (!err) {
+		pr_info("%s: its inlined calls return apart: %u return sites probed\n",
+			c->caller, c->nr_kps);
+		return 0;
+	}
+fail:
+	pr_warn("%s: its calls to %s do not return through the probed site, and cannot be probed where they return (%d)\n",
+		c->caller, what, err);
+	return err;
 }
 
 /*
@@ -1054,7 +1128,7 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 	}
 	if (c->nr_kps < expect)
 		return -ENOENT;
-	return c->twins ? ftagent_mmsg_twins_rejoin(c) : 0;
+	return c->twins ? ftagent_mmsg_twins(c) : 0;
 }
 
 /* Take off the probes of the callers @which picks (all, with NULL). */
@@ -1089,9 +1163,7 @@ ftagent_mmsg_unprobe(bool (*which)(const struct ftagent_mmsg_caller *c))
 static void ftagent_mmsg_unprobe_one(struct ftagent_mmsg_caller *c)
 {
 	struct kprobe *kps[FTAGENT_MMSG_SITES];
-	unsigned int j;
-
-	unsigned int n = 0;
+	unsigned int j, n = 0;
 
 	for (j = 0; j < c->nr_kps; j++)
 		if (c->kps[j].addr)	/* NULL: not registered */
