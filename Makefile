@@ -192,6 +192,11 @@ $(BUILD)/tests/unit/printable_test: tests/unit/printable_test.c $(BUILD)/tools/f
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.o %.a,$^) -lcmocka $(LDLIBS_NL) $(LDLIBS_JSON) \
 		$(LDLIBS_CRYPTO)
 
+# The module's copy walk (kmod/copy_walk.h), on text laid out by the test.
+$(BUILD)/tests/unit/copy_walk_test: tests/unit/copy_walk_test.c kmod/copy_walk.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -o $@ $< -lcmocka
+
 # The unit tests again, built with ASan and UBSan in build/asan (make
 # unit-asan; tests/run-check runs both builds).
 ASAN_CFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all \

@@ -7,7 +7,10 @@
  * kprobe on the instruction after the call sees them. The call sites
  * are found by scanning the caller's code, as the kernel's symbol table
  * bounds it, for E8 rel32 whose target the symbol table names as the
- * callee at offset 0. The code read is the live text: another kprobe's
+ * callee at offset 0 (or, for the retpoline thunks, anywhere in a
+ * function of that name prefix). What a return site runs is compared
+ * byte for byte with the code after another call (ftagent_copy_rejoins())
+ * where the compiler duplicated it. The code read is the live text: another kprobe's
  * int3, or a call site a livepatch moved, hides a site, and the caller's
  * users then see fewer sites than they expect and go without (DEGRADED).
  */
@@ -19,12 +22,10 @@
 #include <linux/uaccess.h>
 
 #include "callsites.h"
+#include "copy_walk.h"
 
 #define FTAGENT_MAX_TEXT	32768	/* a caller larger is not scanned */
 #define FTAGENT_CALL_REL32	0xe8
-#define FTAGENT_JMP_REL32	0xe9
-#define FTAGENT_JMP_REL8	0xeb
-#define FTAGENT_INT3		0xcc
 
 /*
  * A lookup is a kprobe registered disabled (never armed, so no handler
@@ -312,8 +313,9 @@ int ftagent_thunk_callsites(const char *caller, unsigned long *sites,
 			    unsigned int max)
 {
 	/*
-	 * __x86_indirect_thunk_*, and the call-depth (6.2 on) and ITS
-	 * variants: __x86_indirect_call_thunk_*, __x86_indirect_its_thunk_*.
+	 * __x86_indirect_thunk_* (retpolines), __x86_indirect_call_thunk_*
+	 * (call-depth tracking, 6.2 on). ITS thunks on affected CPUs are
+	 * pages allocated at boot, with no symbol: none found there.
 	 */
 	return ftagent_scan_calls(caller, "__x86_indirect_", true, sites, max);
 }
@@ -341,6 +343,19 @@ int ftagent_site_rejoins(unsigned long ret_site, unsigned long join)
 		return 0;
 	}
 	return to == join;
+}
+
+static int ftagent_text_read(void *ctx, unsigned long addr, u8 *buf,
+			     unsigned int len)
+{
+	return copy_from_kernel_nofault(buf, (void *)addr, len) ? -EFAULT : 0;
+}
+
+int ftagent_copy_rejoins(unsigned long ret_site, unsigned long join,
+			 const unsigned long *avoid, unsigned int n)
+{
+	return ftagent_copy_walk(ftagent_text_read, NULL, ret_site, join,
+				 avoid, n);
 }
 
 int ftagent_calls_rejoin(const char *caller, const char *callee,

@@ -20,9 +20,10 @@
  *   after the first message). Where the kernel has the sock_recv_length
  *   tracepoint (6.3 on), a probe on it has the count; before that, a
  *   kprobe on the instruction after __sys_recvfrom()'s and
- *   ____sys_recvmsg()'s call to sock_recvmsg() finds it in %eax (the
- *   inlined calls of the twin return to that same instruction, and
- *   evasion_mmsg's recvmmsg counts would show it if they did not).
+ *   ____sys_recvmsg()'s call to sock_recvmsg() finds it in %eax. The
+ *   inlined calls of the twin return to that same instruction on
+ *   Debian's builds; where they return through copies of the code after
+ *   it, each of their return sites is probed too (ftagent_mmsg_twins()).
  *
  * Each count is added to the calling task's slot in a table; the settle
  * of the call takes the sum (ftagent_mmsg_take()) and charges it as the
@@ -176,8 +177,9 @@ struct ftagent_mmsg_caller {
 	const char *report;
 	/*
 	 * Callees of an inlined twin of @callee (NULL-terminated) whose
-	 * calls must come back through the probed return site, or the
-	 * probe misses their results.
+	 * calls come back through the probed return site, or through copies
+	 * of the code after it that get probes of their own, or the
+	 * feature is off (ftagent_mmsg_twins()).
 	 */
 	const char *const *twins;
 	kprobe_pre_handler_t handler;
@@ -977,20 +979,21 @@ static void ftagent_mmsg_csum_stop(void)
 }
 
 /*
- * Probe the return sites of @n calls at @sites that do not go on at
- * @join, with @c's handler: 0, or the error that turns the feature off.
+ * Probe each of the @n return sites @rets that runs a copy of the code at
+ * @join rather than reaching it (ftagent_copy_rejoins()), with @c's
+ * handler: 0, or the error that turns the feature off.
  */
-static int ftagent_mmsg_probe_apart(struct ftagent_mmsg_caller *c,
-				    const unsigned long *sites, int n,
-				    unsigned long join)
+static int ftagent_mmsg_probe_copies(struct ftagent_mmsg_caller *c,
+				     const unsigned long *rets, unsigned int n,
+				     unsigned long join)
 {
-	int i, rejoins, err;
+	unsigned int i;
+	int rejoins, err;
 
 	for (i = 0; i < n; i++) {
-		unsigned long ret_site = sites[i] + FTAGENT_CALL_LEN;
 		struct kprobe *kp;
 
-		rejoins = ftagent_site_rejoins(ret_site, join);
+		rejoins = ftagent_copy_rejoins(rets[i], join, rets, n);
 		if (rejoins < 0)
 			return rejoins;
 		if (rejoins)
@@ -999,16 +1002,39 @@ static int ftagent_mmsg_probe_apart(struct ftagent_mmsg_caller *c,
 			return -E2BIG;
 		kp = &c->kps[c->nr_kps];
 		memset(kp, 0, sizeof(*kp));
-		kp->addr = (kprobe_opcode_t *)ret_site;
+		kp->addr = (kprobe_opcode_t *)rets[i];
 		kp->pre_handler = c->handler;
+		/* Armed with the others (ftagent_mmsg_arm()). */
 		kp->flags = KPROBE_FLAG_DISABLED;
 		err = register_kprobe(kp);
-		if (err) {
-			kp->addr = NULL;
+		if (err)
 			return err;
-		}
 		c->nr_kps++;
 	}
+	return 0;
+}
+
+/*
+ * The return sites of @c's calls to @callee (a retpoline thunk with
+ * NULL: exactly one such call), appended to @rets, *@n of them so far,
+ * at most @max: 0, or an error.
+ */
+static int ftagent_mmsg_add_rets(const struct ftagent_mmsg_caller *c,
+				 const char *callee, unsigned long *rets,
+				 unsigned int *n, unsigned int max)
+{
+	int i, found;
+
+	found = callee ? ftagent_callsites(c->caller, callee, rets + *n,
+					   max - *n) :
+			 ftagent_thunk_callsites(c->caller, rets + *n, max - *n);
+	if (found < 0)
+		return found;
+	if (!callee && found != 1)
+		return found ? -E2BIG : -ENOENT;
+	for (i = 0; i < found; i++)
+		rets[*n + i] += FTAGENT_CALL_LEN;
+	*n += found;
 	return 0;
 }
 
@@ -1018,26 +1044,27 @@ static int ftagent_mmsg_probe_apart(struct ftagent_mmsg_caller *c,
  * INDIRECT_CALL_INET() candidate, a direct call only with retpolines;
  * without them there is nothing to check, so nothing is trusted. The
  * first (inet_recvmsg) must be there; the other (inet6_recvmsg) only with
- * IPv6 built in.
+ * IPv6 built in. The indirect call for the other protocols is the
+ * caller's one call through a retpoline thunk.
  *
- * Debian's builds jump back from each twin's call to the probed return
- * site, and the indirect call for other protocols goes there too. Another
- * build (the debug kernel's, with KASAN) returns from each through copies
- * of the instructions after the probed site, joining the main path
- * further on: there each of those calls' return sites is probed as well,
- * the indirect call's too, which must then be the one call through a
- * retpoline thunk (found only while the thunks are called, not patched
- * into plain indirect calls). A message goes through one of those calls,
- * so one probe sees its result.
+ * Debian's builds jump back from each of those calls to the probed
+ * return site. Another build (the debug kernel's, with KASAN) returns
+ * from each through a copy of the instructions after the probed site,
+ * which joins the main path further on: there each call whose return
+ * site runs such a copy gets a probe of its own, and a message, which
+ * goes through one call, is seen by one probe. Where the thunk call is
+ * not found (patched into a plain indirect call at boot: enhanced IBRS,
+ * retpolines off, ITS thunks), it is trusted to go where the twins go
+ * if they jump back, and the feature is off if they do not.
  */
 static int ftagent_mmsg_twins(struct ftagent_mmsg_caller *c)
 {
 	unsigned long join = (unsigned long)c->kps[0].addr;
-	unsigned long sites[FTAGENT_MMSG_SITES];
+	unsigned long rets[FTAGENT_MMSG_SITES];
+	unsigned int i, n = 0, probed = c->nr_kps;
 	const char *what;
 	bool apart = false;
-	unsigned int i;
-	int n, err;
+	int found, err;
 
 	if (!IS_ENABLED(CONFIG_RETPOLINE) &&
 	    !IS_ENABLED(CONFIG_MITIGATION_RETPOLINE)) {
@@ -1048,37 +1075,37 @@ static int ftagent_mmsg_twins(struct ftagent_mmsg_caller *c)
 	for (i = 0; c->twins[i]; i++) {
 		bool needed = i == 0 || IS_BUILTIN(CONFIG_IPV6);
 
-		n = ftagent_calls_rejoin(c->caller, c->twins[i], join);
-		if (n == -EXDEV)
+		found = ftagent_calls_rejoin(c->caller, c->twins[i], join);
+		if (found == -EXDEV)
 			apart = true;
-		if (n > 0 || n == -EXDEV || (n == 0 && !needed))
+		if (found > 0 || found == -EXDEV || (found == 0 && !needed))
 			continue;
-		if (n == 0)
-			n = -ENOENT;
-		pr_warn("%s: its calls to %s cannot be checked (%d)\n",
-			c->caller, c->twins[i], n);
-		return n;
-	}
-	if (!apart)
-		return 0;
-	for (i = 0; c->twins[i]; i++) {
-		what = c->twins[i];
-		n = ftagent_callsites(c->caller, what, sites,
-				      ARRAY_SIZE(sites));
-		err = n < 0 ? n : ftagent_mmsg_probe_apart(c, sites, n, join);
-		if (err)
-			goto fail;
+		pr_warn("%s: cannot find where its calls to %s return (%d)\n",
+			c->caller, c->twins[i], found ? found : -ENOENT);
+		return found ? found : -ENOENT;
 	}
 	what = "the protocol's recvmsg through a retpoline thunk";
-	n = ftagent_thunk_callsites(c->caller, sites, ARRAY_SIZE(sites));
-	err = n < 0 ? n : n != 1 ? -ENOENT :
-			  ftagent_mmsg_probe_apart(c, sites, n, join);
+	err = ftagent_mmsg_add_rets(c, NULL, rets, &n, ARRAY_SIZE(rets));
+	if (!apart) {
+		/* Not found: trusted as above. Found: checked like a twin. */
+		if (err || ftagent_site_rejoins(rets[0], join) == 1)
+			return 0;
+		apart = true;
+	}
+	for (i = 0; !err && c->twins[i]; i++) {
+		what = c->twins[i];
+		err = ftagent_mmsg_add_rets(c, what, rets, &n,
+					    ARRAY_SIZE(rets));
+	}
 	if (!err) {
-		pr_info("%s: its inlined calls return apart: %u return sites probed\n",
-			c->caller, c->nr_kps);
+		what = "the protocols";
+		err = ftagent_mmsg_probe_copies(c, rets, n, join);
+	}
+	if (!err) {
+		pr_info("%s: its inlined calls return apart: %u more return sites probed\n",
+			c->caller, c->nr_kps - probed);
 		return 0;
 	}
-fail:
 	pr_warn("%s: its calls to %s do not return through the probed site, and cannot be probed where they return (%d)\n",
 		c->caller, what, err);
 	return err;
@@ -1135,8 +1162,9 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 static void
 ftagent_mmsg_unprobe(bool (*which)(const struct ftagent_mmsg_caller *c))
 {
-	struct kprobe *kps[ARRAY_SIZE(ftagent_mmsg_callers) *
-			   FTAGENT_MMSG_SITES];
+	/* Static: too large for the stack; load and unload only. */
+	static struct kprobe *kps[ARRAY_SIZE(ftagent_mmsg_callers) *
+				  FTAGENT_MMSG_SITES];
 	unsigned int i, j, n = 0;
 
 	for (i = 0; i < ARRAY_SIZE(ftagent_mmsg_callers); i++) {
