@@ -9,10 +9,11 @@
  * bounds it, for E8 rel32 whose target the symbol table names as the
  * callee at offset 0 (or, for the retpoline thunks, anywhere in a
  * function of that name prefix). What a return site runs is compared
- * byte for byte with the code after another call (ftagent_copy_rejoins())
- * where the compiler duplicated it. The code read is the live text: another kprobe's
- * int3, or a call site a livepatch moved, hides a site, and the caller's
- * users then see fewer sites than they expect and go without (DEGRADED).
+ * instruction by instruction with the code after another call
+ * (ftagent_copy_rejoins()) where the compiler duplicated it. The code
+ * read is the live text: another kprobe's int3, or a call site a
+ * livepatch moved, hides a site, and the caller's users then see fewer
+ * sites than they expect and go without (DEGRADED).
  */
 #include <linux/kallsyms.h>
 #include <linux/kprobes.h>

@@ -55,15 +55,16 @@ int ftagent_site_rejoins(unsigned long ret_site, unsigned long join);
  * Whether the code at return site @ret_site only reaches @join, or runs
  * a copy of the code at @join and goes on past it: the compiler
  * duplicated what follows one call after another (tail duplication),
- * and the first instructions after @ret_site are byte for byte those at
- * @join, up to a jump to the point of @join's code after them (possibly
- * through other stretches of the copy). 1: @ret_site reaches @join itself
- * through jumps only (a probe at @join sees the call's result); 0: a
- * copy that never runs @join's first instruction (a probe at @ret_site
- * sees the result and the one at @join does not); -EXDEV: neither, or
- * the path passes one of the @n addresses @avoid (other probed sites)
- * or @join's first byte after a copied stretch; -EBUSY: a breakpoint
- * hides an instruction; -EFAULT. Process context.
+ * and the first instructions after @ret_site are those at @join, plain
+ * register and memory moves equal byte for byte (copy_walk.h), up to a
+ * jump to the point of @join's code after them (possibly through other
+ * stretches of the copy). 1: @ret_site reaches @join itself through
+ * jumps only (a probe at @join sees the call's result); 0: a copy that
+ * never runs @join's first instruction (a probe at @ret_site sees the
+ * result and the one at @join does not); -EXDEV: neither, or the path
+ * passes one of the @n addresses @avoid (other probed sites) or @join's
+ * first byte after a copied stretch; -EBUSY: a breakpoint hides an
+ * instruction; -EFAULT. Process context.
  */
 int ftagent_copy_rejoins(unsigned long ret_site, unsigned long join,
 			 const unsigned long *avoid, unsigned int n);

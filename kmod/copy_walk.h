@@ -3,11 +3,17 @@
  * Reading a call's return site as a copy of the code after another call
  * (ftagent_copy_rejoins(), callsites.c), on text read through a callback:
  * the kernel's live text in the module, byte arrays in its unit test
- * (tests/unit/copy_walk_test.c). It includes nothing: its includer has
- * u8, s32, bool, memcpy() and the errno values.
+ * (tests/unit/copy_walk_test.c, which provides u8, s8, s32, bool,
+ * memcmp(), memcpy() and the errno values itself).
  */
 #ifndef _FTAGENT_COPY_WALK_H
 #define _FTAGENT_COPY_WALK_H
+
+#ifdef __KERNEL__
+#include <linux/errno.h>
+#include <linux/string.h>
+#include <linux/types.h>
+#endif
 
 #define FTAGENT_JMP_REL32	0xe9
 #define FTAGENT_JMP_REL32_LEN	5
@@ -35,13 +41,61 @@ static inline bool ftagent_any_in(const unsigned long *avoid, unsigned int n,
 }
 
 /*
+ * The length of the instruction at @b (@avail bytes of it readable) if
+ * it is one whose meaning does not depend on where it sits, else 0: an
+ * optional REX prefix, then mov, lea, movsxd, test or a two-operand ALU
+ * operation between a register and a register or memory addressed
+ * through registers (ModRM, optional SIB and displacement, no
+ * immediate, not RIP-relative). What compilers duplicate after a call
+ * is such register shuffling; anything else ends a copy.
+ */
+static inline unsigned int ftagent_plain_insn_len(const u8 *b,
+						  unsigned int avail)
+{
+	unsigned int i = 0, mod, rm, len;
+
+	if (avail && (b[0] & 0xf0) == 0x40)
+		i = 1;
+	if (i + 2 > avail)
+		return 0;
+	switch (b[i]) {
+	case 0x01: case 0x03: case 0x09: case 0x0b: /* add, or */
+	case 0x21: case 0x23: case 0x29: case 0x2b: /* and, sub */
+	case 0x31: case 0x33: case 0x39: case 0x3b: /* xor, cmp */
+	case 0x63: case 0x85: case 0x89: case 0x8b: case 0x8d:
+		break;
+	default:
+		return 0;
+	}
+	mod = b[i + 1] >> 6;
+	rm = b[i + 1] & 7;
+	len = i + 2;
+	if (mod == 0 && rm == 5)
+		return 0;	/* RIP-relative */
+	if (mod != 3 && rm == 4) {
+		if (len >= avail)
+			return 0;
+		/* A SIB byte; with no base register, a 32-bit address. */
+		if (mod == 0 && (b[len] & 7) == 5)
+			len += 4;
+		len++;
+	}
+	if (mod == 1)
+		len += 1;
+	else if (mod == 2)
+		len += 4;
+	return len <= avail ? len : 0;
+}
+
+/*
  * Follow the code at @ret_site as a copy of the code at @join: from each
- * stretch's start, the bytes equal to those at @join past what was
- * copied so far, up to a jump (the first byte that differs must be one)
- * whose target is @join past all the bytes copied (done) or the next
- * stretch. Equal bytes from an instruction boundary decode alike, so no
- * decoder is needed; anything else is not proven a copy. The result is
- * ftagent_copy_rejoins()'s (callsites.h).
+ * stretch's start, instruction by instruction, plain instructions
+ * (above) equal byte for byte to those at @join past what was copied so
+ * far, then a jump whose target is @join past all that was copied
+ * (done) or the next stretch. Plain instructions mean the same wherever
+ * they sit, and both streams start at instruction boundaries and stay in
+ * step, so the copy does what the code at @join does up to that point.
+ * The result is ftagent_copy_rejoins()'s (callsites.h).
  */
 static inline int ftagent_copy_walk(ftagent_text_read_t read, void *ctx,
 				    unsigned long ret_site, unsigned long join,
@@ -50,7 +104,7 @@ static inline int ftagent_copy_walk(ftagent_text_read_t read, void *ctx,
 	u8 at_join[FTAGENT_COPY_MAX];
 	u8 text[FTAGENT_COPY_MAX + FTAGENT_JMP_REL32_LEN];
 	unsigned long p = ret_site, to;
-	unsigned int hop, k = 0, m;
+	unsigned int hop, k = 0, m, len;
 	s32 rel;
 
 	if (read(ctx, join, at_join, sizeof(at_join)))
@@ -61,11 +115,15 @@ static inline int ftagent_copy_walk(ftagent_text_read_t read, void *ctx,
 			return k ? -EXDEV : 1;
 		if (read(ctx, p, text, sizeof(text)))
 			return -EFAULT;
-		for (m = 0; k + m < FTAGENT_COPY_MAX && text[m] == at_join[k + m];
-		     m++)
-			;
-		if (k + m == FTAGENT_COPY_MAX)
-			return -EXDEV;
+		/* At most FTAGENT_COPY_MAX bytes copied in all. */
+		for (m = 0;; m += len) {
+			len = ftagent_plain_insn_len(text + m,
+						     FTAGENT_COPY_MAX - k - m);
+			if (!len)
+				break;
+			if (memcmp(text + m, at_join + k + m, len))
+				return -EXDEV;
+		}
 		/* Another tracer's breakpoint hides the instruction. */
 		if (text[m] == FTAGENT_INT3)
 			return -EBUSY;
@@ -73,7 +131,7 @@ static inline int ftagent_copy_walk(ftagent_text_read_t read, void *ctx,
 			memcpy(&rel, text + m + 1, sizeof(rel));
 			to = p + m + FTAGENT_JMP_REL32_LEN + rel;
 		} else if (text[m] == FTAGENT_JMP_REL8) {
-			to = p + m + 2 + (signed char)text[m + 1];
+			to = p + m + 2 + (s8)text[m + 1];
 		} else {
 			return -EXDEV;
 		}

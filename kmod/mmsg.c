@@ -1055,7 +1055,10 @@ static int ftagent_mmsg_add_rets(const struct ftagent_mmsg_caller *c,
  * goes through one call, is seen by one probe. Where the thunk call is
  * not found (patched into a plain indirect call at boot: enhanced IBRS,
  * retpolines off, ITS thunks), it is trusted to go where the twins go
- * if they jump back, and the feature is off if they do not.
+ * if they jump back, and the feature is off if they do not. What is not
+ * looked for, as on Debian's builds for the join itself: another path
+ * of the caller jumping to a probed return site (the copies are tails,
+ * entered from their call only).
  */
 static int ftagent_mmsg_twins(struct ftagent_mmsg_caller *c)
 {
@@ -1071,6 +1074,12 @@ static int ftagent_mmsg_twins(struct ftagent_mmsg_caller *c)
 		pr_warn("%s: no retpolines: cannot check that its inlined calls return through the probed site\n",
 			c->caller);
 		return -EOPNOTSUPP;
+	}
+	/* One main site, the join: another would be on no path checked. */
+	if (c->nr_kps != 1) {
+		pr_warn("%s: %u calls to %s where one was expected\n",
+			c->caller, c->nr_kps, c->callee);
+		return -E2BIG;
 	}
 	for (i = 0; c->twins[i]; i++) {
 		bool needed = i == 0 || IS_BUILTIN(CONFIG_IPV6);
@@ -1088,7 +1097,8 @@ static int ftagent_mmsg_twins(struct ftagent_mmsg_caller *c)
 	err = ftagent_mmsg_add_rets(c, NULL, rets, &n, ARRAY_SIZE(rets));
 	if (!apart) {
 		/* Not found: trusted as above. Found: checked like a twin. */
-		if (err || ftagent_site_rejoins(rets[0], join) == 1)
+		if (err == -ENOENT ||
+		    (!err && ftagent_site_rejoins(rets[0], join) == 1))
 			return 0;
 		apart = true;
 	}

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 typedef uint8_t u8;
+typedef int8_t s8;
 typedef int32_t s32;
 
 #include "../../kmod/copy_walk.h"
@@ -157,19 +158,95 @@ static void another_probed_site_on_the_path_is_refused(void **state)
 	assert_int_equal(-EXDEV, walk(&t, INET));
 }
 
-/* A stretch over the join's first byte would pass its probe. */
-static void a_stretch_over_the_join_is_refused(void **state)
+/*
+ * A return site just before the join, running into it: not a copy (the
+ * check that no stretch passes the join's first byte is a second line
+ * of defence behind this one).
+ */
+static void a_site_running_into_the_join_is_refused(void **state)
 {
 	static const unsigned long none[1];
 	struct text t;
 
 	(void)state;
-	memset(t.b, 0x90, sizeof(t.b));
-	copy17(&t, JOIN);
-	jmp32(&t, JOIN + 17, JOIN + 40);
-	/* The same bytes one byte before: 0x90, then the copy to the jump */
-	assert_int_equal(-EXDEV, ftagent_copy_walk(text_read, &t, JOIN - 1,
+	debug_layout(&t);
+	put(&t, JOIN - 7, mov_r11, 7);
+	assert_int_equal(-EXDEV, ftagent_copy_walk(text_read, &t, JOIN - 7,
 						   JOIN, none, 0));
+}
+
+/*
+ * Equal bytes that are not plain instructions prove nothing: a short
+ * jump inside the code after the join goes elsewhere from the copy, a
+ * call and a RIP-relative operand mean something else at another
+ * address, and a jump byte inside an instruction is no jump.
+ */
+static void equal_bytes_that_mean_otherwise_are_refused(void **state)
+{
+	static const u8 short_jmp[] = {0xeb, 0x8d};
+	static const u8 call[] = {0xe8, 0x10, 0x00, 0x00, 0x00};
+	static const u8 rip_mov[] = {0x48, 0x8b, 0x05, 0x10, 0, 0, 0};
+	static const u8 mov_cut[] = {0x4c, 0x8b, 0x9d};
+	struct text t;
+
+	(void)state;
+	debug_layout(&t);
+	put(&t, JOIN + 17, short_jmp, 2);
+	put(&t, INET6 + 17, short_jmp, 2);
+	jmp32(&t, INET6 + 19, JOIN + 19);
+	assert_int_equal(-EXDEV, walk(&t, INET6));
+
+	debug_layout(&t);
+	put(&t, JOIN, call, 5);
+	put(&t, INET6, call, 5);
+	jmp32(&t, INET6 + 5, JOIN + 5);
+	assert_int_equal(-EXDEV, walk(&t, INET6));
+
+	debug_layout(&t);
+	put(&t, JOIN, rip_mov, 7);
+	put(&t, INET6, rip_mov, 7);
+	jmp32(&t, INET6 + 7, JOIN + 7);
+	assert_int_equal(-EXDEV, walk(&t, INET6));
+
+	debug_layout(&t);
+	put(&t, INET6, mov_cut, 3);
+	jmp32(&t, INET6 + 3, JOIN + 3);
+	assert_int_equal(-EXDEV, walk(&t, INET6));
+}
+
+/* A copy longer than FTAGENT_COPY_MAX is not followed to its end. */
+static void a_copy_too_long_is_refused(void **state)
+{
+	static const unsigned long none[1];
+	unsigned long copy = BASE + 0x200;
+	struct text t;
+	int i;
+
+	(void)state;
+	memset(t.b, 0x90, sizeof(t.b));
+	for (i = 0; i < 10; i++) {
+		put(&t, JOIN + 7 * i, mov_r11, 7);
+		put(&t, copy + 7 * i, mov_r11, 7);
+	}
+	jmp32(&t, copy + 70, JOIN + 70);
+	assert_int_equal(-EXDEV,
+			 ftagent_copy_walk(text_read, &t, copy, JOIN, none, 0));
+	/* Nine of them fit. */
+	jmp32(&t, copy + 63, JOIN + 63);
+	assert_int_equal(0,
+			 ftagent_copy_walk(text_read, &t, copy, JOIN, none, 0));
+}
+
+/* Another call's return site where the copy's jump sits. */
+static void another_site_at_the_jump_is_refused(void **state)
+{
+	const unsigned long at_jump[] = {INET6, INET6 + 17};
+	struct text t;
+
+	(void)state;
+	debug_layout(&t);
+	assert_int_equal(-EXDEV, ftagent_copy_walk(text_read, &t, INET6, JOIN,
+						   at_jump, 2));
 }
 
 static void code_that_differs_is_refused(void **state)
@@ -199,6 +276,11 @@ static void jumps_that_go_round_are_refused(void **state)
 	debug_layout(&t);
 	jmp32(&t, INET6 + 17, INET6 + 14);
 	assert_int_equal(-EXDEV, walk(&t, INET6));
+	/* Round and round, between two places that are no return site */
+	jmp32(&t, INET, BASE + 0x300);
+	jmp32(&t, BASE + 0x300, BASE + 0x310);
+	jmp32(&t, BASE + 0x310, BASE + 0x300);
+	assert_int_equal(-EXDEV, walk(&t, INET));
 }
 
 static void a_breakpoint_is_busy(void **state)
@@ -230,7 +312,10 @@ int main(void)
 		cmocka_unit_test(a_jump_back_is_left_to_the_join),
 		cmocka_unit_test(copied_bytes_then_the_join_are_refused),
 		cmocka_unit_test(another_probed_site_on_the_path_is_refused),
-		cmocka_unit_test(a_stretch_over_the_join_is_refused),
+		cmocka_unit_test(a_site_running_into_the_join_is_refused),
+		cmocka_unit_test(equal_bytes_that_mean_otherwise_are_refused),
+		cmocka_unit_test(a_copy_too_long_is_refused),
+		cmocka_unit_test(another_site_at_the_jump_is_refused),
 		cmocka_unit_test(code_that_differs_is_refused),
 		cmocka_unit_test(jumps_that_go_round_are_refused),
 		cmocka_unit_test(a_breakpoint_is_busy),
