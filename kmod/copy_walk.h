@@ -72,6 +72,8 @@ static inline unsigned int ftagent_plain_insn_len(const u8 *b,
 	len = i + 2;
 	if (mod == 0 && rm == 5)
 		return 0;	/* RIP-relative */
+	if (b[i] == 0x8d && mod == 3)
+		return 0;	/* lea of a register: undefined */
 	if (mod != 3 && rm == 4) {
 		if (len >= avail)
 			return 0;
@@ -95,7 +97,9 @@ static inline unsigned int ftagent_plain_insn_len(const u8 *b,
  * (done) or the next stretch. Plain instructions mean the same wherever
  * they sit, and both streams start at instruction boundaries and stay in
  * step, so the copy does what the code at @join does up to that point.
- * The result is ftagent_copy_rejoins()'s (callsites.h).
+ * The result is ftagent_copy_rejoins()'s (callsites.h). The text is read
+ * once: a jump that is a static key's, switched later, is not looked
+ * for (compilers' tail copies do not end in one).
  */
 static inline int ftagent_copy_walk(ftagent_text_read_t read, void *ctx,
 				    unsigned long ret_site, unsigned long join,
@@ -104,7 +108,7 @@ static inline int ftagent_copy_walk(ftagent_text_read_t read, void *ctx,
 	u8 at_join[FTAGENT_COPY_MAX];
 	u8 text[FTAGENT_COPY_MAX + FTAGENT_JMP_REL32_LEN];
 	unsigned long p = ret_site, to;
-	unsigned int hop, k = 0, m, len;
+	unsigned int hop, k = 0, m, len, jlen;
 	s32 rel;
 
 	if (read(ctx, join, at_join, sizeof(at_join)))
@@ -129,23 +133,34 @@ static inline int ftagent_copy_walk(ftagent_text_read_t read, void *ctx,
 			return -EBUSY;
 		if (text[m] == FTAGENT_JMP_REL32) {
 			memcpy(&rel, text + m + 1, sizeof(rel));
-			to = p + m + FTAGENT_JMP_REL32_LEN + rel;
+			jlen = FTAGENT_JMP_REL32_LEN;
+			to = p + m + jlen + rel;
 		} else if (text[m] == FTAGENT_JMP_REL8) {
-			to = p + m + 2 + (s8)text[m + 1];
+			jlen = 2;
+			to = p + m + jlen + (s8)text[m + 1];
 		} else {
 			return -EXDEV;
 		}
 		/*
-		 * The stretch must not pass another probed site (the return
-		 * site itself aside) or the join's first byte, where the
-		 * join's probe is: that would see the result twice.
+		 * The stretch and its jump must not hold another probed site
+		 * (the return site itself aside) or the join's first byte,
+		 * where the join's probe is: that would see the result twice,
+		 * and an armed probe's int3 would change what runs.
 		 */
-		if (ftagent_any_in(avoid, n, hop ? p : p + 1, p + m) ||
-		    (join > p && join <= p + m))
+		if (ftagent_any_in(avoid, n, hop ? p : p + 1, p + m + jlen - 1) ||
+		    (join > p && join < p + m + jlen))
 			return -EXDEV;
 		k += m;
-		if (k && to == join + k)
+		/*
+		 * Past the join's first 5 bytes: a jump-optimized probe there
+		 * replaces them with a 5-byte jump, which the kernel checks
+		 * no jump of the join's own function lands in, but not this
+		 * one, which may come from another (a .cold part).
+		 */
+		if (k >= FTAGENT_JMP_REL32_LEN && to == join + k)
 			return 0;
+		if (k && to == join + k)
+			return -EXDEV;
 		p = to;
 	}
 	return -EXDEV;

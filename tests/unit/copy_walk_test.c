@@ -237,16 +237,49 @@ static void a_copy_too_long_is_refused(void **state)
 			 ftagent_copy_walk(text_read, &t, copy, JOIN, none, 0));
 }
 
-/* Another call's return site where the copy's jump sits. */
+/* Another call's return site where the copy's jump sits, or in it. */
 static void another_site_at_the_jump_is_refused(void **state)
 {
 	const unsigned long at_jump[] = {INET6, INET6 + 17};
+	const unsigned long in_jump[] = {INET6, INET6 + 19};
 	struct text t;
 
 	(void)state;
 	debug_layout(&t);
 	assert_int_equal(-EXDEV, ftagent_copy_walk(text_read, &t, INET6, JOIN,
 						   at_jump, 2));
+	assert_int_equal(-EXDEV, ftagent_copy_walk(text_read, &t, INET6, JOIN,
+						   in_jump, 2));
+}
+
+/*
+ * A copy of fewer than 5 bytes ends inside what a jump-optimized probe
+ * at the join would overwrite; and lea of a register is no instruction.
+ */
+static void a_short_copy_or_a_bad_lea_is_refused(void **state)
+{
+	static const u8 lea_reg[] = {0x48, 0x8d, 0xc0};
+	static const u8 mov_reg[] = {0x48, 0x89, 0xc7};
+	static const unsigned long none[1];
+	unsigned long copy = BASE + 0x200;
+	struct text t;
+
+	(void)state;
+	memset(t.b, 0x90, sizeof(t.b));
+	put(&t, JOIN, mov_reg, 3);
+	put(&t, JOIN + 3, mov_reg, 3);
+	put(&t, copy, mov_reg, 3);
+	jmp32(&t, copy + 3, JOIN + 3);
+	assert_int_equal(-EXDEV,
+			 ftagent_copy_walk(text_read, &t, copy, JOIN, none, 0));
+	put(&t, copy + 3, mov_reg, 3);
+	jmp32(&t, copy + 6, JOIN + 6);
+	assert_int_equal(0,
+			 ftagent_copy_walk(text_read, &t, copy, JOIN, none, 0));
+	put(&t, JOIN, lea_reg, 3);
+	put(&t, copy, lea_reg, 3);
+	assert_int_equal(-EXDEV,
+			 ftagent_copy_walk(text_read, &t, copy, JOIN, none, 0));
 }
 
 static void code_that_differs_is_refused(void **state)
@@ -316,6 +349,7 @@ int main(void)
 		cmocka_unit_test(equal_bytes_that_mean_otherwise_are_refused),
 		cmocka_unit_test(a_copy_too_long_is_refused),
 		cmocka_unit_test(another_site_at_the_jump_is_refused),
+		cmocka_unit_test(a_short_copy_or_a_bad_lea_is_refused),
 		cmocka_unit_test(code_that_differs_is_refused),
 		cmocka_unit_test(jumps_that_go_round_are_refused),
 		cmocka_unit_test(a_breakpoint_is_busy),
