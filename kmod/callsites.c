@@ -323,9 +323,8 @@ int ftagent_thunk_callsites(const char *caller, unsigned long *sites,
 
 int ftagent_site_rejoins(unsigned long ret_site, unsigned long join)
 {
-	u8 insn[FTAGENT_CALL_LEN];
+	u8 insn[FTAGENT_JMP_REL32_LEN];
 	unsigned long to;
-	s32 rel;
 
 	/* Its text may be the probe's own (an optimized kprobe). */
 	if (ret_site == join)
@@ -335,15 +334,7 @@ int ftagent_site_rejoins(unsigned long ret_site, unsigned long join)
 	/* Another tracer's breakpoint hides the instruction. */
 	if (insn[0] == FTAGENT_INT3)
 		return -EBUSY;
-	if (insn[0] == FTAGENT_JMP_REL32) {
-		memcpy(&rel, insn + 1, sizeof(rel));
-		to = ret_site + FTAGENT_CALL_LEN + rel;
-	} else if (insn[0] == FTAGENT_JMP_REL8) {
-		to = ret_site + 2 + (s8)insn[1];
-	} else {
-		return 0;
-	}
-	return to == join;
+	return ftagent_jump_at(insn, ret_site, &to) && to == join;
 }
 
 static int ftagent_text_read(void *ctx, unsigned long addr, u8 *buf,

@@ -41,6 +41,28 @@ static inline bool ftagent_any_in(const unsigned long *avoid, unsigned int n,
 }
 
 /*
+ * Whether @insn (at least FTAGENT_JMP_REL32_LEN bytes of it readable),
+ * the text at @at, is a jmp rel32 or rel8: its length, with its target
+ * in *@to; else 0.
+ */
+static inline unsigned int ftagent_jump_at(const u8 *insn, unsigned long at,
+					   unsigned long *to)
+{
+	s32 rel;
+
+	if (insn[0] == FTAGENT_JMP_REL32) {
+		memcpy(&rel, insn + 1, sizeof(rel));
+		*to = at + FTAGENT_JMP_REL32_LEN + rel;
+		return FTAGENT_JMP_REL32_LEN;
+	}
+	if (insn[0] == FTAGENT_JMP_REL8) {
+		*to = at + 2 + (s8)insn[1];
+		return 2;
+	}
+	return 0;
+}
+
+/*
  * The length of the instruction at @b (@avail bytes of it readable) if
  * it is one whose meaning does not depend on where it sits, else 0: an
  * optional REX prefix, then mov, lea, movsxd, test or a two-operand ALU
@@ -109,7 +131,6 @@ static inline int ftagent_copy_walk(ftagent_text_read_t read, void *ctx,
 	u8 text[FTAGENT_COPY_MAX + FTAGENT_JMP_REL32_LEN];
 	unsigned long p = ret_site, to;
 	unsigned int hop, k = 0, m, len, jlen;
-	s32 rel;
 
 	if (read(ctx, join, at_join, sizeof(at_join)))
 		return -EFAULT;
@@ -131,16 +152,9 @@ static inline int ftagent_copy_walk(ftagent_text_read_t read, void *ctx,
 		/* Another tracer's breakpoint hides the instruction. */
 		if (text[m] == FTAGENT_INT3)
 			return -EBUSY;
-		if (text[m] == FTAGENT_JMP_REL32) {
-			memcpy(&rel, text + m + 1, sizeof(rel));
-			jlen = FTAGENT_JMP_REL32_LEN;
-			to = p + m + jlen + rel;
-		} else if (text[m] == FTAGENT_JMP_REL8) {
-			jlen = 2;
-			to = p + m + jlen + (s8)text[m + 1];
-		} else {
+		jlen = ftagent_jump_at(text + m, p + m, &to);
+		if (!jlen)
 			return -EXDEV;
-		}
 		/*
 		 * The stretch and its jump must not hold another probed site
 		 * (the return site itself aside) or the join's first byte,

@@ -979,6 +979,35 @@ static void ftagent_mmsg_csum_stop(void)
 }
 
 /*
+ * Register a probe of @c's handler at @addr, disabled: armed with the
+ * others once all are found (ftagent_mmsg_arm()). 0, -E2BIG when @c has
+ * no room left, or register_kprobe()'s error (then not counted).
+ *
+ * No ftagent_lookups_flush(): parked lookups sit at a function's start
+ * (past its ENDBR), and a call or return site is inside its caller, past
+ * the caller's start; a return site could only be the next function's
+ * start after a call that never returns, and these callees return.
+ */
+static int ftagent_mmsg_add_probe(struct ftagent_mmsg_caller *c,
+				  unsigned long addr)
+{
+	struct kprobe *kp;
+	int err;
+
+	if (c->nr_kps == FTAGENT_MMSG_SITES)
+		return -E2BIG;
+	kp = &c->kps[c->nr_kps];
+	memset(kp, 0, sizeof(*kp));
+	kp->addr = (kprobe_opcode_t *)addr;
+	kp->pre_handler = c->handler;
+	kp->flags = KPROBE_FLAG_DISABLED;
+	err = register_kprobe(kp);
+	if (!err)
+		c->nr_kps++;
+	return err;
+}
+
+/*
  * Probe each of the @n return sites @rets that runs a copy of the code at
  * @join rather than reaching it (ftagent_copy_rejoins()), with @c's
  * handler: 0, or the error that turns the feature off.
@@ -991,25 +1020,14 @@ static int ftagent_mmsg_probe_copies(struct ftagent_mmsg_caller *c,
 	int rejoins, err;
 
 	for (i = 0; i < n; i++) {
-		struct kprobe *kp;
-
 		rejoins = ftagent_copy_rejoins(rets[i], join, rets, n);
 		if (rejoins < 0)
 			return rejoins;
 		if (rejoins)
 			continue;	/* the probe at @join sees it */
-		if (c->nr_kps == FTAGENT_MMSG_SITES)
-			return -E2BIG;
-		kp = &c->kps[c->nr_kps];
-		memset(kp, 0, sizeof(*kp));
-		kp->addr = (kprobe_opcode_t *)rets[i];
-		kp->pre_handler = c->handler;
-		/* Armed with the others (ftagent_mmsg_arm()). */
-		kp->flags = KPROBE_FLAG_DISABLED;
-		err = register_kprobe(kp);
+		err = ftagent_mmsg_add_probe(c, rets[i]);
 		if (err)
 			return err;
-		c->nr_kps++;
 	}
 	return 0;
 }
@@ -1100,7 +1118,6 @@ static int ftagent_mmsg_twins(struct ftagent_mmsg_caller *c)
 		if (err == -ENOENT ||
 		    (!err && ftagent_site_rejoins(rets[0], join) == 1))
 			return 0;
-		apart = true;
 	}
 	for (i = 0; !err && c->twins[i]; i++) {
 		what = c->twins[i];
@@ -1138,30 +1155,11 @@ static int ftagent_mmsg_probe(struct ftagent_mmsg_caller *c)
 	if (c->one_site && n != 1)
 		return -ENOENT;
 	for (i = 0; i < n; i++) {
-		struct kprobe *kp = &c->kps[c->nr_kps];
-
-		memset(kp, 0, sizeof(*kp));
-		kp->addr = (kprobe_opcode_t *)(sites[i] +
-					       (c->at_call ? 0 : FTAGENT_CALL_LEN));
-		kp->pre_handler = c->handler;
-		/* Armed with the others once all are found (ftagent_mmsg_arm()). */
-		kp->flags = KPROBE_FLAG_DISABLED;
-		/*
-		 * No ftagent_lookups_flush(): parked lookups sit at a
-		 * function's start (past its ENDBR), and a call or return
-		 * site is inside its caller, past the caller's start; a
-		 * return site could only be the next function's start after
-		 * a call that never returns, and these callees return.
-		 */
-		err = register_kprobe(kp);
+		err = ftagent_mmsg_add_probe(c, sites[i] +
+					     (c->at_call ? 0 : FTAGENT_CALL_LEN));
 		/* Not an instruction boundary: bytes inside another one. */
-		if (err == -EILSEQ) {
-			err = 0;
-			continue;
-		}
-		if (err)
+		if (err && err != -EILSEQ)
 			return err;
-		c->nr_kps++;
 	}
 	if (c->nr_kps < expect)
 		return -ENOENT;
