@@ -296,18 +296,11 @@ check-abi-compat: all
 	FTG_TCG_OPTS=thread=single tests/abi/run-compat $(BUILD) $(KVER)
 
 # The selftests on the PREEMPT_RT kernel (6.1, linux-image-rt-amd64)
-# with both hook sets and the lockdown phase; make check runs them there
-# with the ftrace set only (tests/run-check says why). 4.5 GB, as
-# make check's selftest guests: counters_blocked holds 30,000 threads.
-# Both sets in one guest take 25 to 50 minutes here, hence the limit.
+# with both hook sets and the lockdown phase, in two guests side by side;
+# make check runs them there with the ftrace set only when
+# FTAGENT_CHECK_RT=1 (tests/run-check says why). tests/run-check-rt.
 check-rt: userspace tests
-	+@k=$$(tools/test-kernels --rt); \
-	test -n "$$k" || { echo "no 6.1 PREEMPT_RT kernel: make deps" >&2; exit 1; }; \
-	tools/build-module /lib/modules/$$k/build $(BUILD)/kmod/$$k >/dev/null || \
-		{ tail -n 30 $(BUILD)/kmod/$$k/build.log; exit 1; }; \
-	FTG_TCG_OPTS=thread=single tools/guest/run-guest --kver $$k --mem 4608 \
-		--timeout 7200 --quiet -- $(CURDIR)/tests/selftests/guest-run \
-		$(CURDIR)/$(BUILD)/kmod/$$k/kmod/ftagent.ko $(CURDIR)/$(BUILD)/tests/selftests
+	+@tests/run-check-rt --build $(BUILD)
 
 # The netlink fuzzer's long run (tests/e2e/nl_fuzz.py; make check runs
 # it with 1,000 messages per command): 10,000 per command in one guest
@@ -439,7 +432,7 @@ lint-format:
 lint-shell:
 	shellcheck -x tools/install-deps tools/guest/run-guest tools/guest/mkinitramfs \
 		tools/guest/init tools/demo/guest-demo tests/run-check \
-		tests/run-check-debug tools/debug-kernel/build \
+		tests/run-check-debug tests/run-check-rt tools/debug-kernel/build \
 		tools/test-kernels tools/build-module tools/bench/load-cycles \
 		tests/dkms/roundtrip \
 		tests/compat/check-features tests/selftests/repeat-lockdown \
