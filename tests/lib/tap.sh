@@ -50,3 +50,19 @@ tap_run() {
 tap_record() {
 	echo "$*" >>"$TAP_TALLY"
 }
+
+# tap_summary: every result in $TAP_TALLY, then the one line the CI log
+# ends with ("N passed, N failed", ", N skipped" when any); true only if
+# something passed and nothing failed or was skipped.
+tap_summary() {
+	local passed failed skipped
+	echo "== results"
+	awk '{ printf "%-50s %3d passed, %d failed, %d skipped\n", $1, $2, $3, $4 }' "$TAP_TALLY"
+	read -r passed failed skipped < <(awk '{ p += $2; f += $3; s += $4 } END { print p + 0, f + 0, s + 0 }' "$TAP_TALLY")
+	if [ "$skipped" -gt 0 ]; then
+		echo "$passed passed, $failed failed, $skipped skipped"
+	else
+		echo "$passed passed, $failed failed"
+	fi
+	[ "$failed" -eq 0 ] && [ "$skipped" -eq 0 ] && [ "$passed" -gt 0 ]
+}
