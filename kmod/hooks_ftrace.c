@@ -615,16 +615,36 @@ MODULE_PARM_DESC(direct_calls,
 		 "ftrace set and policy gate: hook through direct calls when free (cheaper; blocks BPF fentry on the same functions)");
 
 /*
- * A set attached as direct calls. Its ftrace_ops is made afresh for every
- * attempt and wiped when it is detached: a failed registration can leave
- * the ops' func, flags and trampoline set (6.1), and such an ops would
- * take the slow path on every later attach. So the set keeps the names
- * (or the addresses) it must filter on, not a filtered ops.
+ * A set attached as direct calls. Its ftrace_ops are made afresh for
+ * every attempt and wiped when they are detached: a failed registration
+ * can leave an ops' func, flags and trampoline set (6.1), and such an ops
+ * would take the slow path on every later attach. So the set keeps the
+ * names (or the addresses) it must filter on, not filtered ops.
  */
 #define FTAGENT_DIRECT_MAX	96
 
+/*
+ * At most this many functions go to ftrace in one direct registration.
+ * Up to 6.7, register_ftrace_direct{,_multi}() grows the kernel's table
+ * of direct calls as it adds to it, keeping only the last table it
+ * replaced for freeing: a call that grows it twice leaks the table it
+ * started from (576 bytes with 64 buckets, seen by kmemleak at every load
+ * after the first, as unregistering leaves the emptied table allocated).
+ * From an empty table the first add grows it to 32 buckets and the next
+ * growth comes at the 66th add; from any other state (count at most
+ * twice the buckets, 32 or more of them) a second growth takes more than
+ * 64 adds, until the table's 4,096-bucket cap far above anything here.
+ * So a set of more than this is attached as several ops, 48 leaving room
+ * for a name that matches more than one function. Later kernels copy the
+ * table once per call; the split costs them one more registration.
+ */
+#define FTAGENT_DIRECT_PER_OPS	48
+#define FTAGENT_DIRECT_OPS	DIV_ROUND_UP(FTAGENT_DIRECT_MAX, \
+					     FTAGENT_DIRECT_PER_OPS)
+
 struct ftagent_direct_set {
-	struct ftrace_ops ops;
+	struct ftrace_ops ops[FTAGENT_DIRECT_OPS];
+	unsigned int n_ops;	/* ops[0..n_ops) registered now */
 	void (*tramp)(void);
 	const char *symbols[FTAGENT_DIRECT_MAX];	/* filtered by name */
 	unsigned int n;
@@ -642,10 +662,10 @@ static struct ftagent_direct_set ftagent_settle_direct_set = {
 	.tramp = ftagent_settle_tramp,
 };
 
-static void ftagent_direct_wipe(struct ftagent_direct_set *d)
+static void ftagent_direct_wipe(struct ftrace_ops *ops)
 {
-	ftrace_free_filter(&d->ops);
-	memset(&d->ops, 0, sizeof(d->ops));
+	ftrace_free_filter(ops);
+	memset(ops, 0, sizeof(*ops));
 }
 
 bool ftagent_direct_calls_allowed(void)
@@ -674,35 +694,106 @@ int ftagent_direct_ops_func(struct ftrace_ops *op, enum ftrace_ops_cmd cmd)
 }
 #endif
 
-/* Try to attach @d as direct calls; 0 or why not (the ops is left wiped). */
+/* Filter @d's ops @part on its share of the names, then of the addresses. */
+static int ftagent_direct_filter_part(struct ftagent_direct_set *d,
+				      unsigned int part)
+{
+	struct ftrace_ops *ops = &d->ops[part];
+	unsigned int i = part * FTAGENT_DIRECT_PER_OPS;
+	unsigned int end = min(i + FTAGENT_DIRECT_PER_OPS, d->n + d->n_ips);
+	int err = 0;
+
+	for (; i < end && i < d->n; i++) {
+		err = ftagent_ftrace_filter(ops, d->symbols[i]);
+		if (err)
+			return err;
+	}
+	if (i < end)
+		err = ftrace_set_filter_ips(ops, &d->ips[i - d->n], end - i,
+					    0, 0);
+	return err;
+}
+
+/*
+ * Take @d's registered ops off, last first. One ftrace refuses to let go
+ * of (only after ftrace itself failed) keeps its filter and may still be
+ * called: the set is never reused and the module stays (ftagent_stuck()).
+ * Returns once no task runs or is preempted in the trampoline.
+ */
+static void ftagent_direct_off(struct ftagent_direct_set *d)
+{
+	struct ftrace_ops *ops;
+	int err;
+
+	while (d->n_ops) {
+		ops = &d->ops[--d->n_ops];
+		err = ftagent_direct_unregister(ops, (unsigned long)d->tramp);
+		if (!err) {
+			ftagent_direct_wipe(ops);
+			continue;
+		}
+		if (!d->stuck)
+			ftagent_stuck("direct-call", err);
+		d->stuck = true;
+	}
+}
+
+/*
+ * Try to attach @d as direct calls, all of it or none: 0 or why not (the
+ * ops are left wiped, unless ftrace would not take one off again).
+ */
 static int ftagent_direct_try(struct ftagent_direct_set *d)
 {
-	unsigned int i;
+	unsigned int parts = DIV_ROUND_UP(d->n + d->n_ips,
+					  FTAGENT_DIRECT_PER_OPS);
+	struct ftrace_ops *ops;
 	int err = 0;
 
 	if (d->stuck)
 		return -EBUSY;
-	memset(&d->ops, 0, sizeof(d->ops));
+	/* Never an ops without a filter: it would trace every function. */
+	if (WARN_ON_ONCE(!parts || parts > FTAGENT_DIRECT_OPS))
+		return -EINVAL;
+	while (d->n_ops < parts) {
+		ops = &d->ops[d->n_ops];
+		memset(ops, 0, sizeof(*ops));
 #ifdef FTAGENT_HAVE_FTRACE_OPS_FUNC
-	d->ops.ops_func = ftagent_direct_ops_func;
+		ops->ops_func = ftagent_direct_ops_func;
 #endif
-	for (i = 0; i < d->n && !err; i++)
-		err = ftagent_ftrace_filter(&d->ops, d->symbols[i]);
-	if (!err && d->n_ips)
-		err = ftrace_set_filter_ips(&d->ops, d->ips, d->n_ips, 0, 0);
-	if (!err)
-		err = ftagent_direct_register(&d->ops, (unsigned long)d->tramp);
-	if (err) {
-		/*
-		 * A registration that failed late was linked into ftrace's
-		 * list for a moment: walkers with preemption off may still
-		 * look at its filter. Let them finish before freeing it.
-		 */
-		synchronize_rcu();
-		ftagent_direct_wipe(d);
+		err = ftagent_direct_filter_part(d, d->n_ops);
+		if (!err)
+			err = ftagent_direct_register(ops,
+						      (unsigned long)d->tramp);
+		if (err) {
+			/*
+			 * A registration that failed late was linked into
+			 * ftrace's list for a moment: walkers with preemption
+			 * off may still look at its filter. Let them finish
+			 * before freeing it.
+			 */
+			synchronize_rcu();
+			ftagent_direct_wipe(ops);
+			if (d->n_ops)
+				pr_info("ftrace hooks: direct ops %u of %u refused (%d), taking the first %u off\n",
+					d->n_ops + 1, parts, err, d->n_ops);
+			ftagent_direct_off(d);
+			break;
+		}
+		d->n_ops++;
 	}
 	d->on = !err;
 	return err;
+}
+
+static bool ftagent_direct_has_ip(const struct ftagent_direct_set *d,
+				  unsigned long ip)
+{
+	unsigned int i;
+
+	for (i = 0; i < d->n_ips; i++)
+		if (d->ips[i] == ip)
+			return true;
+	return false;
 }
 
 /* Filter the plain form of a set on @symbol and note it for the direct. */
@@ -737,7 +828,8 @@ static int ftagent_register(struct ftrace_ops *ops,
 	if (!direct_calls)
 		return register_ftrace_function(ops);
 	err = ftagent_direct_try(d);
-	if (!err || err == -ENOMEM)
+	/* A set ftrace holds as direct calls must not be traced twice. */
+	if (!err || err == -ENOMEM || d->stuck)
 		return err;
 	pr_info("ftrace hooks: no direct calls (%d), using ftrace_ops\n", err);
 	return register_ftrace_function(ops);
@@ -805,13 +897,7 @@ static void ftagent_unregister(struct ftrace_ops *ops,
 
 	/* Both return once no task runs or is preempted in a callback. */
 	if (d->on) {
-		err = ftagent_direct_unregister(&d->ops, (unsigned long)d->tramp);
-		if (err) {
-			d->stuck = true;
-			ftagent_stuck("direct-call", err);
-		} else {
-			ftagent_direct_wipe(d);
-		}
+		ftagent_direct_off(d);
 	} else {
 		err = unregister_ftrace_function(ops);
 		if (err)
@@ -1682,7 +1768,13 @@ static int ftagent_ftrace_attach(struct ftagent_hook *hook)
 	if (ip && d->n + d->n_ips < FTAGENT_DIRECT_MAX) {
 		err = ftrace_set_filter_ip(&ftagent_entry_ops, ip, 0, 0);
 		if (!err) {
-			d->ips[d->n_ips++] = ip;
+			/*
+			 * Once per direct set (the ops' filter is a set too):
+			 * the same function in two of its ops would have the
+			 * second refused, and the whole set on the slow path.
+			 */
+			if (!ftagent_direct_has_ip(d, ip))
+				d->ips[d->n_ips++] = ip;
 			ftagent_entry_filters++;
 			return 0;
 		}
