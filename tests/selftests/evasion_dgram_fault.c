@@ -206,37 +206,20 @@ static ssize_t receive(int fd, char *buf, size_t len, enum receiver how)
 
 /*
  * Every datagram was taken off @fd's queue, and its socket was charged
- * @bytes in @calls receives, each an error. The SQPOLL thread posts a
- * batch's CQEs before it frees the batch's requests, where they are
- * charged, so after an SQPOLL ring the last count may come a moment
- * after its CQE (seen on PREEMPT_RT, where the waiter runs at once):
- * collected until @calls are in (2 s at most) and once more 200 ms
- * later (a late extra count would fail too), summed, then checked
- * exactly.
+ * @bytes in @calls receives, each an error. After an SQPOLL ring the
+ * last count may come a moment after its CQE (seen on PREEMPT_RT, where
+ * the waiter runs at once): ft_sum_fd_settled().
  */
 static void expect_drained_and_charged(struct __test_metadata *_metadata,
 				       int fd, uint64_t bytes, int calls,
 				       enum receiver how)
 {
-	struct ft_totals t, sum = {0};
-	struct ft_counters fc;
-	bool settled = false;
+	struct ft_totals sum;
 	char spare[64];
-	int i;
 
-	for (i = 0; i < 21; i++) {
-		ASSERT_EQ(0, ft_collect(&fc));
-		t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fd);
-		ft_counters_free(&fc);
-		sum.in_bytes += t.in_bytes;
-		sum.in_calls += t.in_calls;
-		sum.in_errors += t.in_errors;
-		if (how != BY_IOUR_RECV_SQPOLL || settled)
-			break;
-		/* All in: once more, for a late count too many. */
-		settled = sum.in_calls >= (uint64_t)calls || i == 19;
-		usleep(settled ? 200000 : 100000);
-	}
+	ASSERT_EQ(0, ft_sum_fd_settled(FTAGENT_OBJ_SOCKET, fd,
+				       how == BY_IOUR_RECV_SQPOLL ? calls : 0,
+				       &sum));
 	EXPECT_EQ(bytes, sum.in_bytes);
 	EXPECT_EQ(calls, sum.in_calls);
 	EXPECT_EQ(calls, sum.in_errors);

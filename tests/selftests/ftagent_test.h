@@ -182,6 +182,44 @@ static inline struct ft_totals ft_sum_fd(const struct ft_counters *fc, int kind,
 }
 
 /*
+ * @fd's totals, summed over collections (each takes what was counted
+ * since the one before) until @calls calls are in, in and out together
+ * (2 s at most), then once more 200 ms later so that a late count too
+ * many fails as well; with @calls 0, one collection. For the work of an
+ * SQPOLL ring's thread: it posts a batch's CQEs before it frees the
+ * batch's requests, where they are charged, so the counts may come a
+ * moment after the CQEs. 0, or -errno from a collection.
+ */
+static inline int ft_sum_fd_settled(int kind, int fd, uint64_t calls,
+				    struct ft_totals *sum)
+{
+	struct ft_counters fc;
+	struct ft_totals t;
+	int settled = !calls, i, rc;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < 21; i++) {
+		rc = ft_collect(&fc);
+		if (rc)
+			return rc;
+		t = ft_sum_fd(&fc, kind, fd);
+		ft_counters_free(&fc);
+		sum->in_bytes += t.in_bytes;
+		sum->out_bytes += t.out_bytes;
+		sum->in_calls += t.in_calls;
+		sum->out_calls += t.out_calls;
+		sum->in_errors += t.in_errors;
+		sum->out_errors += t.out_errors;
+		sum->records += t.records;
+		if (settled)
+			break;
+		settled = sum->in_calls + sum->out_calls >= calls || i == 19;
+		usleep(settled ? 200000 : 100000);
+	}
+	return 0;
+}
+
+/*
  * The kernel's own per-process I/O accounting: rchar and wchar. Returns
  * the bytes this read of /proc/self/io itself returned (which the kernel
  * adds to rchar afterwards), or -1.
