@@ -9,6 +9,7 @@
 #include <pthread.h>
 
 #include "events_test.h"
+#include "../../tools/lib/iouring_raw.h"
 
 static struct ftnl ctl_nl;
 static int ctl_open;
@@ -111,6 +112,34 @@ static inline uint16_t sink_port(const struct sink *k)
 	if (getsockname(k->fds[0], (struct sockaddr *)&sin, &len))
 		return 0;
 	return ntohs(sin.sin_port);
+}
+
+/* How an io_uring request is run: by the submitter, io-wq or SQPOLL. */
+enum iour_mode { IOUR_INLINE, IOUR_ASYNC, IOUR_SQPOLL, IOUR_MODES };
+
+/* One request on a ring of its own, run as @mode: its CQE's result. */
+static inline int iour_one(enum iour_mode mode, int op, int fd, uint64_t addr,
+			   uint32_t len, uint64_t off)
+{
+	struct io_uring_cqe cqe;
+	struct io_uring_sqe *sqe;
+	struct ring r;
+	int res = -ENODATA;
+
+	if (ring_init(&r, 4, mode == IOUR_SQPOLL ? IORING_SETUP_SQPOLL : 0, 0))
+		return -errno;
+	sqe = ring_sqe(&r, op, fd, 1);
+	sqe->addr = addr;
+	sqe->len = len;
+	sqe->off = off;
+	if (mode == IOUR_ASYNC)
+		sqe->flags |= IOSQE_ASYNC;
+	if (op == IORING_OP_OPENAT)
+		sqe->open_flags = O_RDONLY;
+	if (ring_submit(&r, 1) == 1 && !ring_wait(&r, &cqe, 1))
+		res = cqe.res;
+	ring_exit(&r);
+	return res;
 }
 
 #endif /* FTAGENT_GATE_TEST_H */

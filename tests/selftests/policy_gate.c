@@ -18,6 +18,7 @@
 
 #include "kselftest_harness.h"
 #include "gate_test.h"
+#include "ia32_test.h"
 #include "../../tools/lib/policy.h"
 
 static int set_policy(struct ftagent_policy_spec *p, struct ftnl_error *err)
@@ -734,6 +735,121 @@ TEST_F(gate, no_way_around_send_and_bind_rules)
 	ev_sleep_ms(50);
 	EXPECT_EQ(0, drain_accepts(self->other_lfd));
 	ftagent_policy_spec_free(&p);
+}
+
+static int tcp_socket_fd(void)
+{
+	return socket(AF_INET, SOCK_STREAM, 0);
+}
+
+/*
+ * The gate sits on the security hooks every way to an operation passes:
+ * io_uring's CONNECT, SEND and OPENAT, run by the submitter, by an io-wq
+ * worker and by an SQPOLL thread, are refused with EPERM as the system
+ * calls are, and so are connect and send through int $0x80 (the 32-bit
+ * connect, and socketcall). Ground truth besides the EPERMs: no SYN left
+ * (the kernel's ActiveOpens), nothing reached the listener, and each
+ * rule's hits are exactly the requests made.
+ */
+TEST_F(gate, io_uring_and_int80_pass_the_same_points)
+{
+	const char *secret = "/tmp/ftg-iour-secret";
+	struct sockaddr_in to = {.sin_family = AF_INET};
+	struct sockaddr_in dns = {.sin_family = AF_INET};
+	struct ftagent_policy_spec p, got;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+	uint32_t *low;
+	long opens;
+	int mode, c, u, fd;
+
+	fd = open(secret, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_GE(fd, 0);
+	close(fd);
+	ftagent_policy_spec_init(&p);
+	port_rule(rule(&p, "no-port", 1u << FTAGENT_OP_CONNECT,
+		       FTAGENT_ACTION_DENY),
+		  self->port, self->port);
+	port_rule(rule(&p, "no-send-53", 1u << FTAGENT_OP_SEND,
+		       FTAGENT_ACTION_DENY),
+		  53, 53);
+	r = rule(&p, "secret", 1u << FTAGENT_OP_OPEN, FTAGENT_ACTION_DENY);
+	r->set |= FTAGENT_RULE_SET_PATH;
+	strcpy(r->path_prefix, secret);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
+
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	to.sin_port = htons(self->port);
+	dns.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	dns.sin_port = htons(53);
+	opens = tcp_active_opens();
+	ASSERT_GE(opens, 0);
+	for (mode = 0; mode < IOUR_MODES; mode++) {
+		c = tcp_socket_fd();
+		ASSERT_GE(c, 0);
+		EXPECT_EQ(-EPERM, iour_one(mode, IORING_OP_CONNECT, c,
+					   (uintptr_t)&to, 0, sizeof(to)))
+		TH_LOG("connect, mode %d", mode);
+		close(c);
+		/* A connected UDP socket: the send names no address. */
+		u = socket(AF_INET, SOCK_DGRAM, 0);
+		ASSERT_EQ(0, connect(u, (struct sockaddr *)&dns, sizeof(dns)));
+		EXPECT_EQ(-EPERM, iour_one(mode, IORING_OP_SEND, u,
+					   (uintptr_t) "q", 1, 0))
+		TH_LOG("send, mode %d", mode);
+		close(u);
+		EXPECT_EQ(-EPERM, iour_one(mode, IORING_OP_OPENAT, AT_FDCWD,
+					   (uintptr_t)secret, 0, 0))
+		TH_LOG("openat, mode %d", mode);
+	}
+
+	/* The 32-bit entry: arguments below 4 GiB. */
+	low = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+	ASSERT_NE(MAP_FAILED, low);
+	memcpy(low + 64, &to, sizeof(to));
+	c = tcp_socket_fd();
+	EXPECT_EQ(-EPERM,
+		  call32(362 /* connect */, c, (long)(uintptr_t)(low + 64),
+			 sizeof(to), 0, 0));
+	close(c);
+	c = tcp_socket_fd();
+	low[0] = c;
+	low[1] = (uint32_t)(uintptr_t)(low + 64);
+	low[2] = sizeof(to);
+	EXPECT_EQ(-EPERM, call32(102 /* socketcall */, 3 /* SYS_CONNECT */,
+				 (long)(uintptr_t)low, 0, 0, 0));
+	close(c);
+	/* Connected to port 53: neither send names an address. */
+	u = socket(AF_INET, SOCK_DGRAM, 0);
+	ASSERT_EQ(0, connect(u, (struct sockaddr *)&dns, sizeof(dns)));
+	EXPECT_EQ(-EPERM, call32(369 /* sendto */, u,
+				 (long)(uintptr_t)(low + 192), 1, 0, 0));
+	low[0] = u;
+	low[1] = (uint32_t)(uintptr_t)(low + 192);
+	low[2] = 1;
+	low[3] = 0;
+	EXPECT_EQ(-EPERM, call32(102 /* socketcall */, 9 /* SYS_SEND */,
+				 (long)(uintptr_t)low, 0, 0, 0));
+	close(u);
+	munmap(low, 4096);
+
+	/* Nothing got out: no SYN, no connection. */
+	EXPECT_EQ(opens, tcp_active_opens());
+	ev_sleep_ms(50);
+	EXPECT_EQ(0, drain_accepts(self->lfd));
+
+	/* Each rule decided exactly the requests made its way. */
+	ftagent_policy_spec_init(&got);
+	ASSERT_EQ(0, ftagent_get_policy(ctl(), &got, &err))
+	TH_LOG("%s", err.msg);
+	ASSERT_EQ(3, got.n);
+	EXPECT_EQ(IOUR_MODES + 2, got.rules[0].hits);
+	EXPECT_EQ(IOUR_MODES + 2, got.rules[1].hits);
+	EXPECT_EQ(IOUR_MODES, got.rules[2].hits);
+	ftagent_policy_spec_free(&got);
+	ftagent_policy_spec_free(&p);
+	unlink(secret);
 }
 
 static int subtree_connect(void *arg)
