@@ -599,7 +599,7 @@ static struct ftrace_ops ftagent_settle_ops = {
  * A kernel of this age allows one direct caller per function, so while
  * ftagent holds them a BPF fentry/fexit program (bpftrace kfunc:) on a
  * traced syscall or a settle point cannot attach (EBUSY). direct_calls=0
- * leaves them free, at about 200 more instructions per traced call.
+ * leaves them free, at about 80 more instructions per traced call.
  */
 static bool exit_work = true;
 module_param(exit_work, bool, 0444);
