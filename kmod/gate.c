@@ -986,26 +986,6 @@ ftagent_gate_interpreter(const struct ftagent_gate_args *regs)
 }
 
 /*
- * Whether a connect on a TCP or MPTCP socket finds it connecting or
- * connected already: then it starts no connection (EALREADY, EISCONN)
- * and is not charged again. io_uring tries an in-progress CONNECT again
- * after a poll, and a program may poll its own non-blocking connect the
- * same way: one connection, one connect. Only a socket back to
- * unconnected (AF_UNSPEC) can start another.
- */
-static __always_inline bool
-ftagent_gate_connect_again(const struct ftagent_gate_args *regs,
-			   const struct sock *sk)
-{
-	const struct socket *sock = (const struct socket *)regs->di;
-
-	if (sk->sk_type != SOCK_STREAM || (sk->sk_protocol != IPPROTO_TCP &&
-					   sk->sk_protocol != IPPROTO_MPTCP))
-		return false;
-	return READ_ONCE(sock->state) != SS_UNCONNECTED;
-}
-
-/*
  * The budget metric a call at @point counts against, or -1; @sk its
  * socket (ftagent_gate_sk()).
  */
@@ -1024,9 +1004,7 @@ ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs,
 		return ftagent_gate_interpreter(regs) ? -1 :
 							 FTAGENT_METRIC_EXECS;
 	case FTAGENT_OP_CONNECT:
-		if (!ftagent_inet(sk) || ftagent_gate_connect_again(regs, sk))
-			return -1;
-		return FTAGENT_METRIC_CONNECTS;
+		return ftagent_inet(sk) ? FTAGENT_METRIC_CONNECTS : -1;
 	case FTAGENT_GATE_SCTP:
 		/*
 		 * connectx and the association a one-to-many sendmsg opens:
