@@ -43,7 +43,24 @@ tap_run() {
 	echo "# $name: $((SECONDS - t0)) s"
 	echo "$name $(tap_count "$status" <"$out")" >>"$TAP_TALLY"
 	[ "$status" -eq 0 ] || echo "# $name exited with status $status"
+	tap_failures "$name" <"$out"
 	rm -f "$out"
+}
+
+# tap_failures NAME < TAP: which tests failed and the harness's lines
+# saying why (file:line: Expected ...), to $TAP_TALLY.failures: a CI page
+# shows only the end of the log, and "budget_gate (1)" there does not say
+# which of its tests failed or how.
+tap_failures() {
+	awk -v name="$1" '
+		/^#[[:space:]]+RUN[[:space:]]/ { n = 0; next }
+		/^#[[:space:]]+[[:alnum:]_.\/-]+\.c:[0-9]+:/ { why[n++] = $0; next }
+		/^not ok / {
+			for (i = 0; i < n && i < 6; i++)
+				print name ": " why[i]
+			print name ": " $0
+			n = 0
+		}' | head -n 30 >>"$TAP_TALLY.failures"
 }
 
 # tap_record NAME PASSED FAILED SKIPPED: a result that is not a TAP stream.
@@ -58,6 +75,7 @@ tap_summary() {
 	local passed failed skipped
 	echo "== results"
 	awk '{ printf "%-50s %3d passed, %d failed, %d skipped\n", $1, $2, $3, $4 }' "$TAP_TALLY"
+	[ ! -s "$TAP_TALLY.failures" ] || head -n 60 "$TAP_TALLY.failures" | sed 's|^|#   |'
 	read -r passed failed skipped < <(awk '{ p += $2; f += $3; s += $4 } END { print p + 0, f + 0, s + 0 }' "$TAP_TALLY")
 	if [ "$skipped" -gt 0 ]; then
 		echo "$passed passed, $failed failed, $skipped skipped"
