@@ -81,6 +81,10 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/unit/%)
 SELFTEST_SRCS := $(wildcard tests/selftests/*.c)
 SELFTEST_BINS := $(SELFTEST_SRCS:tests/selftests/%.c=$(BUILD)/tests/selftests/%)
 KSELFTEST_DIR := $(BUILD)/kselftest
+# A real ia32 program the selftests drive (evasion_ia32): static, no C
+# library, so no 32-bit packages; beside the selftests, not among them
+# (guest-run runs every program in that directory).
+IA32_EXEC := $(BUILD)/tests/helpers/ia32_exec
 FAIL_NTH := $(BUILD)/tests/faults/fail_nth
 FAIL_NTH_SRCS := $(wildcard tests/faults/fail_nth*.c)
 KSELFTEST_HDRS := $(KSELFTEST_DIR)/kselftest_harness.h $(KSELFTEST_DIR)/kselftest.h
@@ -146,7 +150,7 @@ $(SAMPLE_EVENTS): tests/host/sample_events.c tests/unit/collector_build.h $(DAEM
 	$(CC) $(CFLAGS) -o $@ $(filter %.c %.a,$^) $(LDLIBS_NL) $(LDLIBS_JSON) \
 		$(LDLIBS_DAEMON) $(LDLIBS_CRYPTO)
 
-tests: $(UNIT_BINS) $(SELFTEST_BINS) $(SAMPLE_EVENTS) $(FAIL_NTH)
+tests: $(UNIT_BINS) $(SELFTEST_BINS) $(IA32_EXEC) $(SAMPLE_EVENTS) $(FAIL_NTH)
 
 $(BUILD)/%.o: %.c $(wildcard tools/lib/*.h tools/ftctl/*.h) uapi/linux/ftagent.h
 	@mkdir -p $(dir $@)
@@ -250,10 +254,16 @@ $(KSELFTEST_HDRS): $(KSRC_TARBALL)
 		linux-source-6.1/tools/testing/selftests/$(notdir $@)
 	@touch $@
 
-$(BUILD)/tests/selftests/%: tests/selftests/%.c $(wildcard tests/selftests/*.h) $(KSELFTEST_HDRS) $(LIB)
+$(BUILD)/tests/selftests/%: tests/selftests/%.c $(wildcard tests/selftests/*.h) tests/helpers/ia32_exec.h $(KSELFTEST_HDRS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Wno-unused-parameter -Wno-missing-prototypes -isystem $(KSELFTEST_DIR) -o $@ \
 		$(filter %.c %.a,$^) -lpthread $(LDLIBS_NL) -lxxhash
+
+$(IA32_EXEC): tests/helpers/ia32_exec.c tests/helpers/ia32_exec.h
+	@mkdir -p $(dir $@)
+	$(CC) -m32 -ffreestanding -nostdlib -static -fno-pic -no-pie \
+		-fno-stack-protector -fno-asynchronous-unwind-tables -O2 \
+		-Wall -Wextra -Werror -o $@ $<
 
 # The fault-injection sweeps (tests/faults, make check-faults): one
 # program from tests/faults/fail_nth*.c; the daemon's own apply and drain
@@ -398,7 +408,8 @@ KMOD_SRCS := $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h \
 	kmod/compat/*.h kmod/compat/probes/*.c)) uapi/linux/ftagent.h
 USER_SRCS := $(wildcard tools/lib/*.[ch] tools/ftctl/*.[ch] tests/unit/*.[ch] \
 	tests/host/*.c tests/fuzz/*.c \
-	tests/selftests/*.[ch] tests/faults/*.[ch] tools/bench/*.c daemon/*.[ch] daemon/bench/*.c)
+	tests/selftests/*.[ch] tests/helpers/*.[ch] tests/faults/*.[ch] tools/bench/*.c \
+	daemon/*.[ch] daemon/bench/*.c)
 
 $(CHECKPATCH): $(KSRC_TARBALL)
 	@mkdir -p $(CHECKPATCH_DIR)

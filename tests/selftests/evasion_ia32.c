@@ -8,7 +8,9 @@
  * socketcall multiplexer (what ia32 glibc uses for every socket call)
  * included, and a byte budget holds whichever entry is used. And the
  * upper half of a 64-bit register, which the kernel drops from a
- * descriptor argument, changes nothing either.
+ * descriptor argument, changes nothing either. Then the same from a real
+ * ia32 program (tests/helpers/ia32_exec), through int $0x80 and through
+ * the vDSO's fast 32-bit entry, against its own /proc/PID/io.
  */
 #include <fcntl.h>
 #include <linux/net.h>
@@ -16,6 +18,8 @@
 
 #include "kselftest_harness.h"
 #include "budget_test.h"
+#include "evasion_test.h"
+#include "ia32_exec_test.h"
 #include "ia32_test.h"
 
 #define CHUNK 4096
@@ -31,6 +35,10 @@
 #define NR32_PREADV	333
 #define NR32_SENDTO	369
 #define NR32_RECVFROM	371
+#define NR32_LSEEK	19
+#define NR32_SOCKET	359
+#define NR32_CONNECT	362
+#define NR32_SENDMSG	370
 
 /* What struct iovec and struct mmsghdr are to an ia32 caller. */
 struct iovec32 {
@@ -460,6 +468,214 @@ TEST_F(ia32, a_budget_holds_through_int80_and_socketcall)
 	EXPECT_EQ(3, refused);
 	EXPECT_EQ(3000, sink_close(&k));
 	ftagent_budget_set_free(&s);
+}
+
+/* Where the ia32 program's calls find what they need in its buffer. */
+#define X_DATA 0       /* the bytes its writes and sends take */
+#define X_IOV  0x30000 /* two struct iovec32 */
+#define X_MSG  0x30100 /* a 32-bit struct msghdr */
+#define X_ARGS 0x30200 /* a socketcall argument block */
+#define X_ADDR 0x30300 /* a struct sockaddr_in */
+
+/* A 32-bit struct msghdr: name, namelen, iov, iovlen, control, len, flags. */
+struct msghdr32 {
+	uint32_t name, namelen, iov, iovlen, control, controllen, flags;
+};
+
+#define VSYS  IA32_ENTRY_VSYSCALL
+#define INT80 IA32_ENTRY_INT80
+
+/*
+ * A real ia32 program's file and socket calls, half through int $0x80
+ * and half through the vDSO (the entry ia32 glibc takes), are counted
+ * exactly: against the sizes it was asked to move, what the peer
+ * received, and its own rchar and wchar. /proc/PID/io is read while it
+ * sleeps waiting for its next command, so the only other bytes in it
+ * are its commands and answers, which the test counts.
+ */
+TEST_F(ia32, a_real_ia32_program_is_counted_exactly_on_both_entries)
+{
+	struct iovec32 iov[2];
+	struct msghdr32 msg = {0};
+	uint32_t x[6], block[4];
+	uint64_t r0, w0, r1, w1, cmd0, ans0, file_in = 0, file_out = 0;
+	uint64_t sock_in = 0, sock_out = 0, vfs_in = 0, vfs_out = 0, peer = 0;
+	struct ia32_child c;
+	struct ft_counters fc;
+	struct ft_totals t;
+	char got[8192];
+	int fds[3], status;
+	ssize_t n;
+
+	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
+	ASSERT_EQ(0, ia32_start(&c, self->file, fds[1]));
+	iov[0] = (struct iovec32){ia32_addr(&c, X_DATA), 10};
+	iov[1] = (struct iovec32){ia32_addr(&c, X_DATA + 10), CHUNK};
+	ASSERT_EQ(0, ia32_poke(&c, X_IOV, iov, sizeof(iov)));
+	ASSERT_EQ(0, ia32_wait_idle(&c));
+	ASSERT_EQ(0, ia32_proc_io(&c, &r0, &w0));
+	cmd0 = c.read_by_it;
+	ans0 = c.written_by_it;
+
+#define X(entry, nr, rel, ...)                                                 \
+	ia32_call(&c, entry, nr, rel,                                          \
+		  (memcpy(x, (uint32_t[6]){__VA_ARGS__}, sizeof(x)), x))
+	/* The file, its descriptor 3. */
+	ASSERT_EQ(1000, X(VSYS, NR32_WRITE, 2, 3, X_DATA, 1000));
+	ASSERT_EQ(CHUNK + 10, X(INT80, NR32_WRITEV, 2, 3, X_IOV, 2));
+	ASSERT_EQ(3 * CHUNK, X(VSYS, NR32_PWRITE64, 2, 3, X_DATA, 3 * CHUNK,
+			       2 * CHUNK, 0));
+	file_out = 1000 + CHUNK + 10 + 3 * CHUNK;
+	ASSERT_EQ(0, X(INT80, NR32_LSEEK, 0, 3, 0, SEEK_SET));
+	ASSERT_EQ(777, X(VSYS, NR32_READ, 2, 3, X_DATA, 777));
+	ASSERT_EQ(CHUNK + 10, X(INT80, NR32_READV, 2, 3, X_IOV, 2));
+	ASSERT_EQ(2 * CHUNK,
+		  X(VSYS, NR32_PREAD64, 2, 3, X_DATA, 2 * CHUNK, CHUNK, 0));
+	/* Short: the file is five chunks long. */
+	ASSERT_EQ(CHUNK, X(INT80, NR32_PREADV, 2, 3, X_IOV, 2, 4 * CHUNK, 0));
+	file_in = 777 + CHUNK + 10 + 2 * CHUNK + CHUNK;
+	/* A failure is an error of the call, not bytes. */
+	ASSERT_EQ(-EFAULT, X(VSYS, NR32_READ, 0, 3, 16, 10));
+
+	/* The socket, its descriptor 4: each way to send, each entry. */
+	ASSERT_EQ(1111, X(VSYS, NR32_SENDTO, 2, 4, X_DATA, 1111, 0, 0, 0));
+	ASSERT_EQ(2222, X(INT80, NR32_WRITE, 2, 4, X_DATA, 2222));
+	iov[0] = (struct iovec32){ia32_addr(&c, X_DATA), 300};
+	iov[1] = (struct iovec32){ia32_addr(&c, X_DATA), 400};
+	ASSERT_EQ(0, ia32_poke(&c, X_IOV, iov, sizeof(iov)));
+	msg.iov = ia32_addr(&c, X_IOV);
+	msg.iovlen = 2;
+	ASSERT_EQ(0, ia32_poke(&c, X_MSG, &msg, sizeof(msg)));
+	ASSERT_EQ(700, X(VSYS, NR32_SENDMSG, 2, 4, X_MSG, 0));
+	block[0] = 4, block[1] = ia32_addr(&c, X_DATA), block[2] = 333;
+	block[3] = 0;
+	ASSERT_EQ(0, ia32_poke(&c, X_ARGS, block, sizeof(block)));
+	ASSERT_EQ(333, X(INT80, NR32_SOCKETCALL, 2, SYS_SEND, X_ARGS));
+	sock_out = 1111 + 2222 + 700 + 333;
+	while (peer < sock_out) {
+		n = read(fds[2], got, sizeof(got));
+		ASSERT_LT(0, n);
+		peer += n;
+	}
+	ASSERT_EQ(sock_out, peer);
+	ASSERT_EQ(5000, write(fds[2], got, 5000));
+	ASSERT_EQ(1000, X(INT80, NR32_RECVFROM, 2, 4, X_DATA, 1000, 0, 0, 0));
+	ASSERT_EQ(4000, X(VSYS, NR32_READ, 2, 4, X_DATA, 4000));
+	sock_in = 1000 + 4000;
+#undef X
+
+	ASSERT_EQ(0, ia32_wait_idle(&c));
+	ASSERT_EQ(0, ia32_proc_io(&c, &r1, &w1));
+	ASSERT_EQ(0, ft_collect_tgid(&fc, c.pid));
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_FILE, self->file);
+	EXPECT_EQ(file_out, t.out_bytes);
+	EXPECT_EQ(3, t.out_calls);
+	EXPECT_EQ(0, t.out_errors);
+	EXPECT_EQ(file_in, t.in_bytes);
+	EXPECT_EQ(5, t.in_calls);
+	EXPECT_EQ(1, t.in_errors);
+	t = ft_sum_fd(&fc, FTAGENT_OBJ_SOCKET, fds[1]);
+	EXPECT_EQ(sock_out, t.out_bytes);
+	EXPECT_EQ(4, t.out_calls);
+	EXPECT_EQ(sock_in, t.in_bytes);
+	EXPECT_EQ(2, t.in_calls);
+	ft_counters_free(&fc);
+	/*
+	 * The kernel's own figures: rchar and wchar take read(), write()
+	 * and their vector and positional kin, on files and sockets alike,
+	 * not the socket calls (sendto, sendmsg, recvfrom).
+	 */
+	vfs_out = file_out + 2222;
+	vfs_in = file_in + 4000;
+	EXPECT_EQ(vfs_out + (c.written_by_it - ans0), w1 - w0);
+	EXPECT_EQ(vfs_in + (c.read_by_it - cmd0), r1 - r0);
+
+	status = ia32_stop(&c, 0);
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+}
+
+/*
+ * The same program against a budget and a rule: its sixth 1000-byte
+ * write is refused on either entry, and a connect rule refuses its
+ * connect() and socketcall(SYS_CONNECT) on either entry until the rule
+ * goes.
+ */
+TEST_F(ia32, a_real_ia32_program_is_charged_and_gated_on_both_entries)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET};
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+	struct ia32_child c;
+	uint32_t x[6], block[3];
+	int i, refused = -1, s1, s2, lfd, status;
+	uint16_t port;
+	int32_t n;
+
+#define X(entry, nr, rel, ...)                                                 \
+	ia32_call(&c, entry, nr, rel,                                          \
+		  (memcpy(x, (uint32_t[6]){__VA_ARGS__}, sizeof(x)), x))
+	budget(&s, "ia32-exec-write-5000", FTAGENT_METRIC_BYTES_WRITTEN, 5000,
+	       60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, ia32_start(&c, self->file, -1));
+	for (i = 0; i < 10; i++) {
+		n = X(i % 2 ? INT80 : VSYS, NR32_WRITE, 2, 3, X_DATA, 1000);
+		if (n < 0) {
+			EXPECT_EQ(-EDQUOT, n);
+			refused = i;
+			break;
+		}
+	}
+	/* The sixth, through int $0x80; the vDSO's entry is refused too. */
+	EXPECT_EQ(5, refused);
+	EXPECT_EQ(-EDQUOT, X(VSYS, NR32_WRITE, 2, 3, X_DATA, 1000));
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(5000, got.used);
+	EXPECT_EQ(2, got.denied);
+	ASSERT_EQ(0, clear_budgets());
+	ftagent_budget_set_free(&s);
+
+	lfd = listener(&port);
+	ftagent_policy_spec_init(&p);
+	r = ev_rule(&p, "ia32-deny-port", 1u << FTAGENT_OP_CONNECT,
+		    FTAGENT_ACTION_DENY);
+	ev_port(r, port, port);
+	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ftagent_policy_spec_free(&p);
+	to.sin_port = htons(port);
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ASSERT_EQ(0, ia32_poke(&c, X_ADDR, &to, sizeof(to)));
+	s1 = X(VSYS, NR32_SOCKET, 0, AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, s1);
+	EXPECT_EQ(-EPERM, X(VSYS, NR32_CONNECT, 2, s1, X_ADDR, sizeof(to)));
+	EXPECT_EQ(-EPERM, X(INT80, NR32_CONNECT, 2, s1, X_ADDR, sizeof(to)));
+	block[0] = AF_INET, block[1] = SOCK_STREAM, block[2] = 0;
+	ASSERT_EQ(0, ia32_poke(&c, X_ARGS, block, sizeof(block)));
+	s2 = X(INT80, NR32_SOCKETCALL, 2, SYS_SOCKET, X_ARGS);
+	ASSERT_LE(0, s2);
+	block[0] = s2, block[1] = ia32_addr(&c, X_ADDR);
+	block[2] = sizeof(to);
+	ASSERT_EQ(0, ia32_poke(&c, X_ARGS, block, sizeof(block)));
+	EXPECT_EQ(-EPERM, X(INT80, NR32_SOCKETCALL, 2, SYS_CONNECT, X_ARGS));
+	EXPECT_EQ(-EPERM, X(VSYS, NR32_SOCKETCALL, 2, SYS_CONNECT, X_ARGS));
+	EXPECT_EQ(0, ev_accepts(lfd));
+	/* Without the rule the same call connects: the rule refused it. */
+	ASSERT_EQ(0, ev_clear_policy());
+	EXPECT_EQ(0, X(VSYS, NR32_CONNECT, 2, s1, X_ADDR, sizeof(to)));
+	EXPECT_EQ(1, ev_accepts(lfd));
+#undef X
+
+	status = ia32_stop(&c, 0);
+	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);
+	EXPECT_EQ(0, WEXITSTATUS(status));
+	close(lfd);
 }
 
 TEST_HARNESS_MAIN
