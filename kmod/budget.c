@@ -236,7 +236,8 @@ u32 ftagent_budgets_gate_points(u32 metrics)
 	u32 points = 0;
 
 	if (metrics & BIT(FTAGENT_METRIC_CONNECTS))
-		points |= BIT(FTAGENT_OP_CONNECT) | BIT(FTAGENT_OP_SEND);
+		points |= BIT(FTAGENT_OP_CONNECT) | BIT(FTAGENT_OP_SEND) |
+			  FTAGENT_GATE_WANT_TCP;
 	if (metrics & BIT(FTAGENT_METRIC_EXECS))
 		points |= BIT(FTAGENT_OP_EXEC);
 	if (metrics & BIT(FTAGENT_METRIC_OPENS))

@@ -18,6 +18,9 @@
  *            zero-copy receive takes instead
  *   rw       security_file_permission(file, mask)  every read and write
  *
+ * and, for connects budgets, where a TCP connection really starts:
+ * tcp_v4_connect(sk, uaddr, len) and tcp_v6_connect() ("TCP connects").
+ *
  * SCTP's connectx and bindx (setsockopt) and the association a sendmsg
  * opens pass none of those but security_sctp_bind_connect(sk, optname,
  * addrs, len), hooked whenever connect or bind is: each address is
@@ -26,7 +29,8 @@
  *
  * So a rule judges what the call will really use (no re-read of user
  * memory after the check), and calls made through io_uring are gated as
- * well. An operation is hooked only while a rule set needs it.
+ * well. An operation is hooked only while a rule set or a budget set
+ * needs it.
  *
  * What the kernel does by itself is never refused, charged or killed:
  * kernel threads, exec reading the binary, kernel sockets used from a
@@ -38,10 +42,11 @@
  * -EPERM) or ftagent_gate_over_budget() (-EDQUOT) return in the security
  * function's place: the trampoline through its own return address, the
  * ops through the saved instruction pointer. The caller sees the security
- * hook fail, exactly as with an LSM denial, and unwinds normally. This is
- * the one place ftagent redirects; observing hooks never do. A livepatch
- * of one of these functions shares it with a direct call, and excludes
- * the ops (IPMODIFY: the rule set that needs it is refused).
+ * hook fail, exactly as with an LSM denial, and unwinds normally. The
+ * gate (with its zero-copy receive and TCP connect hooks, below) is the
+ * one place ftagent redirects; observing hooks never do. A livepatch of
+ * one of these security functions shares it with a direct call, and
+ * excludes the ops (IPMODIFY: the rule set that needs it is refused).
  *
  * Every decision runs with preemption off (the recursion guard, or the
  * handler's own), which is also the RCU read side the rule set is freed
@@ -75,6 +80,7 @@
 #include <linux/trace_recursion.h>
 #include <linux/workqueue.h>
 #include <net/inet_sock.h>
+#include <net/mptcp.h>
 #include <net/sock.h>
 
 #include "budget.h"
@@ -795,8 +801,8 @@ static __always_inline void ftagent_gate_peer(struct ftagent_gate_call *c,
 /*
  * A send's destination: the connected peer for a stream socket (TCP
  * ignores the address given) and whenever none is given, else the
- * address given; an IPv6 socket given family 0 sends to its peer. A TCP
- * or MPTCP Fast Open send connects inside the send, past
+ * address given; an IPv6 socket given family 0 sends to its peer. A TCP,
+ * MPTCP or AF_SMC Fast Open send connects inside the send, past
  * security_socket_connect: it is decided as a connect first. Returns
  * -1 when that connect must be refused, 1 for a Fast Open connect that
  * may go, else 0.
@@ -820,9 +826,14 @@ static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 		return 0;
 	}
 	stream = sk && sk->sk_type == SOCK_STREAM;
-	tcp = sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6) &&
-	      (sk->sk_protocol == IPPROTO_TCP ||
-	       sk->sk_protocol == IPPROTO_MPTCP);
+	/*
+	 * AF_SMC's Fast Open send falls back to TCP and sends on its kernel
+	 * TCP socket underneath, which connects past every hook of ours.
+	 */
+	tcp = sk && (((sk->sk_family == AF_INET || sk->sk_family == AF_INET6) &&
+		      (sk->sk_protocol == IPPROTO_TCP ||
+		       sk->sk_protocol == IPPROTO_MPTCP)) ||
+		     sk->sk_family == AF_SMC);
 	/*
 	 * Every Fast Open send naming an address, whatever the socket's
 	 * state: that is read here without the socket lock, and a connected
@@ -963,6 +974,24 @@ static bool ftagent_inet(const struct sock *sk)
 }
 
 /*
+ * Whether tcp_v4_connect() and tcp_v6_connect() are hooked ("TCP
+ * connects", below): set once both are, cleared before they go.
+ */
+static bool ftagent_gate_tcp_on;
+
+/*
+ * Whether a connects budget charges @sk's connect at tcp_v4_connect() or
+ * tcp_v6_connect(), where a connection really starts, rather than at the
+ * security hook: a TCP socket of the user's, while those are hooked.
+ * MPTCP is not: its subflow is a kernel socket, which they pass by.
+ */
+static __always_inline bool ftagent_gate_tcp_charges(const struct sock *sk)
+{
+	return READ_ONCE(ftagent_gate_tcp_on) && ftagent_inet(sk) &&
+	       sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_TCP;
+}
+
+/*
  * The gated function's first arguments, as the hook found them in their
  * registers (di, si, dx, cx): the same for an ftrace_ops and a direct call.
  */
@@ -1004,7 +1033,15 @@ ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs,
 		return ftagent_gate_interpreter(regs) ? -1 :
 							 FTAGENT_METRIC_EXECS;
 	case FTAGENT_OP_CONNECT:
-		return ftagent_inet(sk) ? FTAGENT_METRIC_CONNECTS : -1;
+		/*
+		 * TCP's is charged where its connection starts, if it does.
+		 * AF_SMC's here: it connects its TCP socket underneath with
+		 * kernel_connect(), a kernel socket's, which passes no hook.
+		 */
+		if (sk && sk->sk_family == AF_SMC)
+			return FTAGENT_METRIC_CONNECTS;
+		return ftagent_inet(sk) && !ftagent_gate_tcp_charges(sk) ?
+			       FTAGENT_METRIC_CONNECTS : -1;
 	case FTAGENT_GATE_SCTP:
 		/*
 		 * connectx and the association a one-to-many sendmsg opens:
@@ -1256,11 +1293,18 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 		metric = ftagent_gate_metric(point, regs, sk);
 		if (metric >= 0)
 			charge = BIT(metric);
-		/* A Fast Open send is a connect as well. */
-		if (fastopen > 0)
+		/*
+		 * A Fast Open send is a connect as well: TCP's charged where
+		 * the connection starts, MPTCP's here.
+		 */
+		if (fastopen > 0 && !ftagent_gate_tcp_charges(sk))
 			charge |= BIT(FTAGENT_METRIC_CONNECTS);
 	}
-	/* A Fast Open send's description is a connect's, with op SEND. */
+	/*
+	 * A Fast Open send's description is a connect's, with op SEND (its
+	 * rules' verdicts; a TCP one's budget verdict comes from
+	 * tcp_v4_connect()'s hook, with op CONNECT).
+	 */
 	if (!refuse && op != FTAGENT_OP_NONE)
 		decision = __ftagent_gate_decide(&c, op, true);
 	if (decision == FTAGENT_GATE_REFUSE)
@@ -1546,6 +1590,152 @@ static void ftagent_gate_zc_hook_off(void)
 }
 
 /*
+ * TCP connects. A connects budget charges a TCP socket's connect() where
+ * a connection really starts: tcp_v4_connect(sk, uaddr, len) and
+ * tcp_v6_connect(), which __inet_stream_connect() calls with the socket
+ * locked, only for a socket that is not connecting or connected already
+ * (and a Fast Open send, through the same function). At the security
+ * hook, before the lock, the socket's state is no answer: a connect()
+ * that polls a non-blocking connect (EALREADY, EISCONN), or io_uring
+ * trying an in-progress CONNECT again, started nothing and was charged
+ * each time; skipping those there let a second thread's reset of the
+ * socket in between start connections nobody charged. A refusal
+ * returns -EDQUOT in the function's place, before it does anything: the
+ * socket stays unconnected, as after a refusal at the security hook.
+ *
+ * Passed by: kernel sockets (in-kernel users; AF_SMC's and MPTCP's TCP
+ * sockets underneath, whose connects are charged at their own socket's
+ * security hook), MPTCP subflows, tcp_v4_connect() of an IPv6 socket
+ * (tcp_v6_connect() calls it for a v4-mapped address it was charged
+ * for), and what the function refuses before it does anything (a Fast
+ * Open send() without an address). Charged, and counted by the kernel
+ * as no connection (ActiveOpens): a connect that fails further on, for
+ * want of a route or a local port. Rules still decide every connect at
+ * the security hook.
+ *
+ * Hooked while a connects budget is held (with the connect point). If
+ * either function cannot be hooked, neither is, and TCP connects are
+ * charged at the security hook as other sockets' are (the overcharge
+ * above, said in the log).
+ */
+#define FTAGENT_GATE_TCP4_SYMBOL "tcp_v4_connect"
+#define FTAGENT_GATE_TCP6_SYMBOL "tcp_v6_connect"
+
+/* Returns in tcp_v4_connect()'s or tcp_v6_connect()'s place. */
+static noinline int ftagent_gate_tcp_over_budget(struct sock *sk,
+						 struct sockaddr *uaddr,
+						 int addr_len)
+{
+	return -EDQUOT;
+}
+
+static void notrace ftagent_gate_tcp_hook(unsigned long ip,
+					  unsigned long parent_ip,
+					  struct ftrace_ops *ops,
+					  struct ftrace_regs *fregs)
+{
+	struct pt_regs *args = ftagent_fregs_args(fregs);
+	const struct sock *sk = (const struct sock *)args->di;
+	struct ftagent_gate_call c = FTAGENT_GATE_CALL_INIT(FTAGENT_OP_CONNECT);
+	int bit;
+
+	const struct sockaddr *uaddr = (const struct sockaddr *)args->si;
+	int len = (int)args->dx;
+
+	/*
+	 * Not while off: an ops ftrace would not take off, or one being
+	 * put on or taken off, must not charge what the security hook does.
+	 */
+	if (unlikely(current->flags & PF_KTHREAD) ||
+	    !READ_ONCE(ftagent_gate_tcp_on) || !sk || sk->sk_kern_sock ||
+	    sk_is_mptcp(sk) || sk->sk_family != (unsigned long)ops->private ||
+	    sk->sk_type != SOCK_STREAM)
+		return;
+	/*
+	 * What the function refuses before it does anything (EINVAL,
+	 * EAFNOSUPPORT) starts nothing: a Fast Open send() without an
+	 * address calls it with none.
+	 */
+	if (!uaddr || uaddr->sa_family != sk->sk_family ||
+	    len < (sk->sk_family == AF_INET ? (int)sizeof(struct sockaddr_in) :
+					      SIN6_LEN_RFC2133))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (unlikely(bit < 0))
+		return;
+	/* The kernel's copy of the address (move_addr_to_kernel()). */
+	ftagent_gate_sockaddr(&c, sk, uaddr, len);
+	if (ftagent_budget_gate(&c, FTAGENT_METRIC_CONNECTS))
+		ftagent_fregs_set_ip(fregs,
+				     (unsigned long)ftagent_gate_tcp_over_budget);
+	ftrace_test_recursion_unlock(bit);
+}
+
+static struct ftrace_ops ftagent_gate_tcp_ops[2];
+static const char *const ftagent_gate_tcp_symbols[2] = {
+	FTAGENT_GATE_TCP4_SYMBOL, FTAGENT_GATE_TCP6_SYMBOL
+};
+
+static const unsigned long ftagent_gate_tcp_family[2] = { AF_INET, AF_INET6 };
+static u8 ftagent_gate_tcp_hooked;	/* bit per ops registered */
+static u8 ftagent_gate_tcp_stuck;	/* bit per ops ftrace kept */
+/*
+ * They would not go on: not tried again while a connects budget is held
+ * (a success then would switch where TCP is charged under a live budget).
+ */
+static bool ftagent_gate_tcp_failed;
+
+static void ftagent_gate_tcp_hook_off(void)
+{
+	int i;
+
+	WRITE_ONCE(ftagent_gate_tcp_on, false);
+	for (i = 0; i < 2; i++) {
+		if (!(ftagent_gate_tcp_hooked & BIT(i)))
+			continue;
+		/* Off for good: it returns at once, tcp_on being false. */
+		if (!ftagent_ftrace_off(&ftagent_gate_tcp_ops[i],
+					ftagent_gate_tcp_symbols[i]))
+			ftagent_gate_tcp_stuck |= BIT(i);
+		ftagent_gate_tcp_hooked &= ~BIT(i);
+	}
+}
+
+/* Both, or neither and TCP is charged at the security hook: never fails. */
+static void ftagent_gate_tcp_hook_on(void)
+{
+	int i, err = 0;
+
+	if (ftagent_gate_tcp_on || ftagent_gate_tcp_stuck ||
+	    ftagent_gate_tcp_failed)
+		return;
+	for (i = 0; i < 2 && !err; i++) {
+		struct ftrace_ops *o = &ftagent_gate_tcp_ops[i];
+
+		memset(o, 0, sizeof(*o));
+		o->func = ftagent_gate_tcp_hook;
+		o->flags = FTRACE_OPS_FL_IPMODIFY;
+		o->private = (void *)ftagent_gate_tcp_family[i];
+		err = ftagent_ftrace_filter(o, ftagent_gate_tcp_symbols[i]);
+		if (!err)
+			err = ftagent_ftrace_on(o);
+		if (err) {
+			ftrace_free_filter(o);
+			pr_info("gate: cannot hook %s (%d): TCP connects charged at the security hook\n",
+				ftagent_gate_tcp_symbols[i], err);
+			break;
+		}
+		ftagent_gate_tcp_hooked |= BIT(i);
+	}
+	if (err) {
+		ftagent_gate_tcp_failed = true;
+		ftagent_gate_tcp_hook_off();
+		return;
+	}
+	WRITE_ONCE(ftagent_gate_tcp_on, true);
+}
+
+/*
  * An ELF program's interpreter (PT_INTERP): load_elf_binary() opens it
  * with open_exec() and maps it itself, past security_bprm_check(), where
  * exec rules decide the program and every #! interpreter. Before it maps
@@ -1811,6 +2001,8 @@ static void ftagent_gate_unhook_one(unsigned int point)
 		ftagent_gate_zc_hook_off();
 	if (point == FTAGENT_OP_EXEC)
 		ftagent_gate_interp_hook_off();
+	if (point == FTAGENT_OP_CONNECT)
+		ftagent_gate_tcp_hook_off();
 	ftagent_gate_unhook_fn(point);
 }
 
@@ -1848,6 +2040,8 @@ int ftagent_gate_refresh(u32 extra)
 	const struct ftagent_ruleset *set;
 	const struct ftagent_budgetset *b;
 	u32 want = extra, missing;
+	bool tcp;
+	int err;
 
 	set = rcu_dereference_protected(ftagent_policy, true);
 	b = rcu_dereference_protected(ftagent_budgets, true);
@@ -1862,6 +2056,9 @@ int ftagent_gate_refresh(u32 extra)
 		want |= BIT(FTAGENT_GATE_SENDPAGE);
 	if (b)
 		want |= ftagent_budgets_gate_points(b->metrics);
+	/* Not a point: the TCP connects hooks, with the connect point. */
+	tcp = want & FTAGENT_GATE_WANT_TCP;
+	want &= ~FTAGENT_GATE_WANT_TCP;
 	/*
 	 * SCTP connects and binds by a way of its own, for connect rules
 	 * and connects budgets alike.
@@ -1875,7 +2072,7 @@ int ftagent_gate_refresh(u32 extra)
 	 */
 	if ((want & BIT(FTAGENT_OP_EXEC)) &&
 	    !(ftagent_gate_on & BIT(FTAGENT_OP_EXEC))) {
-		int err = ftagent_gate_interp_check();
+		err = ftagent_gate_interp_check();
 
 		if (err && err != -ENOENT)
 			return err;
@@ -1903,7 +2100,20 @@ int ftagent_gate_refresh(u32 extra)
 			     BIT(FTAGENT_GATE_SCTP)));
 	if (want & missing)
 		return -EOPNOTSUPP;
-	return ftagent_gate_attach(want);
+	err = ftagent_gate_attach(want);
+	if (err)
+		return err;
+	/*
+	 * Only while a connects budget is held: IPMODIFY ops on the two
+	 * functions keep a livepatch of them out.
+	 */
+	if (tcp && (ftagent_gate_on & BIT(FTAGENT_OP_CONNECT))) {
+		ftagent_gate_tcp_hook_on();
+	} else {
+		ftagent_gate_tcp_hook_off();
+		ftagent_gate_tcp_failed = false;
+	}
+	return 0;
 }
 
 void ftagent_gate_verdicts(u64 counts[__FTAGENT_VERDICT_MAX])
@@ -1955,7 +2165,7 @@ void ftagent_gate_exit(void)
 	cancel_delayed_work_sync(&ftagent_verdict_alert_work);
 	/* A hook ftrace would not take off may still write to them. */
 	if (!ftagent_gate_stuck && !ftagent_gate_zc_stuck &&
-	    !ftagent_gate_interp_stuck)
+	    !ftagent_gate_interp_stuck && !ftagent_gate_tcp_stuck)
 		free_percpu(ftagent_gate_bufs);
 	ftagent_gate_bufs = NULL;
 }

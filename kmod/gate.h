@@ -22,6 +22,13 @@ enum ftagent_gate_point {
 	__FTAGENT_GATE_MAX
 };
 
+/*
+ * Not a point: in the masks ftagent_gate_refresh() takes, that a
+ * connects budget wants TCP connects charged where they start (gate.c,
+ * "TCP connects"), with the connect point.
+ */
+#define FTAGENT_GATE_WANT_TCP BIT(31)
+
 struct cred;
 struct task_struct;
 

@@ -15,6 +15,7 @@
 
 #include "kselftest_harness.h"
 #include "budget_test.h"
+#include "evasion_test.h"
 #include "../../tools/lib/policy.h"
 
 /* Send 4 KiB at a time until refused: bytes sent, and the errno. */
@@ -266,6 +267,304 @@ TEST_F(budget, io_uring_requests_are_charged_as_their_calls)
 	close(c);
 	close(lfd);
 	ftagent_budget_set_free(&s);
+}
+
+/* 127.0.0.1:@port. */
+static struct sockaddr_in loopback_to(uint16_t port)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons(port)};
+
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	return to;
+}
+
+/*
+ * A connects budget counts the connections a principal starts, as the
+ * kernel counts them (Tcp ActiveOpens): a connect() that finds its
+ * socket connecting or connected already (EALREADY, EISCONN) starts
+ * nothing and is not charged, nor is io_uring's retry of a CONNECT in
+ * progress, nor a second Fast Open send on the connection the first
+ * one started; and past the limit such a call still says EISCONN, while
+ * a new connection is refused.
+ */
+TEST_F(budget, a_connect_that_starts_nothing_is_not_charged)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	struct sockaddr_in to;
+	uint16_t port;
+	int lfd = listener(&port), fd, i, mode, rc, eisconn = 0;
+	long opens0;
+
+	to = loopback_to(port);
+	budget(&s, "connects", FTAGENT_METRIC_CONNECTS, 6, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	opens0 = tcp_active_opens();
+	ASSERT_LE(0, opens0);
+
+	/* A non-blocking connect, polled with connect() until it is up. */
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	ASSERT_LE(0, fd);
+	rc = connect(fd, (struct sockaddr *)&to, sizeof(to));
+	ASSERT_TRUE(rc == 0 || errno == EINPROGRESS);
+	for (i = 0; i < 200 && eisconn < 5; i++) {
+		rc = connect(fd, (struct sockaddr *)&to, sizeof(to));
+		if (rc && errno == EISCONN) {
+			eisconn++;
+		} else if (rc) {
+			EXPECT_EQ(EALREADY, errno);
+			if (errno != EALREADY)
+				break;
+		} else {
+			usleep(1000);
+		}
+	}
+	EXPECT_EQ(5, eisconn);
+	close(fd);
+
+	/* io_uring: one connect each, however often it tries. */
+	for (mode = 0; mode < IOUR_MODES; mode++) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		ASSERT_LE(0, fd);
+		EXPECT_EQ(0, iour_one(mode, IORING_OP_CONNECT, fd,
+				      (uintptr_t)&to, 0, sizeof(to)))
+		TH_LOG("mode %d", mode);
+		close(fd);
+	}
+
+	/* Fast Open: the send that connects is one; the next, none. */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(1, sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&to,
+			    sizeof(to)));
+	EXPECT_EQ(-1, sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&to,
+			     sizeof(to)));
+	EXPECT_EQ(EISCONN, errno);
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EISCONN, errno);
+	/* A Fast Open send() with no address starts nothing either. */
+	i = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_LE(0, i);
+	EXPECT_EQ(-1, send(i, "x", 1, MSG_FASTOPEN));
+	close(i);
+
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(5, got.used);
+	EXPECT_EQ(5, tcp_active_opens() - opens0);
+
+	/* The sixth uses the budget up; a seventh is refused... */
+	EXPECT_EQ(0, try_connect(port));
+	EXPECT_EQ(-EDQUOT, try_connect(port));
+	/* ...but a connect() that starts nothing still says so. */
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EISCONN, errno);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(6, got.used);
+	EXPECT_EQ(1, got.denied);
+	EXPECT_EQ(6, tcp_active_opens() - opens0);
+	close(fd);
+	close(lfd);
+	ftagent_budget_set_free(&s);
+}
+
+struct reset_race {
+	int fd;
+	volatile int stop;
+	struct sockaddr_in to;
+};
+
+/* Resets the socket (connect(AF_UNSPEC)) until told to stop. */
+static void *reset_loop(void *arg)
+{
+	struct reset_race *r = arg;
+	struct sockaddr unspec = {.sa_family = AF_UNSPEC};
+
+	while (!r->stop)
+		connect(r->fd, &unspec, sizeof(unspec));
+	return NULL;
+}
+
+/* Accepts and closes until the listener is shut down. */
+static void *accept_loop(void *arg)
+{
+	int lfd = *(int *)arg, c;
+
+	for (;;) {
+		c = accept(lfd, NULL, NULL);
+		if (c >= 0)
+			close(c);
+		else if (errno != EAGAIN && errno != EINTR)
+			return NULL;
+		else
+			usleep(1000);
+	}
+}
+
+/*
+ * A thread resetting the socket while another connects it: every
+ * connection started is charged once, none twice and none missed,
+ * against the kernel's count of connections started.
+ */
+TEST_F(budget, connects_raced_by_resets_are_each_charged_once)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct reset_race r = {0};
+	struct ftnl_error err;
+	pthread_t reset, drain;
+	uint16_t port;
+	int lfd = listener(&port), i;
+	long opens0, opens;
+
+	r.to = loopback_to(port);
+	r.fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+	ASSERT_LE(0, r.fd);
+	budget(&s, "connects", FTAGENT_METRIC_CONNECTS, 1000000, 600000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	opens0 = tcp_active_opens();
+	ASSERT_EQ(0, pthread_create(&drain, NULL, accept_loop, &lfd));
+	ASSERT_EQ(0, pthread_create(&reset, NULL, reset_loop, &r));
+	for (i = 0; i < 2000; i++)
+		connect(r.fd, (struct sockaddr *)&r.to, sizeof(r.to));
+	r.stop = 1;
+	pthread_join(reset, NULL);
+	shutdown(lfd, SHUT_RDWR);
+	pthread_join(drain, NULL);
+	opens = tcp_active_opens() - opens0;
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_LT(0, opens);
+	EXPECT_EQ(opens, got.used);
+	close(r.fd);
+	close(lfd);
+	ftagent_budget_set_free(&s);
+}
+
+#ifndef AF_SMC
+#define AF_SMC 43
+#endif
+
+/*
+ * AF_SMC connects its TCP socket underneath from the kernel (a kernel
+ * socket's kernel_connect(), which passes no security hook), and its
+ * Fast Open send falls back to TCP and connects that socket inside the
+ * send: each is charged at its own socket's hook, and refused past the
+ * limit, before any connection starts.
+ */
+TEST_F(budget, an_smc_connect_is_charged)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	struct sockaddr_in to;
+	uint16_t port;
+	int lfd = listener(&port), fd, i;
+
+	to = loopback_to(port);
+	/* The guest's module loader is not in the root this test sees. */
+	if (system("modprobe smc 2>/dev/null"))
+		TH_LOG("modprobe smc failed");
+	budget(&s, "smc-connects", FTAGENT_METRIC_CONNECTS, 2, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	for (i = 0; i < 4; i++) {
+		fd = socket(AF_SMC, SOCK_STREAM, 0);
+		ASSERT_LE(0, fd) TH_LOG("AF_SMC: %s", strerror(errno));
+		if (i == 0) {
+			EXPECT_EQ(0, connect(fd, (struct sockaddr *)&to,
+					     sizeof(to)))
+			TH_LOG("connect: %s", strerror(errno));
+		} else if (i == 1) {
+			EXPECT_EQ(1, sendto(fd, "x", 1, MSG_FASTOPEN,
+					    (struct sockaddr *)&to, sizeof(to)))
+			TH_LOG("Fast Open: %s", strerror(errno));
+		} else if (i == 2) {
+			EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&to,
+					      sizeof(to)));
+			EXPECT_EQ(EDQUOT, errno);
+		} else {
+			EXPECT_EQ(-1,
+				  sendto(fd, "x", 1, MSG_FASTOPEN,
+					 (struct sockaddr *)&to, sizeof(to)));
+			EXPECT_EQ(EDQUOT, errno);
+		}
+		close(fd);
+	}
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(2, got.used);
+	EXPECT_EQ(2, got.denied);
+	/* The two that went are the two connections the listener has. */
+	usleep(100000);
+	EXPECT_EQ(2, ev_accepts(lfd));
+	close(lfd);
+	ftagent_budget_set_free(&s);
+}
+
+/* Whether ftrace has @fn hooked (enabled_functions): 1, 0, or -1. */
+static int fn_hooked(const char *fn)
+{
+	size_t n = strlen(fn);
+	char line[512];
+	int found = 0;
+	FILE *f = ft_enabled_functions();
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, fn, n) && line[n] == ' ')
+			found = 1;
+	fclose(f);
+	return found;
+}
+
+/*
+ * tcp_v4_connect() and tcp_v6_connect() are hooked only while a connects
+ * budget is held: not for a connect rule alone, nor for another budget
+ * (an IPMODIFY hook there would keep a livepatch of them out).
+ */
+TEST_F(budget, the_tcp_connect_hooks_come_and_go_with_a_connects_budget)
+{
+	struct ftagent_budget_set s = {0}, other = {0};
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	struct ftnl_error err;
+	uint64_t gen;
+
+	ftagent_policy_spec_init(&p);
+	r = ftagent_policy_spec_add(&p);
+	ASSERT_NE(NULL, r);
+	snprintf(r->name, sizeof(r->name), "deny-port-1");
+	r->ops = 1u << FTAGENT_OP_CONNECT;
+	r->action = FTAGENT_ACTION_DENY;
+	r->set |= FTAGENT_RULE_SET_PORT;
+	r->port_min = r->port_max = 1;
+	ASSERT_EQ(0, ftagent_set_policy(ctl(), &p, &gen, &err))
+	TH_LOG("%s", err.msg);
+	ftagent_policy_spec_free(&p);
+	EXPECT_EQ(1, fn_hooked("security_socket_connect"));
+	EXPECT_EQ(0, fn_hooked("tcp_v4_connect"));
+	EXPECT_EQ(0, fn_hooked("tcp_v6_connect"));
+
+	budget(&s, "connects", FTAGENT_METRIC_CONNECTS, 100, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(1, fn_hooked("tcp_v4_connect"));
+	EXPECT_EQ(1, fn_hooked("tcp_v6_connect"));
+
+	budget(&other, "sent", FTAGENT_METRIC_BYTES_SENT, 100, 60000);
+	ASSERT_EQ(0, set_budgets(&other, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(0, fn_hooked("tcp_v4_connect"));
+	EXPECT_EQ(0, fn_hooked("tcp_v6_connect"));
+
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	EXPECT_EQ(1, fn_hooked("tcp_v4_connect"));
+	ASSERT_EQ(0, clear_budgets());
+	EXPECT_EQ(0, fn_hooked("tcp_v4_connect"));
+	EXPECT_EQ(0, fn_hooked("tcp_v6_connect"));
+	ftagent_policy_spec_init(&p);
+	EXPECT_EQ(0, ftagent_set_policy(ctl(), &p, &gen, &err));
+	ftagent_policy_spec_free(&p);
+	ftagent_budget_set_free(&s);
+	ftagent_budget_set_free(&other);
 }
 
 /*

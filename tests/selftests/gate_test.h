@@ -114,6 +114,37 @@ static inline uint16_t sink_port(const struct sink *k)
 	return ntohs(sin.sin_port);
 }
 
+/*
+ * Tcp ActiveOpens from /proc/net/snmp: the connections connect() (or a
+ * Fast Open send) started, each with its SYN; for the network namespace.
+ */
+static inline long tcp_active_opens(void)
+{
+	char names[1024], values[1024];
+	char *n, *v, *ns, *vs;
+	long found = -1;
+	FILE *f = fopen("/proc/net/snmp", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(names, sizeof(names), f)) {
+		if (strncmp(names, "Tcp:", 4) ||
+		    !fgets(values, sizeof(values), f))
+			continue;
+		n = strtok_r(names, " \n", &ns);
+		v = strtok_r(values, " \n", &vs);
+		while (n && v) {
+			if (!strcmp(n, "ActiveOpens"))
+				found = atol(v);
+			n = strtok_r(NULL, " \n", &ns);
+			v = strtok_r(NULL, " \n", &vs);
+		}
+		break;
+	}
+	fclose(f);
+	return found;
+}
+
 /* How an io_uring request is run: by the submitter, io-wq or SQPOLL. */
 enum iour_mode { IOUR_INLINE, IOUR_ASYNC, IOUR_SQPOLL, IOUR_MODES };
 
