@@ -448,7 +448,7 @@ static bool ftagent_bytes_metric(unsigned int kind, unsigned int family,
 				 unsigned int dir, unsigned int *metric)
 {
 	if (kind == FTAGENT_OBJ_SOCKET &&
-	    (family == AF_INET || family == AF_INET6))
+	    (family == AF_INET || family == AF_INET6 || family == AF_SMC))
 		*metric = dir == FTAGENT_DIR_OUT ?
 				  FTAGENT_METRIC_BYTES_SENT :
 				  FTAGENT_METRIC_BYTES_RECEIVED;

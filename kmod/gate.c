@@ -798,6 +798,21 @@ static __always_inline void ftagent_gate_peer(struct ftagent_gate_call *c,
 	c->port = ntohs(READ_ONCE(inet_sk(sk)->inet_dport));
 }
 
+#ifndef IPPROTO_SMC
+#define IPPROTO_SMC 256
+#endif
+
+/*
+ * An SMC socket: AF_SMC, or (6.11 on) AF_INET/AF_INET6 with IPPROTO_SMC.
+ * It falls back to TCP on a TCP socket of the kernel's underneath.
+ */
+static __always_inline bool ftagent_smc(const struct sock *sk)
+{
+	return sk->sk_family == AF_SMC ||
+	       ((sk->sk_family == AF_INET || sk->sk_family == AF_INET6) &&
+		sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_SMC);
+}
+
 /*
  * A send's destination: the connected peer for a stream socket (TCP
  * ignores the address given) and whenever none is given, else the
@@ -833,7 +848,7 @@ static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 	tcp = sk && (((sk->sk_family == AF_INET || sk->sk_family == AF_INET6) &&
 		      (sk->sk_protocol == IPPROTO_TCP ||
 		       sk->sk_protocol == IPPROTO_MPTCP)) ||
-		     sk->sk_family == AF_SMC);
+		     ftagent_smc(sk));
 	/*
 	 * Every Fast Open send naming an address, whatever the socket's
 	 * state: that is read here without the socket lock, and a connected
@@ -967,10 +982,37 @@ static bool ftagent_gate_sctp(const struct sock *sk, int optname,
 	return false;
 }
 
-/* Byte budgets are about the network: IPv4 and IPv6 sockets only. */
+/*
+ * A kernel socket is the kernel's own work, unless it sits in another
+ * socket's file: AF_SMC's fallback to TCP puts its kernel TCP socket in
+ * the user's AF_SMC file (smc_switch_to_fallback()), and the user's
+ * calls then reach that socket directly. A kernel socket with a file of
+ * its own (SunRPC's, sock_alloc_file()) is still the kernel's; an MPTCP
+ * subflow, grafted onto its MPTCP socket's struct socket, is not that
+ * socket's own sk. Read in a call on the socket, which holds it.
+ */
+static __always_inline bool ftagent_kernel_sock(const struct sock *sk)
+{
+	const struct socket *sock;
+	const struct file *file;
+
+	if (!sk->sk_kern_sock)
+		return false;
+	sock = READ_ONCE(sk->sk_socket);
+	if (!sock || READ_ONCE(sock->sk) != sk)
+		return true;
+	file = READ_ONCE(sock->file);
+	return !file || file_inode(file) == SOCK_INODE((struct socket *)sock);
+}
+
+/*
+ * Byte budgets are about the network: IPv4, IPv6 and AF_SMC sockets (an
+ * SMC connection is TCP, or RDMA or ISM to a network peer).
+ */
 static bool ftagent_inet(const struct sock *sk)
 {
-	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6);
+	return sk && (sk->sk_family == AF_INET || sk->sk_family == AF_INET6 ||
+		      sk->sk_family == AF_SMC);
 }
 
 /*
@@ -1035,11 +1077,10 @@ ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs,
 	case FTAGENT_OP_CONNECT:
 		/*
 		 * TCP's is charged where its connection starts, if it does.
-		 * AF_SMC's here: it connects its TCP socket underneath with
-		 * kernel_connect(), a kernel socket's, which passes no hook.
+		 * SMC's here: it connects its TCP socket underneath with
+		 * kernel_connect(), a kernel socket's, which TCP's hook
+		 * passes by.
 		 */
-		if (sk && sk->sk_family == AF_SMC)
-			return FTAGENT_METRIC_CONNECTS;
 		return ftagent_inet(sk) && !ftagent_gate_tcp_charges(sk) ?
 			       FTAGENT_METRIC_CONNECTS : -1;
 	case FTAGENT_GATE_SCTP:
@@ -1089,7 +1130,9 @@ ftagent_gate_metric(unsigned int point, const struct ftagent_gate_args *regs,
  *    run inside execve() are the process's own;
  *  - kernel sockets (sk_kern_sock: SunRPC, NFS, CIFS, in-kernel TLS
  *    handshakes ...), whose sends and receives run in whichever task holds
- *    the transport, for other users' requests; and nbd's sends and
+ *    the transport, for other users' requests, but not one in a user's
+ *    file (ftagent_kernel_sock(): AF_SMC's after its fallback to TCP,
+ *    which the user's calls reach directly); and nbd's sends and
  *    receives on a user's socket, under PF_MEMALLOC with a memalloc
  *    socket, likewise.
  */
@@ -1109,7 +1152,7 @@ ftagent_gate_kernel_work(unsigned int point,
 		file = (struct file *)regs->di;
 		if ((file->f_flags & __FMODE_EXEC) && current->in_execve)
 			return true;
-		/* A kernel socket has no file: this is for completeness. */
+		/* A kernel socket's own file: SunRPC's (ftagent_kernel_sock()). */
 		if (!S_ISSOCK(file_inode(file)->i_mode))
 			return false;
 		sock = sock_from_file(file);
@@ -1118,7 +1161,7 @@ ftagent_gate_kernel_work(unsigned int point,
 	}
 	if (!sk)
 		return false;
-	if (sk->sk_kern_sock)
+	if (ftagent_kernel_sock(sk))
 		return true;
 	/*
 	 * nbd sends and receives on a socket a user handed it, under
@@ -1295,9 +1338,12 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 			charge = BIT(metric);
 		/*
 		 * A Fast Open send is a connect as well: TCP's charged where
-		 * the connection starts, MPTCP's here.
+		 * the connection starts, and AF_SMC's, which falls back to
+		 * TCP (its TCP socket in the user's file) before it connects
+		 * inside the send; MPTCP's here.
 		 */
-		if (fastopen > 0 && !ftagent_gate_tcp_charges(sk))
+		if (fastopen > 0 && !ftagent_gate_tcp_charges(sk) &&
+		    !(ftagent_smc(sk) && READ_ONCE(ftagent_gate_tcp_on)))
 			charge |= BIT(FTAGENT_METRIC_CONNECTS);
 	}
 	/*
@@ -1603,15 +1649,15 @@ static void ftagent_gate_zc_hook_off(void)
  * returns -EDQUOT in the function's place, before it does anything: the
  * socket stays unconnected, as after a refusal at the security hook.
  *
- * Passed by: kernel sockets (in-kernel users; AF_SMC's and MPTCP's TCP
- * sockets underneath, whose connects are charged at their own socket's
- * security hook), MPTCP subflows, tcp_v4_connect() of an IPv6 socket
- * (tcp_v6_connect() calls it for a v4-mapped address it was charged
- * for), and what the function refuses before it does anything (a Fast
- * Open send() without an address). Charged, and counted by the kernel
- * as no connection (ActiveOpens): a connect that fails further on, for
- * want of a route or a local port. Rules still decide every connect at
- * the security hook.
+ * Passed by: kernel sockets (in-kernel users; AF_SMC's TCP socket
+ * underneath until its fallback puts it in the user's file, its connect
+ * charged at the AF_SMC socket's security hook), MPTCP subflows,
+ * tcp_v4_connect() of an IPv6 socket (tcp_v6_connect() calls it for a
+ * v4-mapped address it was charged for), and what the function refuses
+ * before it does anything (a Fast Open send() without an address).
+ * Charged, and counted by the kernel as no connection (ActiveOpens): a
+ * connect that fails further on, for want of a route or a local port.
+ * Rules still decide every connect at the security hook.
  *
  * Hooked while a connects budget is held (with the connect point). If
  * either function cannot be hooked, neither is, and TCP connects are
@@ -1647,8 +1693,8 @@ static void notrace ftagent_gate_tcp_hook(unsigned long ip,
 	 * put on or taken off, must not charge what the security hook does.
 	 */
 	if (unlikely(current->flags & PF_KTHREAD) ||
-	    !READ_ONCE(ftagent_gate_tcp_on) || !sk || sk->sk_kern_sock ||
-	    sk_is_mptcp(sk) || sk->sk_family != (unsigned long)ops->private ||
+	    !READ_ONCE(ftagent_gate_tcp_on) || !sk || sk_is_mptcp(sk) ||
+	    ftagent_kernel_sock(sk) || sk->sk_family != (unsigned long)ops->private ||
 	    sk->sk_type != SOCK_STREAM)
 		return;
 	/*

@@ -500,6 +500,69 @@ TEST_F(budget, an_smc_connect_is_charged)
 	ftagent_budget_set_free(&s);
 }
 
+/*
+ * After AF_SMC falls back to TCP, its kernel TCP socket is the user's
+ * file's socket and the user's calls reach it directly: its sends are
+ * charged and refused past a byte budget, and a reset and connect again
+ * on it is a connect, charged and refused past a connects budget. The
+ * listener's connections are the ground truth.
+ */
+TEST_F(budget, an_smc_socket_after_its_fallback_is_charged)
+{
+	struct sockaddr unspec = {.sa_family = AF_UNSPEC};
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct ftnl_error err;
+	struct sockaddr_in to;
+	char buf[1000] = {0};
+	uint16_t port;
+	int lfd = listener(&port), fd, i, refused = -1;
+
+	to = loopback_to(port);
+	if (system("modprobe smc 2>/dev/null"))
+		TH_LOG("modprobe smc failed");
+	budget(&s, "smc-sent", FTAGENT_METRIC_BYTES_SENT, 3000, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	fd = socket(AF_SMC, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd) TH_LOG("AF_SMC: %s", strerror(errno));
+	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	for (i = 0; i < 10; i++)
+		if (send(fd, buf, sizeof(buf), 0) < 0) {
+			EXPECT_EQ(EDQUOT, errno);
+			refused = i;
+			break;
+		}
+	EXPECT_EQ(3, refused);
+	EXPECT_EQ(-1, write(fd, buf, sizeof(buf)));
+	EXPECT_EQ(EDQUOT, errno);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(3000, got.used);
+	EXPECT_EQ(2, got.denied);
+	ftagent_budget_set_free(&s);
+	close(fd);
+
+	memset(&s, 0, sizeof(s));
+	budget(&s, "smc-connects", FTAGENT_METRIC_CONNECTS, 2, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	fd = socket(AF_SMC, SOCK_STREAM, 0);
+	ASSERT_LE(0, fd);
+	ASSERT_EQ(0, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(0, connect(fd, &unspec, sizeof(unspec)));
+	EXPECT_EQ(0, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(0, connect(fd, &unspec, sizeof(unspec)));
+	EXPECT_EQ(-1, connect(fd, (struct sockaddr *)&to, sizeof(to)));
+	EXPECT_EQ(EDQUOT, errno);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(2, got.used);
+	EXPECT_EQ(1, got.denied);
+	close(fd);
+	usleep(100000);
+	/* The first test's connection and these two. */
+	EXPECT_EQ(3, ev_accepts(lfd));
+	close(lfd);
+	ftagent_budget_set_free(&s);
+}
+
 /* Whether ftrace has @fn hooked (enabled_functions): 1, 0, or -1. */
 static int fn_hooked(const char *fn)
 {

@@ -722,6 +722,19 @@ TEST_F(gate, no_way_around_send_and_bind_rules)
 	EXPECT_EQ(-1, connect(c, (struct sockaddr *)&peer, sizeof(peer)));
 	EXPECT_EQ(EPERM, errno);
 	close(c);
+	/*
+	 * Its fallback to TCP puts its kernel TCP socket in the file, and
+	 * sends reach that socket directly: a send rule still applies.
+	 */
+	c = socket(AF_SMC, SOCK_STREAM, 0);
+	ASSERT_LE(0, c);
+	peer.sin_port = htons(self->port);
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&peer, sizeof(peer)));
+	EXPECT_EQ(-1, send(c, "x", 1, 0));
+	EXPECT_EQ(EPERM, errno);
+	EXPECT_EQ(-1, write(c, "x", 1));
+	EXPECT_EQ(EPERM, errno);
+	close(c);
 	ev_sleep_ms(50);
 	EXPECT_EQ(0, drain_accepts(self->other_lfd));
 	ftagent_policy_spec_free(&p);
