@@ -589,20 +589,13 @@ TEST_F(budget, the_tcp_connect_hooks_come_and_go_with_a_connects_budget)
 {
 	struct ftagent_budget_set s = {0}, other = {0};
 	struct ftagent_policy_spec p;
-	struct ftagent_rule_spec *r;
 	struct ftnl_error err;
-	uint64_t gen;
 
 	ftagent_policy_spec_init(&p);
-	r = ftagent_policy_spec_add(&p);
-	ASSERT_NE(NULL, r);
-	snprintf(r->name, sizeof(r->name), "deny-port-1");
-	r->ops = 1u << FTAGENT_OP_CONNECT;
-	r->action = FTAGENT_ACTION_DENY;
-	r->set |= FTAGENT_RULE_SET_PORT;
-	r->port_min = r->port_max = 1;
-	ASSERT_EQ(0, ftagent_set_policy(ctl(), &p, &gen, &err))
-	TH_LOG("%s", err.msg);
+	ev_port(ev_rule(&p, "deny-port-1", 1u << FTAGENT_OP_CONNECT,
+			FTAGENT_ACTION_DENY),
+		1, 1);
+	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 	EXPECT_EQ(1, fn_hooked("security_socket_connect"));
 	EXPECT_EQ(0, fn_hooked("tcp_v4_connect"));
@@ -623,9 +616,7 @@ TEST_F(budget, the_tcp_connect_hooks_come_and_go_with_a_connects_budget)
 	ASSERT_EQ(0, clear_budgets());
 	EXPECT_EQ(0, fn_hooked("tcp_v4_connect"));
 	EXPECT_EQ(0, fn_hooked("tcp_v6_connect"));
-	ftagent_policy_spec_init(&p);
-	EXPECT_EQ(0, ftagent_set_policy(ctl(), &p, &gen, &err));
-	ftagent_policy_spec_free(&p);
+	EXPECT_EQ(0, ev_clear_policy());
 	ftagent_budget_set_free(&s);
 	ftagent_budget_set_free(&other);
 }

@@ -497,7 +497,7 @@ TEST_F(ia32, a_real_ia32_program_is_counted_exactly_on_both_entries)
 {
 	struct iovec32 iov[2];
 	struct msghdr32 msg = {0};
-	uint32_t x[6], block[4];
+	uint32_t block[4];
 	uint64_t r0, w0, r1, w1, cmd0, ans0, file_in = 0, file_out = 0;
 	uint64_t sock_in = 0, sock_out = 0, vfs_in = 0, vfs_out = 0, peer = 0;
 	struct ia32_child c;
@@ -517,40 +517,41 @@ TEST_F(ia32, a_real_ia32_program_is_counted_exactly_on_both_entries)
 	cmd0 = c.read_by_it;
 	ans0 = c.written_by_it;
 
-#define X(entry, nr, rel, ...)                                                 \
-	ia32_call(&c, entry, nr, rel,                                          \
-		  (memcpy(x, (uint32_t[6]){__VA_ARGS__}, sizeof(x)), x))
 	/* The file, its descriptor 3. */
-	ASSERT_EQ(1000, X(VSYS, NR32_WRITE, 2, 3, X_DATA, 1000));
-	ASSERT_EQ(CHUNK + 10, X(INT80, NR32_WRITEV, 2, 3, X_IOV, 2));
-	ASSERT_EQ(3 * CHUNK, X(VSYS, NR32_PWRITE64, 2, 3, X_DATA, 3 * CHUNK,
-			       2 * CHUNK, 0));
+	ASSERT_EQ(1000, IA32_CALL(&c, VSYS, NR32_WRITE, 2, 3, X_DATA, 1000));
+	ASSERT_EQ(CHUNK + 10,
+		  IA32_CALL(&c, INT80, NR32_WRITEV, 2, 3, X_IOV, 2));
+	ASSERT_EQ(3 * CHUNK, IA32_CALL(&c, VSYS, NR32_PWRITE64, 2, 3, X_DATA,
+				       3 * CHUNK, 2 * CHUNK, 0));
 	file_out = 1000 + CHUNK + 10 + 3 * CHUNK;
-	ASSERT_EQ(0, X(INT80, NR32_LSEEK, 0, 3, 0, SEEK_SET));
-	ASSERT_EQ(777, X(VSYS, NR32_READ, 2, 3, X_DATA, 777));
-	ASSERT_EQ(CHUNK + 10, X(INT80, NR32_READV, 2, 3, X_IOV, 2));
-	ASSERT_EQ(2 * CHUNK,
-		  X(VSYS, NR32_PREAD64, 2, 3, X_DATA, 2 * CHUNK, CHUNK, 0));
+	ASSERT_EQ(0, IA32_CALL(&c, INT80, NR32_LSEEK, 0, 3, 0, SEEK_SET));
+	ASSERT_EQ(777, IA32_CALL(&c, VSYS, NR32_READ, 2, 3, X_DATA, 777));
+	ASSERT_EQ(CHUNK + 10, IA32_CALL(&c, INT80, NR32_READV, 2, 3, X_IOV, 2));
+	ASSERT_EQ(2 * CHUNK, IA32_CALL(&c, VSYS, NR32_PREAD64, 2, 3, X_DATA,
+				       2 * CHUNK, CHUNK, 0));
 	/* Short: the file is five chunks long. */
-	ASSERT_EQ(CHUNK, X(INT80, NR32_PREADV, 2, 3, X_IOV, 2, 4 * CHUNK, 0));
+	ASSERT_EQ(CHUNK, IA32_CALL(&c, INT80, NR32_PREADV, 2, 3, X_IOV, 2,
+				   4 * CHUNK, 0));
 	file_in = 777 + CHUNK + 10 + 2 * CHUNK + CHUNK;
 	/* A failure is an error of the call, not bytes. */
-	ASSERT_EQ(-EFAULT, X(VSYS, NR32_READ, 0, 3, 16, 10));
+	ASSERT_EQ(-EFAULT, IA32_CALL(&c, VSYS, NR32_READ, 0, 3, 16, 10));
 
 	/* The socket, its descriptor 4: each way to send, each entry. */
-	ASSERT_EQ(1111, X(VSYS, NR32_SENDTO, 2, 4, X_DATA, 1111, 0, 0, 0));
-	ASSERT_EQ(2222, X(INT80, NR32_WRITE, 2, 4, X_DATA, 2222));
+	ASSERT_EQ(1111, IA32_CALL(&c, VSYS, NR32_SENDTO, 2, 4, X_DATA, 1111, 0,
+				  0, 0));
+	ASSERT_EQ(2222, IA32_CALL(&c, INT80, NR32_WRITE, 2, 4, X_DATA, 2222));
 	iov[0] = (struct iovec32){ia32_addr(&c, X_DATA), 300};
 	iov[1] = (struct iovec32){ia32_addr(&c, X_DATA), 400};
 	ASSERT_EQ(0, ia32_poke(&c, X_IOV, iov, sizeof(iov)));
 	msg.iov = ia32_addr(&c, X_IOV);
 	msg.iovlen = 2;
 	ASSERT_EQ(0, ia32_poke(&c, X_MSG, &msg, sizeof(msg)));
-	ASSERT_EQ(700, X(VSYS, NR32_SENDMSG, 2, 4, X_MSG, 0));
+	ASSERT_EQ(700, IA32_CALL(&c, VSYS, NR32_SENDMSG, 2, 4, X_MSG, 0));
 	block[0] = 4, block[1] = ia32_addr(&c, X_DATA), block[2] = 333;
 	block[3] = 0;
 	ASSERT_EQ(0, ia32_poke(&c, X_ARGS, block, sizeof(block)));
-	ASSERT_EQ(333, X(INT80, NR32_SOCKETCALL, 2, SYS_SEND, X_ARGS));
+	ASSERT_EQ(333,
+		  IA32_CALL(&c, INT80, NR32_SOCKETCALL, 2, SYS_SEND, X_ARGS));
 	sock_out = 1111 + 2222 + 700 + 333;
 	while (peer < sock_out) {
 		n = read(fds[2], got, sizeof(got));
@@ -559,10 +560,10 @@ TEST_F(ia32, a_real_ia32_program_is_counted_exactly_on_both_entries)
 	}
 	ASSERT_EQ(sock_out, peer);
 	ASSERT_EQ(5000, write(fds[2], got, 5000));
-	ASSERT_EQ(1000, X(INT80, NR32_RECVFROM, 2, 4, X_DATA, 1000, 0, 0, 0));
-	ASSERT_EQ(4000, X(VSYS, NR32_READ, 2, 4, X_DATA, 4000));
+	ASSERT_EQ(1000, IA32_CALL(&c, INT80, NR32_RECVFROM, 2, 4, X_DATA, 1000,
+				  0, 0, 0));
+	ASSERT_EQ(4000, IA32_CALL(&c, VSYS, NR32_READ, 2, 4, X_DATA, 4000));
 	sock_in = 1000 + 4000;
-#undef X
 
 	ASSERT_EQ(0, ia32_wait_idle(&c));
 	ASSERT_EQ(0, ia32_proc_io(&c, &r1, &w1));
@@ -613,20 +614,18 @@ TEST_F(ia32, a_real_ia32_program_is_charged_and_gated_on_both_entries)
 	struct ftagent_rule_spec *r;
 	struct ftnl_error err;
 	struct ia32_child c;
-	uint32_t x[6], block[3];
+	uint32_t block[3];
 	int i, refused = -1, s1, s2, lfd, status;
 	uint16_t port;
 	int32_t n;
 
-#define X(entry, nr, rel, ...)                                                 \
-	ia32_call(&c, entry, nr, rel,                                          \
-		  (memcpy(x, (uint32_t[6]){__VA_ARGS__}, sizeof(x)), x))
 	budget(&s, "ia32-exec-write-5000", FTAGENT_METRIC_BYTES_WRITTEN, 5000,
 	       60000);
 	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
 	ASSERT_EQ(0, ia32_start(&c, self->file, -1));
 	for (i = 0; i < 10; i++) {
-		n = X(i % 2 ? INT80 : VSYS, NR32_WRITE, 2, 3, X_DATA, 1000);
+		n = IA32_CALL(&c, i % 2 ? INT80 : VSYS, NR32_WRITE, 2, 3,
+			      X_DATA, 1000);
 		if (n < 0) {
 			EXPECT_EQ(-EDQUOT, n);
 			refused = i;
@@ -635,7 +634,7 @@ TEST_F(ia32, a_real_ia32_program_is_charged_and_gated_on_both_entries)
 	}
 	/* The sixth, through int $0x80; the vDSO's entry is refused too. */
 	EXPECT_EQ(5, refused);
-	EXPECT_EQ(-EDQUOT, X(VSYS, NR32_WRITE, 2, 3, X_DATA, 1000));
+	EXPECT_EQ(-EDQUOT, IA32_CALL(&c, VSYS, NR32_WRITE, 2, 3, X_DATA, 1000));
 	ASSERT_EQ(0, get_one(&got));
 	EXPECT_EQ(5000, got.used);
 	EXPECT_EQ(2, got.denied);
@@ -652,25 +651,29 @@ TEST_F(ia32, a_real_ia32_program_is_charged_and_gated_on_both_entries)
 	to.sin_port = htons(port);
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	ASSERT_EQ(0, ia32_poke(&c, X_ADDR, &to, sizeof(to)));
-	s1 = X(VSYS, NR32_SOCKET, 0, AF_INET, SOCK_STREAM, 0);
+	s1 = IA32_CALL(&c, VSYS, NR32_SOCKET, 0, AF_INET, SOCK_STREAM, 0);
 	ASSERT_LE(0, s1);
-	EXPECT_EQ(-EPERM, X(VSYS, NR32_CONNECT, 2, s1, X_ADDR, sizeof(to)));
-	EXPECT_EQ(-EPERM, X(INT80, NR32_CONNECT, 2, s1, X_ADDR, sizeof(to)));
+	EXPECT_EQ(-EPERM,
+		  IA32_CALL(&c, VSYS, NR32_CONNECT, 2, s1, X_ADDR, sizeof(to)));
+	EXPECT_EQ(-EPERM, IA32_CALL(&c, INT80, NR32_CONNECT, 2, s1, X_ADDR,
+				    sizeof(to)));
 	block[0] = AF_INET, block[1] = SOCK_STREAM, block[2] = 0;
 	ASSERT_EQ(0, ia32_poke(&c, X_ARGS, block, sizeof(block)));
-	s2 = X(INT80, NR32_SOCKETCALL, 2, SYS_SOCKET, X_ARGS);
+	s2 = IA32_CALL(&c, INT80, NR32_SOCKETCALL, 2, SYS_SOCKET, X_ARGS);
 	ASSERT_LE(0, s2);
 	block[0] = s2, block[1] = ia32_addr(&c, X_ADDR);
 	block[2] = sizeof(to);
 	ASSERT_EQ(0, ia32_poke(&c, X_ARGS, block, sizeof(block)));
-	EXPECT_EQ(-EPERM, X(INT80, NR32_SOCKETCALL, 2, SYS_CONNECT, X_ARGS));
-	EXPECT_EQ(-EPERM, X(VSYS, NR32_SOCKETCALL, 2, SYS_CONNECT, X_ARGS));
+	EXPECT_EQ(-EPERM, IA32_CALL(&c, INT80, NR32_SOCKETCALL, 2, SYS_CONNECT,
+				    X_ARGS));
+	EXPECT_EQ(-EPERM,
+		  IA32_CALL(&c, VSYS, NR32_SOCKETCALL, 2, SYS_CONNECT, X_ARGS));
 	EXPECT_EQ(0, ev_accepts(lfd));
 	/* Without the rule the same call connects: the rule refused it. */
 	ASSERT_EQ(0, ev_clear_policy());
-	EXPECT_EQ(0, X(VSYS, NR32_CONNECT, 2, s1, X_ADDR, sizeof(to)));
+	EXPECT_EQ(0,
+		  IA32_CALL(&c, VSYS, NR32_CONNECT, 2, s1, X_ADDR, sizeof(to)));
 	EXPECT_EQ(1, ev_accepts(lfd));
-#undef X
 
 	status = ia32_stop(&c, 0);
 	EXPECT_TRUE(WIFEXITED(status)) TH_LOG("status %#x", status);

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "ftagent_test.h"
 #include "../helpers/ia32_exec.h"
 
 struct ia32_child {
@@ -41,21 +42,6 @@ static inline const char *ia32_exec_path(void)
 	exe[n] = '\0';
 	snprintf(path, sizeof(path), "%s/../helpers/ia32_exec", dirname(exe));
 	return path;
-}
-
-static inline int ia32_write_all(int fd, const void *p, size_t len)
-{
-	const char *c = p;
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, c, len);
-		if (n <= 0)
-			return -1;
-		c += n;
-		len -= n;
-	}
-	return 0;
 }
 
 static inline int ia32_read_all(int fd, void *p, size_t len)
@@ -81,8 +67,8 @@ static inline int ia32_send(struct ia32_child *c, struct ia32_cmd *cmd,
 			    const void *data, size_t len, int32_t *answer)
 {
 	cmd->len = len;
-	if (ia32_write_all(c->cmd, cmd, sizeof(*cmd)) ||
-	    (len && ia32_write_all(c->cmd, data, len)))
+	if (ft_write_all(c->cmd, cmd, sizeof(*cmd)) ||
+	    (len && ft_write_all(c->cmd, data, len)))
 		return -1;
 	c->read_by_it += sizeof(*cmd) + len;
 	if (cmd->op == IA32_OP_EXIT)
@@ -165,6 +151,10 @@ static inline int32_t ia32_call(struct ia32_child *c, int entry, uint32_t nr,
 		return INT32_MIN;
 	return answer;
 }
+
+/* ia32_call() with its arguments written out, the rest zero. */
+#define IA32_CALL(c, entry, nr, rel, ...)                                      \
+	ia32_call(c, entry, nr, rel, (const uint32_t[6]){__VA_ARGS__})
 
 /*
  * Wait (5 s at most) until it sleeps in read() of its commands: every
