@@ -884,4 +884,126 @@ TEST_F(iour, a_registered_input_is_counted_and_charged)
 	close(fds[2]);
 }
 
+/*
+ * The kernel's own accounting agrees. io_uring never passes the read()
+ * and write() paths that add to rchar and wchar, but direct I/O on a
+ * block device adds each bio's bytes to read_bytes and write_bytes, for
+ * whichever of the process's threads submits it: the caller, an io-wq
+ * worker or the SQPOLL thread. Each request stays below a split of the
+ * loop device's limits, so its bytes reach the block layer once.
+ */
+static int loop_device(const char *img, char *dev, size_t len)
+{
+	char cmd[512];
+	FILE *f;
+	int ok;
+
+	snprintf(cmd, sizeof(cmd),
+		 "{ test -e /dev/loop-control || modprobe -q loop; } && "
+		 "truncate -s 4M %s && losetup --find --show %s",
+		 img, img);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	ok = fgets(dev, len, f) != NULL;
+	if (pclose(f) || !ok)
+		return -1;
+	dev[strcspn(dev, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * Inline and through io-wq workers (on the SQPOLL ring, all by its
+ * thread), 512-byte aligned; the vectored ones are two segments of one
+ * bio (len is then the iovec count).
+ */
+static const struct block_req {
+	int op;
+	unsigned int len, bytes;
+	uint64_t off;
+	bool async;
+} block_reqs[] = {
+	{IORING_OP_WRITE, 2 * CHUNK, 2 * CHUNK, 0, false},
+	{IORING_OP_READ, 3 * CHUNK, 3 * CHUNK, CHUNK, false},
+	{IORING_OP_WRITE, 1536, 1536, 8 * CHUNK, true},
+	{IORING_OP_READ, 4 * CHUNK, 4 * CHUNK, 16 * CHUNK, true},
+	{IORING_OP_WRITEV, 2, CHUNK + 512, 32 * CHUNK, false},
+	{IORING_OP_READV, 2, CHUNK + 512, 64 * CHUNK, true},
+};
+
+#define N_BLOCK_REQS (sizeof(block_reqs) / sizeof(block_reqs[0]))
+
+TEST_F(iour, block_device_bytes_match_the_kernel_s_own_count)
+{
+	uint64_t rb0, wb0, rb1, wb1, in = 0, out = 0, in_calls = 0;
+	uint64_t out_calls = 0;
+	struct io_uring_cqe cqe[N_BLOCK_REQS];
+	char img[96], dev[64], cmd[160];
+	struct ft_totals sum;
+	struct iovec iov[2];
+	struct ring r;
+	unsigned int i;
+	char *buf;
+	int fd, sqpoll;
+
+	snprintf(img, sizeof(img), "%s/blk.img", self->dir);
+	ASSERT_EQ(0, loop_device(img, dev, sizeof(dev)));
+	fd = open(dev, O_RDWR | O_DIRECT);
+	ASSERT_LE(0, fd) TH_LOG("%s: %s", dev, strerror(errno));
+	ASSERT_EQ(0, posix_memalign((void **)&buf, 4096, 16 * CHUNK));
+	memset(buf, 'b', 16 * CHUNK);
+	iov[0].iov_base = buf + 10 * CHUNK;
+	iov[0].iov_len = CHUNK;
+	iov[1].iov_base = buf + 11 * CHUNK;
+	iov[1].iov_len = 512;
+	ASSERT_EQ(0, ft_sum_fd_settled(FTAGENT_OBJ_OTHER, fd, 0, &sum));
+	ASSERT_EQ(0, ft_proc_io_block(&rb0, &wb0));
+
+	for (sqpoll = 0; sqpoll < 2; sqpoll++) {
+		ASSERT_EQ(0, ring_init(&r, 8, sqpoll ? IORING_SETUP_SQPOLL : 0,
+				       0));
+		for (i = 0; i < N_BLOCK_REQS; i++) {
+			const struct block_req *q = &block_reqs[i];
+			bool vec = q->op == IORING_OP_READV ||
+				   q->op == IORING_OP_WRITEV;
+			bool reads = q->op == IORING_OP_READ ||
+				     q->op == IORING_OP_READV;
+			struct io_uring_sqe *sqe;
+
+			sqe = ring_rw(&r, q->op, fd,
+				      vec ? (void *)iov : buf + i * 4 * CHUNK,
+				      q->len, q->off, q->bytes);
+			if (q->async)
+				sqe->flags |= IOSQE_ASYNC;
+			if (reads)
+				in += q->bytes, in_calls++;
+			else
+				out += q->bytes, out_calls++;
+		}
+		ASSERT_EQ(N_BLOCK_REQS, ring_submit(&r, N_BLOCK_REQS));
+		ASSERT_EQ(0, ring_wait(&r, cqe, N_BLOCK_REQS));
+		for (i = 0; i < N_BLOCK_REQS; i++)
+			ASSERT_EQ((int)cqe[i].user_data, cqe[i].res);
+		ring_exit(&r);
+	}
+
+	ASSERT_EQ(0, ft_sum_fd_settled(FTAGENT_OBJ_OTHER, fd,
+				       in_calls + out_calls, &sum));
+	EXPECT_EQ(in, sum.in_bytes);
+	EXPECT_EQ(out, sum.out_bytes);
+	EXPECT_EQ(in_calls, sum.in_calls);
+	EXPECT_EQ(out_calls, sum.out_calls);
+	EXPECT_EQ(0, sum.in_errors + sum.out_errors);
+	ASSERT_EQ(0, ft_proc_io_block(&rb1, &wb1));
+	EXPECT_EQ(in, rb1 - rb0);
+	EXPECT_EQ(out, wb1 - wb0);
+	TH_LOG("io_uring on %s: read %lu (kernel %lu), wrote %lu (kernel %lu)",
+	       dev, (unsigned long)in, (unsigned long)(rb1 - rb0),
+	       (unsigned long)out, (unsigned long)(wb1 - wb0));
+	free(buf);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "losetup -d %s", dev);
+	EXPECT_EQ(0, system(cmd));
+}
+
 TEST_HARNESS_MAIN

@@ -220,6 +220,35 @@ static inline int ft_sum_fd_settled(int kind, int fd, uint64_t calls,
 }
 
 /*
+ * The kernel's own count of the bytes this process (all its threads, io
+ * threads included) had the block layer read and write: read_bytes and
+ * write_bytes of /proc/self/io. 0, or -1.
+ */
+static inline int ft_proc_io_block(uint64_t *read_bytes, uint64_t *write_bytes)
+{
+	char buf[512], *p;
+	ssize_t n;
+	int fd = open("/proc/self/io", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strstr(buf, "\nread_bytes:");
+	if (!p ||
+	    sscanf(p, "\nread_bytes: %lu", (unsigned long *)read_bytes) != 1)
+		return -1;
+	p = strstr(buf, "\nwrite_bytes:");
+	if (!p ||
+	    sscanf(p, "\nwrite_bytes: %lu", (unsigned long *)write_bytes) != 1)
+		return -1;
+	return 0;
+}
+
+/*
  * The kernel's own per-process I/O accounting: rchar and wchar. Returns
  * the bytes this read of /proc/self/io itself returned (which the kernel
  * adds to rchar afterwards), or -1.
