@@ -98,6 +98,7 @@
 #include "memory.h"
 #include "policy.h"
 #include "symbols.h"
+#include "usersock.h"
 
 struct ftagent_gate_buf {
 	char obj[FTAGENT_REC_PATH_MAX];
@@ -983,13 +984,16 @@ static bool ftagent_gate_sctp(const struct sock *sk, int optname,
 }
 
 /*
- * A kernel socket is the kernel's own work, unless it sits in another
- * socket's file: AF_SMC's fallback to TCP puts its kernel TCP socket in
- * the user's AF_SMC file (smc_switch_to_fallback()), and the user's
- * calls then reach that socket directly. A kernel socket with a file of
- * its own (SunRPC's, sock_alloc_file()) is still the kernel's; an MPTCP
- * subflow, grafted onto its MPTCP socket's struct socket, is not that
- * socket's own sk. Read in a call on the socket, which holds it.
+ * A kernel socket is the kernel's own work, unless a user's file reaches
+ * it: AF_SMC's fallback to TCP puts its kernel TCP socket in the user's
+ * AF_SMC file (smc_switch_to_fallback()), and the user's calls then
+ * reach that socket directly; and the connections a user accepts on
+ * such a socket, when it fell back before it listened, are clones of it
+ * in files of their own, remembered at accept (usersock.c). Any other
+ * kernel socket with a file of its own (SunRPC's, sock_alloc_file()) is
+ * still the kernel's; an MPTCP subflow, grafted onto its MPTCP socket's
+ * struct socket, is not that socket's own sk. Read in a call on the
+ * socket, which holds it.
  */
 static __always_inline bool ftagent_kernel_sock(const struct sock *sk)
 {
@@ -1002,7 +1006,11 @@ static __always_inline bool ftagent_kernel_sock(const struct sock *sk)
 	if (!sock || READ_ONCE(sock->sk) != sk)
 		return true;
 	file = READ_ONCE(sock->file);
-	return !file || file_inode(file) == SOCK_INODE((struct socket *)sock);
+	if (!file)
+		return true;
+	if (file_inode(file) != SOCK_INODE((struct socket *)sock))
+		return false;
+	return !ftagent_usersock_has(sk);
 }
 
 /*

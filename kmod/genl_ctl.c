@@ -28,6 +28,7 @@
 #include "ftagent.h"
 #include "hooks.h"
 #include "symbols.h"
+#include "usersock.h"
 
 static struct genl_family ftagent_ctl_family;
 static int ftagent_ctl_check_values(struct nlattr **tb,
@@ -75,7 +76,9 @@ static int ftagent_ctl_get_status(struct sk_buff *skb, struct genl_info *info)
 			 ftagent_ftrace_direct_on()) ||
 	      nla_put_u8(msg, FTAGENT_CTL_A_EXIT_WORK,
 			 cfg->hooks == FTAGENT_HOOKS_FTRACE &&
-			 ftagent_ftrace_exit_work_on());
+			 ftagent_ftrace_exit_work_on()) ||
+	      nla_put_u64_64bit(msg, FTAGENT_CTL_A_UNMARKED_SOCKETS,
+				ftagent_usersock_unmarked(), FTAGENT_CTL_A_PAD);
 	ftagent_config_unlock();
 	if (err) {
 		nlmsg_free(msg);

@@ -48,6 +48,7 @@
 #include "hooks.h"
 #include "lifecycle.h"
 #include "symbols.h"
+#include "usersock.h"
 
 /* Bytes of argv hashed per copy: the path scratch buffer's size. */
 #define FTAGENT_HASH_CHUNK	FTAGENT_REC_PATH_MAX
@@ -445,6 +446,8 @@ static void notrace ftagent_sock_close_hook(unsigned long ip,
 {
 	struct inode *inode = (struct inode *)ftagent_fregs_args(fregs)->di;
 
+	/* Whichever task drops the file: a user's socket is one no more. */
+	ftagent_usersock_close(SOCKET_I(inode));
 	if (current->flags & PF_KTHREAD)
 		return;	/* a delayed fput: no process to charge */
 	preempt_disable_notrace();
@@ -537,16 +540,39 @@ static struct ftagent_tp ftagent_tps[] = {
 	  .feature = -1 },
 };
 
+/* security_sock_graft(sk, parent): a connection accepted (usersock.c). */
+static void notrace ftagent_sock_graft_hook(struct ftrace_regs *fregs)
+{
+	struct pt_regs *args = ftagent_fregs_args(fregs);
+
+	ftagent_usersock_graft((struct sock *)args->di,
+			       (struct socket *)args->si);
+}
+
 /*
- * Both functions on one ftrace_ops, whose callback tells them apart by
+ * The functions on one ftrace_ops, whose callback tells them apart by
  * the address it is called from: taking an ops off waits for two
  * RCU-tasks grace periods, a tenth of a second of every unload here.
  */
-enum { FTAGENT_FN_EXIT, FTAGENT_FN_SOCK_CLOSE, FTAGENT_FNS };
+enum {
+	FTAGENT_FN_EXIT,
+	FTAGENT_FN_SOCK_CLOSE,
+	FTAGENT_FN_SOCK_GRAFT,
+	FTAGENT_FNS
+};
 
 static const char *const ftagent_fn_symbols[FTAGENT_FNS] = {
 	[FTAGENT_FN_EXIT] = "acct_process",
 	[FTAGENT_FN_SOCK_CLOSE] = "sock_close",
+	[FTAGENT_FN_SOCK_GRAFT] = "security_sock_graft",
+};
+
+/* What goes without each (the load's warning). */
+static const char *const ftagent_fn_lost[FTAGENT_FNS] = {
+	[FTAGENT_FN_EXIT] = "exit records are not written",
+	[FTAGENT_FN_SOCK_CLOSE] = "close records are not written",
+	[FTAGENT_FN_SOCK_GRAFT] =
+		"the gate takes AF_SMC's accepted fallback connections for the kernel's",
 };
 
 /*
@@ -563,6 +589,8 @@ static void notrace ftagent_fn_hook(unsigned long ip, unsigned long parent_ip,
 		ftagent_sock_close_hook(ip, parent_ip, op, fregs);
 	else if (ftagent_code_has(&ftagent_fn_code[FTAGENT_FN_EXIT], ip))
 		ftagent_exit_hook(ip, parent_ip, op, fregs);
+	else if (ftagent_code_has(&ftagent_fn_code[FTAGENT_FN_SOCK_GRAFT], ip))
+		ftagent_sock_graft_hook(fregs);
 }
 
 static struct ftrace_ops ftagent_fn_ops = {
@@ -581,11 +609,18 @@ void ftagent_lifecycle_exit(void)
 					    ftagent_exit_fallback_probe, NULL);
 	ftagent_exit_fallback_tp = NULL;
 
-	/* Refused: the ops and its filter stay (ftagent_stuck()). */
-	if (ftagent_fn_registered)
-		ftagent_ftrace_off(&ftagent_fn_ops, "exit and socket close");
-	else if (ftagent_fn_filtered)
+	/*
+	 * Refused: the ops and its filter stay (ftagent_stuck()), and so
+	 * do the marks of accepted sockets its hooks keep.
+	 */
+	ftagent_usersock_enable(false);
+	if (ftagent_fn_registered) {
+		if (ftagent_ftrace_off(&ftagent_fn_ops,
+				       "exit and socket close"))
+			ftagent_usersock_exit();
+	} else if (ftagent_fn_filtered) {
 		ftrace_free_filter(&ftagent_fn_ops);
+	}
 	ftagent_fn_registered = false;
 	ftagent_fn_filtered = false;
 	for (i = 0; i < ARRAY_SIZE(ftagent_tps); i++) {
@@ -625,16 +660,19 @@ int ftagent_lifecycle_init(bool strict)
 					       &ftagent_fn_code[i].size);
 		ftagent_fn_filtered = true;
 		/* Not on this kernel: its records go (symbols.c). */
-		if (err == -ENOENT)
+		if (err == -ENOENT) {
+			if (i == FTAGENT_FN_SOCK_GRAFT)
+				pr_warn("lifecycle: no %s: %s\n", symbol,
+					ftagent_fn_lost[i]);
 			continue;
+		}
 		/*
 		 * Traceable, but no kprobe finds where (symbols.h): its
 		 * records go, named as missing; strict=1 refuses the load.
 		 */
 		if (err == -EOPNOTSUPP && !strict) {
-			pr_warn("lifecycle: cannot find %s (%d): %s records are not written\n",
-				symbol, err,
-				i == FTAGENT_FN_EXIT ? "exit" : "close");
+			pr_warn("lifecycle: cannot find %s (%d): %s\n", symbol,
+				err, ftagent_fn_lost[i]);
 			ftagent_symbol_unusable(symbol);
 			continue;
 		}
@@ -646,7 +684,8 @@ int ftagent_lifecycle_init(bool strict)
 		}
 	}
 	if (ftagent_fn_code[FTAGENT_FN_EXIT].size ||
-	    ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].size) {
+	    ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].size ||
+	    ftagent_fn_code[FTAGENT_FN_SOCK_GRAFT].size) {
 		err = ftagent_ftrace_on(&ftagent_fn_ops);
 		if (err) {
 			pr_err("lifecycle: cannot trace process exits and socket closes: %d\n",
@@ -654,6 +693,9 @@ int ftagent_lifecycle_init(bool strict)
 			goto err;
 		}
 		ftagent_fn_registered = true;
+		/* A mark is kept only while its file's release is seen. */
+		ftagent_usersock_enable(ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].size &&
+					ftagent_fn_code[FTAGENT_FN_SOCK_GRAFT].size);
 	}
 	if (ftagent_feature_off(FTAGENT_FEATURE_EXIT_RECORDS)) {
 		struct tracepoint *tp = ftagent_tracepoint("sched_process_exit");

@@ -10,13 +10,16 @@
  * Every budget here is scoped to this test's process subtree.
  */
 #include <fcntl.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 
 #include "kselftest_harness.h"
 #include "budget_test.h"
 #include "evasion_test.h"
 #include "../../tools/lib/policy.h"
+#include "../../tools/lib/status.h"
 
 /* Send 4 KiB at a time until refused: bytes sent, and the errno. */
 static uint64_t send_until_refused(int fd, int *err)
@@ -559,6 +562,199 @@ TEST_F(budget, an_smc_socket_after_its_fallback_is_charged)
 	usleep(100000);
 	/* The first test's connection and these two. */
 	EXPECT_EQ(3, ev_accepts(lfd));
+	close(lfd);
+	ftagent_budget_set_free(&s);
+}
+
+/*
+ * An AF_SMC socket that has fallen back to TCP before it listens (a
+ * Fast Open option in its first state), listening on loopback: its fd,
+ * or -1. Its address in @at.
+ */
+static int smc_fallback_listener(struct sockaddr_in *at, int backlog)
+{
+	socklen_t len = sizeof(*at);
+	int fd, qlen = 5;
+
+	if (system("modprobe smc 2>/dev/null"))
+		fprintf(stderr, "# modprobe smc failed\n");
+	fd = socket(AF_SMC, SOCK_STREAM, 0);
+	if (fd < 0)
+		return -1;
+	memset(at, 0, sizeof(*at));
+	at->sin_family = AF_INET;
+	at->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (setsockopt(fd, SOL_TCP, TCP_FASTOPEN, &qlen, sizeof(qlen)) ||
+	    bind(fd, (struct sockaddr *)at, sizeof(*at)) ||
+	    listen(fd, backlog) ||
+	    getsockname(fd, (struct sockaddr *)at, &len)) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A client connected to @at and the connection @lfd accepted for it. */
+static int smc_accepted(int lfd, const struct sockaddr_in *at, int *client)
+{
+	int fd;
+
+	*client = socket(AF_INET, SOCK_STREAM, 0);
+	if (*client < 0)
+		return -1;
+	if (connect(*client, (const struct sockaddr *)at, sizeof(*at))) {
+		close(*client);
+		return -1;
+	}
+	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0)
+		close(*client);
+	return fd;
+}
+
+/* GET_STATUS's count of accepted sockets taken for the kernel's. */
+static int unmarked_sockets(uint64_t *n)
+{
+	struct ftagent_status st;
+	struct ftnl_error err;
+
+	if (ftagent_query_status(&st, &err))
+		return -1;
+	if (!(st.present & FTAGENT_STATUS_HAVE_UNMARKED))
+		return -1;
+	*n = st.unmarked_sockets;
+	return 0;
+}
+
+/*
+ * An AF_SMC socket that falls back before it listens (a Fast Open
+ * option in its first state) listens and accepts on its kernel TCP
+ * socket, and the connections it accepts are clones of that kernel
+ * socket in files of their own: the user's sockets all the same. Their
+ * sends are charged and refused past a byte budget, whether they were
+ * accepted before the budget was set or after.
+ */
+TEST_F(budget, an_smc_listener_s_connections_after_its_fallback_are_charged)
+{
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	struct sockaddr_in at;
+	struct ftnl_error err;
+	char buf[1000] = {0};
+	uint64_t unmarked0, unmarked1;
+	int lfd, cfd[2], afd[2], i, refused = -1;
+
+	lfd = smc_fallback_listener(&at, 4);
+	ASSERT_LE(0, lfd) TH_LOG("AF_SMC listener: %s", strerror(errno));
+	ASSERT_EQ(0, unmarked_sockets(&unmarked0));
+	afd[0] = smc_accepted(lfd, &at, &cfd[0]);
+	ASSERT_LE(0, afd[0]) TH_LOG("accept: %s", strerror(errno));
+	budget(&s, "smc-accepted-sent", FTAGENT_METRIC_BYTES_SENT, 3000, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	afd[1] = smc_accepted(lfd, &at, &cfd[1]);
+	ASSERT_LE(0, afd[1]) TH_LOG("accept: %s", strerror(errno));
+	for (i = 0; i < 10; i++)
+		if (send(afd[0], buf, sizeof(buf), 0) < 0) {
+			EXPECT_EQ(EDQUOT, errno);
+			refused = i;
+			break;
+		}
+	EXPECT_EQ(3, refused);
+	EXPECT_EQ(-1, send(afd[1], buf, sizeof(buf), 0));
+	EXPECT_EQ(EDQUOT, errno);
+	EXPECT_EQ(-1, write(afd[1], buf, sizeof(buf)));
+	EXPECT_EQ(EDQUOT, errno);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(3000, got.used);
+	EXPECT_EQ(3, got.denied);
+	/* What the clients received is what was charged. */
+	EXPECT_EQ(3000, recv(cfd[0], buf, sizeof(buf), MSG_DONTWAIT) +
+				recv(cfd[0], buf, sizeof(buf), MSG_DONTWAIT) +
+				recv(cfd[0], buf, sizeof(buf), MSG_DONTWAIT));
+	EXPECT_EQ(-1, recv(cfd[1], buf, sizeof(buf), MSG_DONTWAIT));
+	ASSERT_EQ(0, unmarked_sockets(&unmarked1));
+	EXPECT_EQ(unmarked0, unmarked1);
+	for (i = 0; i < 2; i++) {
+		close(afd[i]);
+		close(cfd[i]);
+	}
+	close(lfd);
+	ftagent_budget_set_free(&s);
+}
+
+/*
+ * The module remembers such connections in a pool of 4096 (kmod/
+ * usersock.c). One accepted when the pool is spent is taken for the
+ * kernel's (charged, as every socket's bytes are, but never refused),
+ * and counted in GET_STATUS; closing the others gives their marks back,
+ * and the next connection is refused past the budget again.
+ */
+#define SMC_POOL 4096
+
+TEST_F(budget, smc_connections_past_the_mark_pool_are_counted)
+{
+	struct rlimit nofile = {.rlim_cur = 3 * SMC_POOL,
+				.rlim_max = 3 * SMC_POOL};
+	static int cfd[SMC_POOL + 32], afd[SMC_POOL + 32];
+	struct ftagent_budget_set s = {0};
+	struct ftagent_budget_spec got;
+	uint64_t unmarked0, unmarked = 0;
+	struct sockaddr_in at;
+	struct ftnl_error err;
+	char buf[1000] = {0};
+	int lfd, n = 0, i, c, a;
+
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &nofile));
+	lfd = smc_fallback_listener(&at, 64);
+	ASSERT_LE(0, lfd) TH_LOG("AF_SMC listener: %s", strerror(errno));
+	ASSERT_EQ(0, unmarked_sockets(&unmarked0));
+	/* Until one goes unmarked: the pool, less marks still in RCU. */
+	while (n < SMC_POOL + 32) {
+		afd[n] = smc_accepted(lfd, &at, &cfd[n]);
+		ASSERT_LE(0, afd[n])
+		TH_LOG("accept %d: %s", n, strerror(errno));
+		n++;
+		if (n < SMC_POOL - 64)
+			continue;
+		ASSERT_EQ(0, unmarked_sockets(&unmarked));
+		if (unmarked != unmarked0)
+			break;
+	}
+	ASSERT_EQ(unmarked0 + 1, unmarked);
+	EXPECT_LE(SMC_POOL - 8, n - 1) TH_LOG("%d marked", n - 1);
+	EXPECT_GE(SMC_POOL, n - 1);
+
+	budget(&s, "smc-pool-sent", FTAGENT_METRIC_BYTES_SENT, 1000, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	/* Marked ones: charged, then refused. */
+	EXPECT_EQ(1000, send(afd[0], buf, sizeof(buf), 0));
+	EXPECT_EQ(-1, send(afd[n - 2], buf, sizeof(buf), 0));
+	EXPECT_EQ(EDQUOT, errno);
+	/*
+	 * The unmarked one: the kernel's, as the count says: charged (its
+	 * bytes are counted all the same) but never refused.
+	 */
+	EXPECT_EQ(1000, send(afd[n - 1], buf, sizeof(buf), 0));
+	EXPECT_EQ(1000, send(afd[n - 1], buf, sizeof(buf), 0));
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(3000, got.used);
+	for (i = 0; i < n; i++) {
+		close(afd[i]);
+		close(cfd[i]);
+	}
+	/* The marks come back after a grace period. */
+	usleep(200000);
+	a = smc_accepted(lfd, &at, &c);
+	ASSERT_LE(0, a);
+	EXPECT_EQ(-1, send(a, buf, sizeof(buf), 0));
+	EXPECT_EQ(EDQUOT, errno);
+	ASSERT_EQ(0, unmarked_sockets(&unmarked0));
+	EXPECT_EQ(unmarked, unmarked0);
+	ASSERT_EQ(0, get_one(&got));
+	EXPECT_EQ(3000, got.used);
+	EXPECT_EQ(2, got.denied);
+	close(a);
+	close(c);
 	close(lfd);
 	ftagent_budget_set_free(&s);
 }

@@ -210,6 +210,10 @@ static void print_text(const struct kernel_view *k)
 		printf("  %-16s%" PRIu64 "\n", ftagent_loss_name(c),
 		       lost_total(r, c));
 	printf("  %-16s%" PRIu64 "\n", "hook_missed", missed_total(r));
+	/* Not a count lost: a gate decision that went the kernel's way. */
+	if (k->st.present & FTAGENT_STATUS_HAVE_UNMARKED)
+		printf("  %-16s%" PRIu64 "\n", "unmarked_socket",
+		       k->st.unmarked_sockets);
 }
 
 /* {"features": [...], "missing": [...]}, both empty on a whole kernel. */
@@ -277,6 +281,9 @@ static struct json_object *kernel_json(const struct kernel_view *k)
 		json_object_object_add(lost, ftagent_loss_name(c),
 				       json_u64(lost_total(r, c)));
 	json_object_object_add(lost, "hook_missed", json_u64(missed_total(r)));
+	if (k->st.present & FTAGENT_STATUS_HAVE_UNMARKED)
+		json_object_object_add(lost, "unmarked_socket",
+				       json_u64(k->st.unmarked_sockets));
 	json_object_object_add(kernel, "lost", lost);
 	json_object_object_add(kernel, "events", events_json(r));
 	for (i = 0; i < r->n_hooks; i++) {

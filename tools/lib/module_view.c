@@ -60,6 +60,8 @@ struct json_object *ftagent_module_view_json(const struct ftagent_status *st,
 		put(o, "direct_calls", st->direct_calls);
 	if (st->present & FTAGENT_STATUS_HAVE_EXIT_WORK)
 		put(o, "exit_work", st->exit_work);
+	if (st->present & FTAGENT_STATUS_HAVE_UNMARKED)
+		put(o, "unmarked_sockets", st->unmarked_sockets);
 	for (i = 0; i < r->n_cpus; i++) {
 		const struct ftagent_cpu_stats *c = &r->cpus[i];
 		struct json_object *j = json_object_new_object();
@@ -146,7 +148,7 @@ static int get_string(struct json_object *o, const char *k, char *out,
 	return 0;
 }
 
-/* The 0.5 and 0.7 fields, each optional (older daemons and modules lack them). */
+/* The 0.5, 0.7 and 0.9 fields, each optional (older daemons and modules lack them). */
 static int parse_degraded(struct json_object *j, struct ftagent_status *st)
 {
 	struct json_object *missing, *name;
@@ -160,6 +162,10 @@ static int parse_degraded(struct json_object *j, struct ftagent_status *st)
 	if (!get(j, "exit_work", &v)) {
 		st->exit_work = v != 0;
 		st->present |= FTAGENT_STATUS_HAVE_EXIT_WORK;
+	}
+	if (!get(j, "unmarked_sockets", &v)) {
+		st->unmarked_sockets = v;
+		st->present |= FTAGENT_STATUS_HAVE_UNMARKED;
 	}
 	if (get(j, "degraded", &v))
 		return 0;

@@ -25,7 +25,8 @@ enum field {
 	F_DEGRADED,
 	F_MISSING,
 	F_DIRECT,
-	F_EXIT_WORK
+	F_EXIT_WORK,
+	F_UNMARKED
 };
 
 static enum field field_of(int stats, uint16_t type)
@@ -47,6 +48,7 @@ static enum field field_of(int stats, uint16_t type)
 	case FTAGENT_CTL_A_MISSING: return F_MISSING;
 	case FTAGENT_CTL_A_DIRECT_CALLS: return F_DIRECT;
 	case FTAGENT_CTL_A_EXIT_WORK: return F_EXIT_WORK;
+	case FTAGENT_CTL_A_UNMARKED_SOCKETS: return F_UNMARKED;
 	}
 	return F_NONE;
 }
@@ -101,6 +103,13 @@ static int status_attr(const struct nlattr *attr, void *data)
 			goto bad;
 		st->exit_work = mnl_attr_get_u8(attr);
 		st->present |= FTAGENT_STATUS_HAVE_EXIT_WORK;
+		return MNL_CB_OK;
+	}
+	if (f == F_UNMARKED) {
+		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
+			goto bad;
+		st->unmarked_sockets = mnl_attr_get_u64(attr);
+		st->present |= FTAGENT_STATUS_HAVE_UNMARKED;
 		return MNL_CB_OK;
 	}
 	if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)

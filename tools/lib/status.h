@@ -32,6 +32,8 @@ struct ftagent_status {
 	uint8_t direct_calls;
 	/* Since ABI 0.7: */
 	uint8_t exit_work;
+	/* Since ABI 0.9: accepted sockets the gate took for the kernel's. */
+	uint64_t unmarked_sockets;
 	unsigned int n_missing; /* names in missing[], all of them if <= MAX */
 	char missing[FTAGENT_MISSING_MAX][FTAGENT_MISSING_NAME_MAX];
 };
@@ -42,6 +44,7 @@ struct ftagent_status {
 #define FTAGENT_STATUS_HAVE_DEGRADED  (1u << 3)
 #define FTAGENT_STATUS_HAVE_DIRECT    (1u << 4)
 #define FTAGENT_STATUS_HAVE_EXIT_WORK (1u << 5)
+#define FTAGENT_STATUS_HAVE_UNMARKED  (1u << 6)
 
 /*
  * Parse a control-family GET_STATUS reply (stats=0) or a stats-family

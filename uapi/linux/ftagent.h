@@ -38,7 +38,7 @@
 #include <linux/types.h>
 
 #define FTAGENT_ABI_MAJOR	0
-#define FTAGENT_ABI_MINOR	8
+#define FTAGENT_ABI_MINOR	9
 
 #define FTAGENT_GENL_CTL_NAME		"ftagent_ctl"
 #define FTAGENT_GENL_CTL_VERSION	1
@@ -359,6 +359,13 @@ enum ftagent_ctl_attr {
 	FTAGENT_CTL_A_DIRECT_CALLS,	/* u8, reply: 1: ftrace set on direct calls */
 	/* u8, reply (0.7): 1: the ftrace set sees returns in the exit work */
 	FTAGENT_CTL_A_EXIT_WORK,
+	/*
+	 * u64, reply (0.9): connections accepted on a kernel socket that a
+	 * user's file holds (AF_SMC after its fallback) that could not be
+	 * marked as the user's, so the gate took their calls for the
+	 * kernel's work: neither refused nor charged. Since load.
+	 */
+	FTAGENT_CTL_A_UNMARKED_SOCKETS,
 
 	__FTAGENT_CTL_A_MAX
 };
