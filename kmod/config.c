@@ -38,6 +38,7 @@
 #include "kill.h"
 #include "lifecycle.h"
 #include "symbols.h"
+#include "usersock.h"
 #include "zerocopy.h"
 
 static char *mode = "standard";
@@ -253,6 +254,9 @@ int __init ftagent_config_init(void)
 	err = ftagent_lifecycle_init(strict);
 	if (err)
 		goto err_hooks;
+	err = ftagent_usersock_init(ftagent_lifecycle_close_hooked(), strict);
+	if (err)
+		goto err_usersock;
 	/* A failed init leaves filters and its table: exit frees them. */
 	err = ftagent_iouring_init(strict);
 	if (err)
@@ -291,7 +295,9 @@ err_aio:
 	ftagent_aio_exit();
 err_iouring:
 	ftagent_iouring_exit();
+err_usersock:
 	ftagent_lifecycle_exit();
+	ftagent_usersock_exit();
 err_hooks:
 	ftagent_hooks_exit();
 	ftagent_mmsg_exit();
@@ -318,6 +324,7 @@ void ftagent_config_exit(void)
 	ftagent_aio_exit();
 	ftagent_iouring_exit();
 	ftagent_lifecycle_exit();
+	ftagent_usersock_exit();
 	mutex_lock(&ftagent_config_mutex);
 	ftagent_hooks_exit();
 	mutex_unlock(&ftagent_config_mutex);

@@ -989,7 +989,7 @@ static bool ftagent_gate_sctp(const struct sock *sk, int optname,
  * AF_SMC file (smc_switch_to_fallback()), and the user's calls then
  * reach that socket directly; and the connections a user accepts on
  * such a socket, when it fell back before it listened, are clones of it
- * in files of their own, remembered at accept (usersock.c). Any other
+ * in files of their own, marked at accept (usersock.c). Any other
  * kernel socket with a file of its own (SunRPC's, sock_alloc_file()) is
  * still the kernel's; an MPTCP subflow, grafted onto its MPTCP socket's
  * struct socket, is not that socket's own sk. Read in a call on the
@@ -1010,7 +1010,7 @@ static __always_inline bool ftagent_kernel_sock(const struct sock *sk)
 		return true;
 	if (file_inode(file) != SOCK_INODE((struct socket *)sock))
 		return false;
-	return !ftagent_usersock_has(sk);
+	return !ftagent_usersock_has(sock);
 }
 
 /*

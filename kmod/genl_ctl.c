@@ -77,8 +77,8 @@ static int ftagent_ctl_get_status(struct sk_buff *skb, struct genl_info *info)
 	      nla_put_u8(msg, FTAGENT_CTL_A_EXIT_WORK,
 			 cfg->hooks == FTAGENT_HOOKS_FTRACE &&
 			 ftagent_ftrace_exit_work_on()) ||
-	      nla_put_u64_64bit(msg, FTAGENT_CTL_A_UNMARKED_SOCKETS,
-				ftagent_usersock_unmarked(), FTAGENT_CTL_A_PAD);
+	      nla_put_u64_64bit(msg, FTAGENT_CTL_A_ACCEPTS_REFUSED,
+				ftagent_usersock_refused(), FTAGENT_CTL_A_PAD);
 	ftagent_config_unlock();
 	if (err) {
 		nlmsg_free(msg);

@@ -152,7 +152,7 @@ static u64 ftagent_memory_held(void)
 	       ftagent_mmsg_memory() + ftagent_iouring_memory() +
 	       ftagent_policy_memory() + ftagent_budget_memory() +
 	       ftagent_gate_memory() + ftagent_zerocopy_memory() +
-	       ftagent_aio_memory();
+	       ftagent_aio_memory() + ftagent_usersock_memory();
 }
 
 static int ftagent_put_resources(struct sk_buff *msg)

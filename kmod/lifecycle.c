@@ -446,7 +446,7 @@ static void notrace ftagent_sock_close_hook(unsigned long ip,
 {
 	struct inode *inode = (struct inode *)ftagent_fregs_args(fregs)->di;
 
-	/* Whichever task drops the file: a user's socket is one no more. */
+	/* Whichever task drops the file: its accept mark goes (usersock.c). */
 	ftagent_usersock_close(SOCKET_I(inode));
 	if (current->flags & PF_KTHREAD)
 		return;	/* a delayed fput: no process to charge */
@@ -540,39 +540,16 @@ static struct ftagent_tp ftagent_tps[] = {
 	  .feature = -1 },
 };
 
-/* security_sock_graft(sk, parent): a connection accepted (usersock.c). */
-static void notrace ftagent_sock_graft_hook(struct ftrace_regs *fregs)
-{
-	struct pt_regs *args = ftagent_fregs_args(fregs);
-
-	ftagent_usersock_graft((struct sock *)args->di,
-			       (struct socket *)args->si);
-}
-
 /*
- * The functions on one ftrace_ops, whose callback tells them apart by
+ * Both functions on one ftrace_ops, whose callback tells them apart by
  * the address it is called from: taking an ops off waits for two
  * RCU-tasks grace periods, a tenth of a second of every unload here.
  */
-enum {
-	FTAGENT_FN_EXIT,
-	FTAGENT_FN_SOCK_CLOSE,
-	FTAGENT_FN_SOCK_GRAFT,
-	FTAGENT_FNS
-};
+enum { FTAGENT_FN_EXIT, FTAGENT_FN_SOCK_CLOSE, FTAGENT_FNS };
 
 static const char *const ftagent_fn_symbols[FTAGENT_FNS] = {
 	[FTAGENT_FN_EXIT] = "acct_process",
 	[FTAGENT_FN_SOCK_CLOSE] = "sock_close",
-	[FTAGENT_FN_SOCK_GRAFT] = "security_sock_graft",
-};
-
-/* What goes without each (the load's warning). */
-static const char *const ftagent_fn_lost[FTAGENT_FNS] = {
-	[FTAGENT_FN_EXIT] = "exit records are not written",
-	[FTAGENT_FN_SOCK_CLOSE] = "close records are not written",
-	[FTAGENT_FN_SOCK_GRAFT] =
-		"the gate takes AF_SMC's accepted fallback connections for the kernel's",
 };
 
 /*
@@ -589,8 +566,6 @@ static void notrace ftagent_fn_hook(unsigned long ip, unsigned long parent_ip,
 		ftagent_sock_close_hook(ip, parent_ip, op, fregs);
 	else if (ftagent_code_has(&ftagent_fn_code[FTAGENT_FN_EXIT], ip))
 		ftagent_exit_hook(ip, parent_ip, op, fregs);
-	else if (ftagent_code_has(&ftagent_fn_code[FTAGENT_FN_SOCK_GRAFT], ip))
-		ftagent_sock_graft_hook(fregs);
 }
 
 static struct ftrace_ops ftagent_fn_ops = {
@@ -609,18 +584,11 @@ void ftagent_lifecycle_exit(void)
 					    ftagent_exit_fallback_probe, NULL);
 	ftagent_exit_fallback_tp = NULL;
 
-	/*
-	 * Refused: the ops and its filter stay (ftagent_stuck()), and so
-	 * do the marks of accepted sockets its hooks keep.
-	 */
-	ftagent_usersock_enable(false);
-	if (ftagent_fn_registered) {
-		if (ftagent_ftrace_off(&ftagent_fn_ops,
-				       "exit and socket close"))
-			ftagent_usersock_exit();
-	} else if (ftagent_fn_filtered) {
+	/* Refused: the ops and its filter stay (ftagent_stuck()). */
+	if (ftagent_fn_registered)
+		ftagent_ftrace_off(&ftagent_fn_ops, "exit and socket close");
+	else if (ftagent_fn_filtered)
 		ftrace_free_filter(&ftagent_fn_ops);
-	}
 	ftagent_fn_registered = false;
 	ftagent_fn_filtered = false;
 	for (i = 0; i < ARRAY_SIZE(ftagent_tps); i++) {
@@ -631,6 +599,12 @@ void ftagent_lifecycle_exit(void)
 		ftagent_tps[i].registered = false;
 	}
 	tracepoint_synchronize_unregister();
+}
+
+bool ftagent_lifecycle_close_hooked(void)
+{
+	return ftagent_fn_registered &&
+	       ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].size;
 }
 
 int ftagent_lifecycle_init(bool strict)
@@ -660,19 +634,16 @@ int ftagent_lifecycle_init(bool strict)
 					       &ftagent_fn_code[i].size);
 		ftagent_fn_filtered = true;
 		/* Not on this kernel: its records go (symbols.c). */
-		if (err == -ENOENT) {
-			if (i == FTAGENT_FN_SOCK_GRAFT)
-				pr_warn("lifecycle: no %s: %s\n", symbol,
-					ftagent_fn_lost[i]);
+		if (err == -ENOENT)
 			continue;
-		}
 		/*
 		 * Traceable, but no kprobe finds where (symbols.h): its
 		 * records go, named as missing; strict=1 refuses the load.
 		 */
 		if (err == -EOPNOTSUPP && !strict) {
-			pr_warn("lifecycle: cannot find %s (%d): %s\n", symbol,
-				err, ftagent_fn_lost[i]);
+			pr_warn("lifecycle: cannot find %s (%d): %s records are not written\n",
+				symbol, err,
+				i == FTAGENT_FN_EXIT ? "exit" : "close");
 			ftagent_symbol_unusable(symbol);
 			continue;
 		}
@@ -684,8 +655,7 @@ int ftagent_lifecycle_init(bool strict)
 		}
 	}
 	if (ftagent_fn_code[FTAGENT_FN_EXIT].size ||
-	    ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].size ||
-	    ftagent_fn_code[FTAGENT_FN_SOCK_GRAFT].size) {
+	    ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].size) {
 		err = ftagent_ftrace_on(&ftagent_fn_ops);
 		if (err) {
 			pr_err("lifecycle: cannot trace process exits and socket closes: %d\n",
@@ -693,9 +663,6 @@ int ftagent_lifecycle_init(bool strict)
 			goto err;
 		}
 		ftagent_fn_registered = true;
-		/* A mark is kept only while its file's release is seen. */
-		ftagent_usersock_enable(ftagent_fn_code[FTAGENT_FN_SOCK_CLOSE].size &&
-					ftagent_fn_code[FTAGENT_FN_SOCK_GRAFT].size);
 	}
 	if (ftagent_feature_off(FTAGENT_FEATURE_EXIT_RECORDS)) {
 		struct tracepoint *tp = ftagent_tracepoint("sched_process_exit");

@@ -15,6 +15,8 @@ struct task_struct;
 
 int ftagent_lifecycle_init(bool strict);
 void ftagent_lifecycle_exit(void);
+/* Whether sock_close() is hooked (its records, and usersock.c's marks). */
+bool ftagent_lifecycle_close_hooked(void);
 
 /*
  * From the accounting of returned calls (preemption off): a socket event

@@ -53,6 +53,8 @@ size_t ftagent_hooks_memory(void);
 size_t ftagent_mmsg_memory(void);
 size_t ftagent_iouring_memory(void);
 size_t ftagent_aio_memory(void);
+/* usersock.c: the pool of accept marks. */
+size_t ftagent_usersock_memory(void);
 size_t ftagent_policy_memory(void);
 size_t ftagent_budget_memory(void);
 size_t ftagent_gate_memory(void);

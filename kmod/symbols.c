@@ -119,6 +119,8 @@ static struct ftagent_internal ftagent_internals[] = {
 	{ "aio_prep_rw", false, FTAGENT_FEATURE_AIO, "Linux AIO counting" },
 	{ "aio_complete_rw", false, FTAGENT_FEATURE_AIO,
 	  "Linux AIO counting" },
+	{ "security_socket_accept", false, FTAGENT_FEATURE_GATE_ACCEPT,
+	  "rules and budgets on AF_SMC's accepted fallback connections" },
 	/*
 	 * mmsg.c hooks the *mmsg loops' entries and probes the calls these
 	 * make (the receivers' only where there is no sock_recv_length).

@@ -8,61 +8,79 @@
  * reaches it. One kind of socket has the mark, a file of its own, and is
  * the user's all the same: AF_SMC falls back to TCP before it listens
  * (a Fast Open option in its first state), and the user's listen() and
- * accept() then reach its kernel TCP socket directly. The connections
- * accepted there are clones of that socket, mark included, in files of
- * their own, as SunRPC's kernel sockets are.
+ * accept() then reach its kernel TCP socket directly, through the user's
+ * AF_SMC file. The connections accepted there are clones of that socket,
+ * mark included, in files of their own, as SunRPC's kernel sockets are.
  *
- * What tells them apart is where the file came from: an accepted socket
- * is grafted (sock_graft(), security_sock_graft()) onto the struct socket
- * that accept() made with its file, while a kernel_accept() one has no
- * file then, and a kernel socket given a file later (SunRPC's
- * sock_alloc_file()) is never grafted. So each kernel-marked socket
- * grafted with a file is remembered here, holding a reference on it,
- * until its file is released (sock_close(), the file's last reference):
- * after that no user call reaches it.
+ * The accept tells them apart: security_socket_accept(sock, newsock) is
+ * passed by every accept() (the system call, io_uring's, with fixed
+ * descriptors too: do_accept()) and by no kernel_accept(), with the
+ * listener and the struct socket the connection will be grafted onto,
+ * whose file is already made. A listener that is a kernel socket in
+ * another socket's file is one of these; each struct socket accepted on
+ * it is remembered here until its file is released (sock_close(), which
+ * lifecycle.c hooks for its close records: the file's last reference,
+ * on success and on every failure after the file was made). The key is
+ * the struct socket, which lives exactly as long as that file: no
+ * reference is held.
  *
- * Both hooks are in lifecycle.c's ftrace_ops, with preemption off, and
- * cannot allocate (nor, on PREEMPT_RT, take a sleeping lock): the marks
- * come from a fixed pool of FTAGENT_USERSOCK_MAX, under a raw spinlock,
- * looked up under RCU. A connection accepted when the pool is empty is
- * not marked, and counted (GET_STATUS UNMARKED_SOCKETS, ftctl stats):
- * the gate then takes its calls for the kernel's.
+ * The accept hook runs with preemption off and cannot allocate (nor, on
+ * PREEMPT_RT, take a sleeping lock): the marks come from a pool of
+ * accept_marks (a module parameter) made at load, under a raw spinlock,
+ * looked up under RCU. When the pool is spent the accept is refused
+ * (ENOBUFS), never let through unmarked, and counted (GET_STATUS
+ * ACCEPTS_REFUSED). Without either hook (FTAGENT_FEATURE_GATE_ACCEPT
+ * off) nothing is marked, and the gate takes such connections for the
+ * kernel's, as before this file.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/atomic.h>
+#include <linux/ftrace.h>
 #include <linux/hash.h>
+#include <linux/hashtable.h>
+#include <linux/moduleparam.h>
 #include <linux/net.h>
 #include <linux/rculist.h>
+#include <linux/slab.h>
 #include <linux/spinlock.h>
-#include <linux/atomic.h>
 #include <net/sock.h>
 
+#include "compat/ftrace.h"
+#include "hooks.h"
+#include "memory.h"
+#include "symbols.h"
 #include "usersock.h"
 
-/* Open connections accepted this way at once, system-wide. */
-#define FTAGENT_USERSOCK_MAX	4096
+#define FTAGENT_USERSOCK_SYMBOL	"security_socket_accept"
 #define FTAGENT_USERSOCK_BITS	10
+
+static unsigned int accept_marks = 4096;
+module_param(accept_marks, uint, 0444);
+MODULE_PARM_DESC(accept_marks,
+		 "connections accepted on AF_SMC's fallen-back kernel socket open at once (default 4096, 16..1048576); past it such accepts get ENOBUFS");
 
 struct ftagent_usersock {
 	struct hlist_node node;
-	struct sock *sk;
+	const struct socket *sock;
 	struct rcu_head rcu;
 };
 
-static struct ftagent_usersock ftagent_usersock_pool[FTAGENT_USERSOCK_MAX];
+static struct ftagent_usersock *ftagent_usersock_pool;
+static unsigned int ftagent_usersock_size;
 static struct hlist_head ftagent_usersock_hash[1 << FTAGENT_USERSOCK_BITS];
 /* Free marks, each past a grace period since it was taken out. */
 static struct hlist_head ftagent_usersock_free;
-static unsigned int ftagent_usersock_unused = FTAGENT_USERSOCK_MAX;
+static unsigned int ftagent_usersock_unused;
 /* Marks in the hash: read without the lock as a shortcut to "none". */
 static unsigned int ftagent_usersock_count;
 static DEFINE_RAW_SPINLOCK(ftagent_usersock_lock);
-static bool ftagent_usersock_on;
-static atomic64_t ftagent_usersock_misses = ATOMIC64_INIT(0);
+static atomic64_t ftagent_usersock_refusals = ATOMIC64_INIT(0);
+static bool ftagent_usersock_hooked;
 
-static struct hlist_head *ftagent_usersock_bucket(const struct sock *sk)
+static struct hlist_head *ftagent_usersock_bucket(const struct socket *sock)
 {
-	return &ftagent_usersock_hash[hash_ptr(sk, FTAGENT_USERSOCK_BITS)];
+	return &ftagent_usersock_hash[hash_ptr(sock, FTAGENT_USERSOCK_BITS)];
 }
 
 /* A free mark, or NULL; under the lock. */
@@ -81,28 +99,71 @@ static struct ftagent_usersock *ftagent_usersock_take(void)
 	return &ftagent_usersock_pool[--ftagent_usersock_unused];
 }
 
-void ftagent_usersock_graft(struct sock *sk, struct socket *parent)
+/* Whether @newsock got a mark; under no lock. */
+static bool ftagent_usersock_mark(const struct socket *newsock)
 {
 	struct ftagent_usersock *u;
 	unsigned long flags;
 
-	/* accept() made @parent with its file; kernel_accept() without. */
-	if (likely(!sk->sk_kern_sock) || !READ_ONCE(ftagent_usersock_on) ||
-	    !parent || parent->sk != sk || !parent->file ||
-	    file_inode(parent->file) != SOCK_INODE(parent))
-		return;
 	raw_spin_lock_irqsave(&ftagent_usersock_lock, flags);
 	u = ftagent_usersock_take();
 	if (u) {
-		sock_hold(sk);
-		u->sk = sk;
-		hlist_add_head_rcu(&u->node, ftagent_usersock_bucket(sk));
+		u->sock = newsock;
+		hlist_add_head_rcu(&u->node, ftagent_usersock_bucket(newsock));
 		WRITE_ONCE(ftagent_usersock_count, ftagent_usersock_count + 1);
 	}
 	raw_spin_unlock_irqrestore(&ftagent_usersock_lock, flags);
-	if (!u)
-		atomic64_inc(&ftagent_usersock_misses);
+	return u;
 }
+
+/* Returns in security_socket_accept()'s place. */
+static noinline int ftagent_usersock_no_mark(struct socket *sock,
+					     struct socket *newsock)
+{
+	return -ENOBUFS;
+}
+
+/*
+ * security_socket_accept(sock, newsock): a listener that is a kernel
+ * socket in another socket's file (ftagent_kernel_sock()'s test) is
+ * AF_SMC's fallen-back TCP socket, accepting for the user.
+ */
+static void notrace ftagent_usersock_accept_hook(unsigned long ip,
+						 unsigned long parent_ip,
+						 struct ftrace_ops *ops,
+						 struct ftrace_regs *fregs)
+{
+	struct pt_regs *args = ftagent_fregs_args(fregs);
+	const struct socket *sock = (const struct socket *)args->di;
+	const struct socket *newsock = (const struct socket *)args->si;
+	const struct sock *sk = sock ? READ_ONCE(sock->sk) : NULL;
+	const struct file *file;
+	int bit;
+
+	if (likely(!sk || !sk->sk_kern_sock) || !newsock)
+		return;
+	file = READ_ONCE(sock->file);
+	if (!file || file_inode(file) == SOCK_INODE((struct socket *)sock))
+		return;
+	bit = ftrace_test_recursion_trylock(ip, parent_ip);
+	if (unlikely(bit < 0))
+		return;
+	if (!ftagent_usersock_mark(newsock)) {
+		atomic64_inc(&ftagent_usersock_refusals);
+		ftagent_fregs_set_ip(fregs,
+				     (unsigned long)ftagent_usersock_no_mark);
+	}
+	ftrace_test_recursion_unlock(bit);
+}
+
+/*
+ * PERMANENT: kernel.ftrace_enabled=0 would stop sock_close's hook too,
+ * and a mark would outlive its socket.
+ */
+static struct ftrace_ops ftagent_usersock_ops = {
+	.func = ftagent_usersock_accept_hook,
+	.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT,
+};
 
 /* A mark back in the pool, once no reader can still be on it. */
 static void ftagent_usersock_free_rcu(struct rcu_head *head)
@@ -116,18 +177,16 @@ static void ftagent_usersock_free_rcu(struct rcu_head *head)
 	raw_spin_unlock_irqrestore(&ftagent_usersock_lock, flags);
 }
 
-void ftagent_usersock_close(struct socket *sock)
+void ftagent_usersock_close(const struct socket *sock)
 {
 	struct ftagent_usersock *u, *found = NULL;
-	struct sock *sk = sock ? READ_ONCE(sock->sk) : NULL;
 	unsigned long flags;
 
-	if (likely(!READ_ONCE(ftagent_usersock_count)) || !sk ||
-	    !sk->sk_kern_sock)
+	if (likely(!READ_ONCE(ftagent_usersock_count)))
 		return;
 	raw_spin_lock_irqsave(&ftagent_usersock_lock, flags);
-	hlist_for_each_entry(u, ftagent_usersock_bucket(sk), node)
-		if (u->sk == sk) {
+	hlist_for_each_entry(u, ftagent_usersock_bucket(sock), node)
+		if (u->sock == sock) {
 			found = u;
 			hlist_del_rcu(&u->node);
 			WRITE_ONCE(ftagent_usersock_count,
@@ -135,14 +194,11 @@ void ftagent_usersock_close(struct socket *sock)
 			break;
 		}
 	raw_spin_unlock_irqrestore(&ftagent_usersock_lock, flags);
-	if (!found)
-		return;
-	/* The socket's own reference outlives this one: __sock_release(). */
-	sock_put(sk);
-	call_rcu(&found->rcu, ftagent_usersock_free_rcu);
+	if (found)
+		call_rcu(&found->rcu, ftagent_usersock_free_rcu);
 }
 
-bool ftagent_usersock_has(const struct sock *sk)
+bool ftagent_usersock_has(const struct socket *sock)
 {
 	struct ftagent_usersock *u;
 	bool found = false;
@@ -150,8 +206,8 @@ bool ftagent_usersock_has(const struct sock *sk)
 	if (likely(!READ_ONCE(ftagent_usersock_count)))
 		return false;
 	rcu_read_lock();
-	hlist_for_each_entry_rcu(u, ftagent_usersock_bucket(sk), node)
-		if (READ_ONCE(u->sk) == sk) {
+	hlist_for_each_entry_rcu(u, ftagent_usersock_bucket(sock), node)
+		if (READ_ONCE(u->sock) == sock) {
 			found = true;
 			break;
 		}
@@ -159,45 +215,79 @@ bool ftagent_usersock_has(const struct sock *sk)
 	return found;
 }
 
-u64 ftagent_usersock_unmarked(void)
+u64 ftagent_usersock_refused(void)
 {
-	return atomic64_read(&ftagent_usersock_misses);
+	return atomic64_read(&ftagent_usersock_refusals);
 }
 
-void ftagent_usersock_enable(bool on)
+/* The feature goes (DEGRADED), or the load fails (strict=1, no memory). */
+static int ftagent_usersock_off(const char *why, int err, bool strict)
 {
-	WRITE_ONCE(ftagent_usersock_on, on);
+	if (ftagent_setup_fails(err, strict)) {
+		pr_err("gate: %s (%d): %s\n", why, err,
+		       ftagent_setup_why(err, strict));
+		return err;
+	}
+	pr_warn("gate: %s (%d): connections accepted on AF_SMC's fallen-back TCP socket are taken for the kernel's\n",
+		why, err);
+	set_bit(FTAGENT_FEATURE_GATE_ACCEPT, &ftagent_degraded);
+	return 0;
 }
 
+int ftagent_usersock_init(bool close_hooked, bool strict)
+{
+	int err;
+
+	if (!close_hooked)
+		return ftagent_usersock_off("sock_close is not hooked",
+					    -ENOENT, strict);
+	ftagent_usersock_size = clamp(accept_marks, 16U, 1U << 20);
+	ftagent_usersock_pool = kvcalloc(ftagent_usersock_size,
+					 sizeof(*ftagent_usersock_pool),
+					 GFP_KERNEL);
+	if (!ftagent_usersock_pool)
+		return ftagent_usersock_off("no memory for the accept marks",
+					    -ENOMEM, strict);
+	ftagent_usersock_unused = ftagent_usersock_size;
+	err = ftagent_symbol_filter(&ftagent_usersock_ops,
+				    FTAGENT_USERSOCK_SYMBOL);
+	if (!err)
+		err = ftagent_ftrace_on(&ftagent_usersock_ops);
+	if (err) {
+		ftrace_free_filter(&ftagent_usersock_ops);
+		kvfree(ftagent_usersock_pool);
+		ftagent_usersock_pool = NULL;
+		return ftagent_usersock_off("cannot hook " FTAGENT_USERSOCK_SYMBOL,
+					    err, strict);
+	}
+	ftagent_usersock_hooked = true;
+	return 0;
+}
+
+/*
+ * After lifecycle.c's sock_close hook is off (ftagent_lifecycle_exit())
+ * and the gate's are (no lookups), with nothing stuck: the pool goes.
+ */
 void ftagent_usersock_exit(void)
 {
-	struct ftagent_usersock *u;
-	unsigned long flags;
-	unsigned int i;
-
-	WRITE_ONCE(ftagent_usersock_on, false);
-	for (i = 0; i < ARRAY_SIZE(ftagent_usersock_hash); i++) {
-		for (;;) {
-			raw_spin_lock_irqsave(&ftagent_usersock_lock, flags);
-			u = hlist_empty(&ftagent_usersock_hash[i]) ? NULL :
-			    hlist_entry(ftagent_usersock_hash[i].first,
-					struct ftagent_usersock, node);
-			if (u) {
-				hlist_del_rcu(&u->node);
-				WRITE_ONCE(ftagent_usersock_count,
-					   ftagent_usersock_count - 1);
-			}
-			raw_spin_unlock_irqrestore(&ftagent_usersock_lock,
-						   flags);
-			if (!u)
-				break;
-			/* Its file may be gone since sock_close was unhooked. */
-			sock_put(u->sk);
-			u->sk = NULL;
-		}
-	}
+	if (ftagent_usersock_hooked &&
+	    !ftagent_ftrace_off(&ftagent_usersock_ops, FTAGENT_USERSOCK_SYMBOL))
+		return;	/* refused: it stays, and the pool with it */
+	ftagent_usersock_hooked = false;
+	if (!ftagent_usersock_pool || ftagent_ftrace_is_stuck())
+		return;
 	/* The marks closes handed to RCU come back before the pool goes. */
 	rcu_barrier();
+	kvfree(ftagent_usersock_pool);
+	ftagent_usersock_pool = NULL;
+	hash_init(ftagent_usersock_hash);
 	INIT_HLIST_HEAD(&ftagent_usersock_free);
-	ftagent_usersock_unused = FTAGENT_USERSOCK_MAX;
+	WRITE_ONCE(ftagent_usersock_count, 0);
+}
+
+size_t ftagent_usersock_memory(void)
+{
+	return ftagent_usersock_pool ?
+	       (size_t)ftagent_usersock_size * sizeof(*ftagent_usersock_pool) :
+	       0;
 }

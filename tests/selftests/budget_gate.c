@@ -594,11 +594,13 @@ static int smc_fallback_listener(struct sockaddr_in *at, int backlog)
 	return fd;
 }
 
-/* A client connected to @at and the connection @lfd accepted for it. */
+/*
+ * A client connected to @at (in @client, also when the accept fails: its
+ * connection then waits in the queue) and the connection @lfd accepted
+ * for it, or -1.
+ */
 static int smc_accepted(int lfd, const struct sockaddr_in *at, int *client)
 {
-	int fd;
-
 	*client = socket(AF_INET, SOCK_STREAM, 0);
 	if (*client < 0)
 		return -1;
@@ -606,23 +608,20 @@ static int smc_accepted(int lfd, const struct sockaddr_in *at, int *client)
 		close(*client);
 		return -1;
 	}
-	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
-		close(*client);
-	return fd;
+	return accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 }
 
-/* GET_STATUS's count of accepted sockets taken for the kernel's. */
-static int unmarked_sockets(uint64_t *n)
+/* GET_STATUS's count of accepts refused for want of a mark. */
+static int accepts_refused(uint64_t *n)
 {
 	struct ftagent_status st;
 	struct ftnl_error err;
 
 	if (ftagent_query_status(&st, &err))
 		return -1;
-	if (!(st.present & FTAGENT_STATUS_HAVE_UNMARKED))
+	if (!(st.present & FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED))
 		return -1;
-	*n = st.unmarked_sockets;
+	*n = st.accepts_refused;
 	return 0;
 }
 
@@ -641,12 +640,12 @@ TEST_F(budget, an_smc_listener_s_connections_after_its_fallback_are_charged)
 	struct sockaddr_in at;
 	struct ftnl_error err;
 	char buf[1000] = {0};
-	uint64_t unmarked0, unmarked1;
+	uint64_t refused0, refused1;
 	int lfd, cfd[2], afd[2], i, refused = -1;
 
 	lfd = smc_fallback_listener(&at, 4);
 	ASSERT_LE(0, lfd) TH_LOG("AF_SMC listener: %s", strerror(errno));
-	ASSERT_EQ(0, unmarked_sockets(&unmarked0));
+	ASSERT_EQ(0, accepts_refused(&refused0));
 	afd[0] = smc_accepted(lfd, &at, &cfd[0]);
 	ASSERT_LE(0, afd[0]) TH_LOG("accept: %s", strerror(errno));
 	budget(&s, "smc-accepted-sent", FTAGENT_METRIC_BYTES_SENT, 3000, 60000);
@@ -672,8 +671,8 @@ TEST_F(budget, an_smc_listener_s_connections_after_its_fallback_are_charged)
 				recv(cfd[0], buf, sizeof(buf), MSG_DONTWAIT) +
 				recv(cfd[0], buf, sizeof(buf), MSG_DONTWAIT));
 	EXPECT_EQ(-1, recv(cfd[1], buf, sizeof(buf), MSG_DONTWAIT));
-	ASSERT_EQ(0, unmarked_sockets(&unmarked1));
-	EXPECT_EQ(unmarked0, unmarked1);
+	ASSERT_EQ(0, accepts_refused(&refused1));
+	EXPECT_EQ(refused0, refused1);
 	for (i = 0; i < 2; i++) {
 		close(afd[i]);
 		close(cfd[i]);
@@ -683,76 +682,78 @@ TEST_F(budget, an_smc_listener_s_connections_after_its_fallback_are_charged)
 }
 
 /*
- * The module remembers such connections in a pool of 4096 (kmod/
- * usersock.c). One accepted when the pool is spent is taken for the
- * kernel's (charged, as every socket's bytes are, but never refused),
- * and counted in GET_STATUS; closing the others gives their marks back,
- * and the next connection is refused past the budget again.
+ * The module marks such connections from a pool (accept_marks, 4096 by
+ * default; kmod/usersock.c). When every mark is in use the accept is
+ * refused (ENOBUFS), never let through unmarked, and counted in
+ * GET_STATUS; the connection waits in the queue. Closing the others
+ * gives their marks back: it is then accepted, and refused past the
+ * budget like the rest.
  */
 #define SMC_POOL 4096
 
-TEST_F(budget, smc_connections_past_the_mark_pool_are_counted)
+TEST_F(budget, smc_accepts_past_the_mark_pool_are_refused_and_counted)
 {
 	struct rlimit nofile = {.rlim_cur = 3 * SMC_POOL,
 				.rlim_max = 3 * SMC_POOL};
 	static int cfd[SMC_POOL + 32], afd[SMC_POOL + 32];
 	struct ftagent_budget_set s = {0};
 	struct ftagent_budget_spec got;
-	uint64_t unmarked0, unmarked = 0;
+	uint64_t refused0, refused1;
 	struct sockaddr_in at;
 	struct ftnl_error err;
 	char buf[1000] = {0};
-	int lfd, n = 0, i, c, a;
+	int lfd, n = 0, i, a = -1, c;
 
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &nofile));
 	lfd = smc_fallback_listener(&at, 64);
 	ASSERT_LE(0, lfd) TH_LOG("AF_SMC listener: %s", strerror(errno));
-	ASSERT_EQ(0, unmarked_sockets(&unmarked0));
-	/* Until one goes unmarked: the pool, less marks still in RCU. */
-	while (n < SMC_POOL + 32) {
+	ASSERT_EQ(0, accepts_refused(&refused0));
+	/* Until one is refused: the pool, less marks still in RCU. */
+	for (;;) {
+		ASSERT_GT(SMC_POOL + 32, n);
 		afd[n] = smc_accepted(lfd, &at, &cfd[n]);
-		ASSERT_LE(0, afd[n])
-		TH_LOG("accept %d: %s", n, strerror(errno));
-		n++;
-		if (n < SMC_POOL - 64)
-			continue;
-		ASSERT_EQ(0, unmarked_sockets(&unmarked));
-		if (unmarked != unmarked0)
+		if (afd[n] < 0)
 			break;
+		n++;
 	}
-	ASSERT_EQ(unmarked0 + 1, unmarked);
-	EXPECT_LE(SMC_POOL - 8, n - 1) TH_LOG("%d marked", n - 1);
-	EXPECT_GE(SMC_POOL, n - 1);
+	ASSERT_EQ(ENOBUFS, errno) TH_LOG("accept %d: %s", n, strerror(errno));
+	EXPECT_LE(SMC_POOL - 8, n) TH_LOG("%d marked", n);
+	EXPECT_GE(SMC_POOL, n);
+	ASSERT_EQ(0, accepts_refused(&refused1));
+	EXPECT_EQ(refused0 + 1, refused1);
 
 	budget(&s, "smc-pool-sent", FTAGENT_METRIC_BYTES_SENT, 1000, 60000);
 	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
-	/* Marked ones: charged, then refused. */
 	EXPECT_EQ(1000, send(afd[0], buf, sizeof(buf), 0));
-	EXPECT_EQ(-1, send(afd[n - 2], buf, sizeof(buf), 0));
+	EXPECT_EQ(-1, send(afd[n - 1], buf, sizeof(buf), 0));
 	EXPECT_EQ(EDQUOT, errno);
-	/*
-	 * The unmarked one: the kernel's, as the count says: charged (its
-	 * bytes are counted all the same) but never refused.
-	 */
-	EXPECT_EQ(1000, send(afd[n - 1], buf, sizeof(buf), 0));
-	EXPECT_EQ(1000, send(afd[n - 1], buf, sizeof(buf), 0));
-	ASSERT_EQ(0, get_one(&got));
-	EXPECT_EQ(3000, got.used);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		close(afd[i]);
-		close(cfd[i]);
+	/*
+	 * The marks come back after a grace period: the connection left
+	 * waiting (its client is cfd[n]) is accepted once one is free.
+	 */
+	for (i = 0; i < 200 && a < 0; i++) {
+		a = accept4(lfd, NULL, NULL, SOCK_NONBLOCK);
+		if (a < 0 && errno != ENOBUFS)
+			break;
+		if (a < 0)
+			usleep(10000);
 	}
-	/* The marks come back after a grace period. */
-	usleep(200000);
-	a = smc_accepted(lfd, &at, &c);
-	ASSERT_LE(0, a);
+	ASSERT_LE(0, a) TH_LOG("accept after close: %s", strerror(errno));
 	EXPECT_EQ(-1, send(a, buf, sizeof(buf), 0));
 	EXPECT_EQ(EDQUOT, errno);
-	ASSERT_EQ(0, unmarked_sockets(&unmarked0));
-	EXPECT_EQ(unmarked, unmarked0);
+	close(a);
 	ASSERT_EQ(0, get_one(&got));
-	EXPECT_EQ(3000, got.used);
+	EXPECT_EQ(1000, got.used);
 	EXPECT_EQ(2, got.denied);
+	for (i = 0; i <= n; i++)
+		close(cfd[i]);
+	/* And a new connection gets a mark. */
+	a = smc_accepted(lfd, &at, &c);
+	ASSERT_LE(0, a) TH_LOG("accept: %s", strerror(errno));
+	EXPECT_EQ(-1, send(a, buf, sizeof(buf), 0));
+	EXPECT_EQ(EDQUOT, errno);
 	close(a);
 	close(c);
 	close(lfd);

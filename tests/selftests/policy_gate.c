@@ -11,6 +11,7 @@
  */
 #include <elf.h>
 #include <fcntl.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -642,6 +643,46 @@ TEST_F(gate, send_and_bind_by_port_and_address)
 #endif
 
 /* The ways around a send or bind rule that the gate must also close. */
+/*
+ * A connection an AF_SMC listener accepts after it fell back to TCP
+ * before it listened, from a client bound to @client_port on loopback:
+ * 0 with the accepted socket in @acc and the client in @cl, or -1.
+ */
+static int smc_accepted_from(uint16_t client_port, int *acc, int *cl)
+{
+	struct sockaddr_in at = {.sin_family = AF_INET};
+	struct sockaddr_in from = {.sin_family = AF_INET};
+	socklen_t len = sizeof(at);
+	int l, qlen = 5, one = 1;
+
+	*acc = *cl = -1;
+	l = socket(AF_SMC, SOCK_STREAM, 0);
+	if (l < 0)
+		return -1;
+	at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	from.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	from.sin_port = htons(client_port);
+	*cl = socket(AF_INET, SOCK_STREAM, 0);
+	if (setsockopt(l, SOL_TCP, TCP_FASTOPEN, &qlen, sizeof(qlen)) ||
+	    bind(l, (struct sockaddr *)&at, sizeof(at)) || listen(l, 1) ||
+	    getsockname(l, (struct sockaddr *)&at, &len) || *cl < 0 ||
+	    setsockopt(*cl, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(*cl, (struct sockaddr *)&from, sizeof(from)) ||
+	    connect(*cl, (struct sockaddr *)&at, sizeof(at)))
+		goto fail;
+	*acc = accept(l, NULL, NULL);
+	if (*acc < 0)
+		goto fail;
+	close(l);
+	return 0;
+fail:
+	close(l);
+	if (*cl >= 0)
+		close(*cl);
+	*cl = -1;
+	return -1;
+}
+
 TEST_F(gate, no_way_around_send_and_bind_rules)
 {
 	struct ftagent_policy_spec p;
@@ -735,6 +776,23 @@ TEST_F(gate, no_way_around_send_and_bind_rules)
 	EXPECT_EQ(-1, write(c, "x", 1));
 	EXPECT_EQ(EPERM, errno);
 	close(c);
+	/*
+	 * Falling back before it listens, it accepts on that kernel socket:
+	 * the connections are the user's too. The client sends from port
+	 * 53, so the send rule on 53 decides what is sent back to it.
+	 */
+	EXPECT_EQ(0, smc_accepted_from(53, &c, &f))
+	TH_LOG("AF_SMC listener: %s", strerror(errno));
+	if (c >= 0) {
+		EXPECT_EQ(-1, send(c, "x", 1, 0));
+		EXPECT_EQ(EPERM, errno);
+		EXPECT_EQ(-1, write(c, "x", 1));
+		EXPECT_EQ(EPERM, errno);
+		/* The client's own sends go to the listener's port: let by. */
+		EXPECT_EQ(1, send(f, "y", 1, 0));
+		close(c);
+		close(f);
+	}
 	ev_sleep_ms(50);
 	EXPECT_EQ(0, drain_accepts(self->other_lfd));
 	ftagent_policy_spec_free(&p);

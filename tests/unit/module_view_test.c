@@ -95,7 +95,8 @@ static void degraded_round_trip(void **state)
 	st.abi_minor = 5;
 	strcpy(st.module_version, "0.4.0");
 	st.present = FTAGENT_STATUS_HAVE_DEGRADED | FTAGENT_STATUS_HAVE_DIRECT |
-		     FTAGENT_STATUS_HAVE_EXIT_WORK;
+		     FTAGENT_STATUS_HAVE_EXIT_WORK |
+		     FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED;
 	st.degraded = (1u << FTAGENT_FEATURE_CLOSE_RECORDS) |
 		      (1u << FTAGENT_FEATURE_GATE_SEND);
 	st.n_missing = 2;
@@ -103,6 +104,7 @@ static void degraded_round_trip(void **state)
 	strcpy(st.missing[1], "security_socket_sendmsg");
 	st.direct_calls = 1;
 	st.exit_work = 1;
+	st.accepts_refused = 4097;
 	r.cpus = cpus;
 	r.n_cpus = 1;
 	j = ftagent_module_view_json(&st, &r);
@@ -118,6 +120,8 @@ static void degraded_round_trip(void **state)
 	assert_int_equal(1, st2.direct_calls);
 	assert_true(st2.present & FTAGENT_STATUS_HAVE_EXIT_WORK);
 	assert_int_equal(1, st2.exit_work);
+	assert_true(st2.present & FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED);
+	assert_int_equal(4097, st2.accepts_refused);
 	ftagent_resources_free(&back);
 	/* A degraded mask without the names is refused. */
 	json_object_object_del(copy, "missing");

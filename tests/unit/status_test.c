@@ -88,6 +88,21 @@ static void return_path_flags_decode(void **state)
 	errno = 0;
 	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_ERROR);
 	assert_int_equal(errno, EBADMSG);
+
+	/* 0.9: UNMARKED_SOCKETS is a u64; a u32 there is refused. */
+	memset(buf, 0, sizeof(buf));
+	nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	memset(&st, 0, sizeof(st));
+	mnl_attr_put_u64(nlh, FTAGENT_CTL_A_ACCEPTS_REFUSED, 5000000000ull);
+	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_OK);
+	assert_true(st.present & FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED);
+	assert_true(st.accepts_refused == 5000000000ull);
+	memset(buf, 0, sizeof(buf));
+	nlh = genl_msg(buf, FTAGENT_CTL_CMD_GET_STATUS);
+	mnl_attr_put_u32(nlh, FTAGENT_CTL_A_ACCEPTS_REFUSED, 1);
+	errno = 0;
+	assert_int_equal(ftagent_status_parse(nlh, 0, &st), MNL_CB_ERROR);
+	assert_int_equal(errno, EBADMSG);
 }
 
 static void short_u32_is_rejected(void **state)

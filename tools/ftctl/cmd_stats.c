@@ -198,6 +198,11 @@ static void print_text(const struct kernel_view *k)
 				       : "TIF_NOTIFY_RESUME (exit_work=0, or "
 					 "the exit work could not start)");
 	print_degraded(&k->st);
+	/* Refused by the gate for want of a mark (docs/policy.md). */
+	if (k->st.present & FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED)
+		printf("%-18s%" PRIu64
+		       " (AF_SMC fallback, accept_marks in use)\n",
+		       "Accepts refused:", k->st.accepts_refused);
 	print_size("Memory:", r->memory_bytes);
 	printf("%-18s%u keys per CPU, %u CPUs\n",
 	       "Counter tables:", r->table_capacity, r->nr_cpus);
@@ -210,10 +215,6 @@ static void print_text(const struct kernel_view *k)
 		printf("  %-16s%" PRIu64 "\n", ftagent_loss_name(c),
 		       lost_total(r, c));
 	printf("  %-16s%" PRIu64 "\n", "hook_missed", missed_total(r));
-	/* Not a count lost: a gate decision that went the kernel's way. */
-	if (k->st.present & FTAGENT_STATUS_HAVE_UNMARKED)
-		printf("  %-16s%" PRIu64 "\n", "unmarked_socket",
-		       k->st.unmarked_sockets);
 }
 
 /* {"features": [...], "missing": [...]}, both empty on a whole kernel. */
@@ -281,9 +282,9 @@ static struct json_object *kernel_json(const struct kernel_view *k)
 		json_object_object_add(lost, ftagent_loss_name(c),
 				       json_u64(lost_total(r, c)));
 	json_object_object_add(lost, "hook_missed", json_u64(missed_total(r)));
-	if (k->st.present & FTAGENT_STATUS_HAVE_UNMARKED)
-		json_object_object_add(lost, "unmarked_socket",
-				       json_u64(k->st.unmarked_sockets));
+	if (k->st.present & FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED)
+		json_object_object_add(kernel, "accepts_refused",
+				       json_u64(k->st.accepts_refused));
 	json_object_object_add(kernel, "lost", lost);
 	json_object_object_add(kernel, "events", events_json(r));
 	for (i = 0; i < r->n_hooks; i++) {

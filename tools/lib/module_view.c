@@ -60,8 +60,8 @@ struct json_object *ftagent_module_view_json(const struct ftagent_status *st,
 		put(o, "direct_calls", st->direct_calls);
 	if (st->present & FTAGENT_STATUS_HAVE_EXIT_WORK)
 		put(o, "exit_work", st->exit_work);
-	if (st->present & FTAGENT_STATUS_HAVE_UNMARKED)
-		put(o, "unmarked_sockets", st->unmarked_sockets);
+	if (st->present & FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED)
+		put(o, "accepts_refused", st->accepts_refused);
 	for (i = 0; i < r->n_cpus; i++) {
 		const struct ftagent_cpu_stats *c = &r->cpus[i];
 		struct json_object *j = json_object_new_object();
@@ -163,9 +163,9 @@ static int parse_degraded(struct json_object *j, struct ftagent_status *st)
 		st->exit_work = v != 0;
 		st->present |= FTAGENT_STATUS_HAVE_EXIT_WORK;
 	}
-	if (!get(j, "unmarked_sockets", &v)) {
-		st->unmarked_sockets = v;
-		st->present |= FTAGENT_STATUS_HAVE_UNMARKED;
+	if (!get(j, "accepts_refused", &v)) {
+		st->accepts_refused = v;
+		st->present |= FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED;
 	}
 	if (get(j, "degraded", &v))
 		return 0;

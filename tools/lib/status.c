@@ -26,7 +26,7 @@ enum field {
 	F_MISSING,
 	F_DIRECT,
 	F_EXIT_WORK,
-	F_UNMARKED
+	F_ACCEPTS_REFUSED
 };
 
 static enum field field_of(int stats, uint16_t type)
@@ -48,7 +48,7 @@ static enum field field_of(int stats, uint16_t type)
 	case FTAGENT_CTL_A_MISSING: return F_MISSING;
 	case FTAGENT_CTL_A_DIRECT_CALLS: return F_DIRECT;
 	case FTAGENT_CTL_A_EXIT_WORK: return F_EXIT_WORK;
-	case FTAGENT_CTL_A_UNMARKED_SOCKETS: return F_UNMARKED;
+	case FTAGENT_CTL_A_ACCEPTS_REFUSED: return F_ACCEPTS_REFUSED;
 	}
 	return F_NONE;
 }
@@ -105,11 +105,11 @@ static int status_attr(const struct nlattr *attr, void *data)
 		st->present |= FTAGENT_STATUS_HAVE_EXIT_WORK;
 		return MNL_CB_OK;
 	}
-	if (f == F_UNMARKED) {
+	if (f == F_ACCEPTS_REFUSED) {
 		if (mnl_attr_validate(attr, MNL_TYPE_U64) < 0)
 			goto bad;
-		st->unmarked_sockets = mnl_attr_get_u64(attr);
-		st->present |= FTAGENT_STATUS_HAVE_UNMARKED;
+		st->accepts_refused = mnl_attr_get_u64(attr);
+		st->present |= FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED;
 		return MNL_CB_OK;
 	}
 	if (mnl_attr_validate(attr, MNL_TYPE_U32) < 0)
@@ -179,6 +179,9 @@ const char *ftagent_feature_name(unsigned int feature)
 		[FTAGENT_FEATURE_MMSG_LENGTHS] =
 			"*mmsg and failed receive lengths from the kernel",
 		[FTAGENT_FEATURE_AIO] = "Linux AIO counting",
+		[FTAGENT_FEATURE_GATE_ACCEPT] =
+			"rules and budgets on AF_SMC's accepted fallback "
+			"connections",
 	};
 
 	if (feature < sizeof(names) / sizeof(names[0]))

@@ -32,19 +32,19 @@ struct ftagent_status {
 	uint8_t direct_calls;
 	/* Since ABI 0.7: */
 	uint8_t exit_work;
-	/* Since ABI 0.9: accepted sockets the gate took for the kernel's. */
-	uint64_t unmarked_sockets;
+	/* Since ABI 0.9: AF_SMC fallback accepts refused, no mark left. */
+	uint64_t accepts_refused;
 	unsigned int n_missing; /* names in missing[], all of them if <= MAX */
 	char missing[FTAGENT_MISSING_MAX][FTAGENT_MISSING_NAME_MAX];
 };
 
-#define FTAGENT_STATUS_HAVE_ABI	      (1u << 0)
-#define FTAGENT_STATUS_HAVE_VERSION   (1u << 1)
-#define FTAGENT_STATUS_HAVE_STATE     (1u << 2)
-#define FTAGENT_STATUS_HAVE_DEGRADED  (1u << 3)
-#define FTAGENT_STATUS_HAVE_DIRECT    (1u << 4)
-#define FTAGENT_STATUS_HAVE_EXIT_WORK (1u << 5)
-#define FTAGENT_STATUS_HAVE_UNMARKED  (1u << 6)
+#define FTAGENT_STATUS_HAVE_ABI		    (1u << 0)
+#define FTAGENT_STATUS_HAVE_VERSION	    (1u << 1)
+#define FTAGENT_STATUS_HAVE_STATE	    (1u << 2)
+#define FTAGENT_STATUS_HAVE_DEGRADED	    (1u << 3)
+#define FTAGENT_STATUS_HAVE_DIRECT	    (1u << 4)
+#define FTAGENT_STATUS_HAVE_EXIT_WORK	    (1u << 5)
+#define FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED (1u << 6)
 
 /*
  * Parse a control-family GET_STATUS reply (stats=0) or a stats-family

@@ -360,12 +360,12 @@ enum ftagent_ctl_attr {
 	/* u8, reply (0.7): 1: the ftrace set sees returns in the exit work */
 	FTAGENT_CTL_A_EXIT_WORK,
 	/*
-	 * u64, reply (0.9): connections accepted on a kernel socket that a
-	 * user's file holds (AF_SMC after its fallback) that could not be
-	 * marked as the user's, so the gate took their calls for the
-	 * kernel's work: neither refused nor charged. Since load.
+	 * u64, reply (0.9): accepts on a kernel socket that a user's file
+	 * holds (AF_SMC after its fallback) refused with ENOBUFS because
+	 * every mark of the module's accept_marks pool was in use. Since
+	 * load.
 	 */
-	FTAGENT_CTL_A_UNMARKED_SOCKETS,
+	FTAGENT_CTL_A_ACCEPTS_REFUSED,
 
 	__FTAGENT_CTL_A_MAX
 };
@@ -423,6 +423,10 @@ enum ftagent_ctl_attr {
  * @FTAGENT_FEATURE_AIO: counting and charging of Linux AIO reads and
  *	writes (io_submit; aio_prep_rw and aio_complete_rw; since ABI 0.8).
  *	Without it AIO I/O is gated but not counted
+ * @FTAGENT_FEATURE_GATE_ACCEPT: send rules and budgets on connections
+ *	accepted on a kernel socket that a user's file holds, AF_SMC's
+ *	after its fallback (security_socket_accept, and sock_close; since
+ *	ABI 0.9). Without it the gate takes them for the kernel's work
  *
  * A rule or budget set that needs a gate feature that is off is refused
  * (EOPNOTSUPP with a message), except GATE_SENDPAGE and GATE_SCTP: then
@@ -448,6 +452,7 @@ enum ftagent_feature {
 	FTAGENT_FEATURE_IOURING,
 	FTAGENT_FEATURE_MMSG_LENGTHS,
 	FTAGENT_FEATURE_AIO,
+	FTAGENT_FEATURE_GATE_ACCEPT,
 
 	__FTAGENT_FEATURE_MAX
 };
