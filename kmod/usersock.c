@@ -27,21 +27,28 @@
  * The accept hook runs with preemption off and cannot allocate (nor, on
  * PREEMPT_RT, take a sleeping lock): the marks come from a pool of
  * accept_marks (a module parameter) made at load, under a raw spinlock,
- * looked up under RCU. When the pool is spent the accept is refused
+ * looked up under RCU. Each is held by an open connection or an accept
+ * in progress (one that fails gives it back at its file's release, on
+ * its way to user space). When the pool is spent the accept is refused
  * (ENOBUFS), never let through unmarked, and counted (GET_STATUS
  * ACCEPTS_REFUSED). Without either hook (FTAGENT_FEATURE_GATE_ACCEPT
  * off) nothing is marked, and the gate takes such connections for the
  * kernel's, as before this file.
+ *
+ * The hook stays on from load to unload, rules or none: a budget set
+ * later applies to the connections accepted before it. Connections
+ * accepted before the module loaded (or reloaded) have no mark, and
+ * stay the kernel's to it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/atomic.h>
 #include <linux/ftrace.h>
 #include <linux/hash.h>
-#include <linux/hashtable.h>
 #include <linux/moduleparam.h>
 #include <linux/net.h>
-#include <linux/rculist.h>
+#include <linux/log2.h>
+#include <linux/rculist_nulls.h>
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <net/sock.h>
@@ -53,63 +60,57 @@
 #include "usersock.h"
 
 #define FTAGENT_USERSOCK_SYMBOL	"security_socket_accept"
-#define FTAGENT_USERSOCK_BITS	10
 
 static unsigned int accept_marks = 4096;
 module_param(accept_marks, uint, 0444);
 MODULE_PARM_DESC(accept_marks,
 		 "connections accepted on AF_SMC's fallen-back kernel socket open at once (default 4096, 16..1048576); past it such accepts get ENOBUFS");
 
+/*
+ * A mark goes back to the pool as soon as its socket's file is released,
+ * and may be taken again at once: a lookup that follows a mark moved to
+ * another bucket ends at that bucket's nulls value and starts again (as
+ * TCP's established hash does), and one that finds its socket in a mark
+ * found it marked. So a refused or failed accept gives its mark back
+ * before the task returns to user space (its file's release).
+ */
 struct ftagent_usersock {
-	struct hlist_node node;
+	struct hlist_nulls_node node;
 	const struct socket *sock;
-	struct rcu_head rcu;
 };
 
 static struct ftagent_usersock *ftagent_usersock_pool;
-static unsigned int ftagent_usersock_size;
-static struct hlist_head ftagent_usersock_hash[1 << FTAGENT_USERSOCK_BITS];
-/* Free marks, each past a grace period since it was taken out. */
-static struct hlist_head ftagent_usersock_free;
-static unsigned int ftagent_usersock_unused;
+static u32 *ftagent_usersock_free;	/* indices of free marks, a stack */
+static unsigned int ftagent_usersock_nfree;
+static struct hlist_nulls_head *ftagent_usersock_hash;
+static unsigned int ftagent_usersock_bits;
 /* Marks in the hash: read without the lock as a shortcut to "none". */
 static unsigned int ftagent_usersock_count;
 static DEFINE_RAW_SPINLOCK(ftagent_usersock_lock);
 static atomic64_t ftagent_usersock_refusals = ATOMIC64_INIT(0);
 static bool ftagent_usersock_hooked;
+static unsigned int ftagent_usersock_size;
 
-static struct hlist_head *ftagent_usersock_bucket(const struct socket *sock)
+static notrace unsigned int ftagent_usersock_slot(const struct socket *sock)
 {
-	return &ftagent_usersock_hash[hash_ptr(sock, FTAGENT_USERSOCK_BITS)];
+	return hash_ptr(sock, ftagent_usersock_bits);
 }
 
-/* A free mark, or NULL; under the lock. */
-static struct ftagent_usersock *ftagent_usersock_take(void)
+/* Whether @newsock got a mark. */
+static notrace bool ftagent_usersock_mark(const struct socket *newsock)
 {
-	struct ftagent_usersock *u;
-
-	if (!hlist_empty(&ftagent_usersock_free)) {
-		u = hlist_entry(ftagent_usersock_free.first,
-				struct ftagent_usersock, node);
-		hlist_del(&u->node);
-		return u;
-	}
-	if (!ftagent_usersock_unused)
-		return NULL;
-	return &ftagent_usersock_pool[--ftagent_usersock_unused];
-}
-
-/* Whether @newsock got a mark; under no lock. */
-static bool ftagent_usersock_mark(const struct socket *newsock)
-{
-	struct ftagent_usersock *u;
+	struct ftagent_usersock *u = NULL;
+	struct hlist_nulls_head *head;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&ftagent_usersock_lock, flags);
-	u = ftagent_usersock_take();
-	if (u) {
-		u->sock = newsock;
-		hlist_add_head_rcu(&u->node, ftagent_usersock_bucket(newsock));
+	if (ftagent_usersock_nfree) {
+		u = &ftagent_usersock_pool
+			[ftagent_usersock_free[--ftagent_usersock_nfree]];
+		/* Before it is linked: rcu_assign_pointer() orders it. */
+		WRITE_ONCE(u->sock, newsock);
+		head = &ftagent_usersock_hash[ftagent_usersock_slot(newsock)];
+		hlist_nulls_add_head_rcu(&u->node, head);
 		WRITE_ONCE(ftagent_usersock_count, ftagent_usersock_count + 1);
 	}
 	raw_spin_unlock_irqrestore(&ftagent_usersock_lock, flags);
@@ -145,15 +146,15 @@ static void notrace ftagent_usersock_accept_hook(unsigned long ip,
 	file = READ_ONCE(sock->file);
 	if (!file || file_inode(file) == SOCK_INODE((struct socket *)sock))
 		return;
+	/* Never let through unmarked: inside another hook, it is refused. */
 	bit = ftrace_test_recursion_trylock(ip, parent_ip);
-	if (unlikely(bit < 0))
-		return;
-	if (!ftagent_usersock_mark(newsock)) {
+	if (unlikely(bit < 0) || !ftagent_usersock_mark(newsock)) {
 		atomic64_inc(&ftagent_usersock_refusals);
 		ftagent_fregs_set_ip(fregs,
 				     (unsigned long)ftagent_usersock_no_mark);
 	}
-	ftrace_test_recursion_unlock(bit);
+	if (likely(bit >= 0))
+		ftrace_test_recursion_unlock(bit);
 }
 
 /*
@@ -165,54 +166,54 @@ static struct ftrace_ops ftagent_usersock_ops = {
 	.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT,
 };
 
-/* A mark back in the pool, once no reader can still be on it. */
-static void ftagent_usersock_free_rcu(struct rcu_head *head)
+bool notrace ftagent_usersock_has(const struct socket *sock)
 {
-	struct ftagent_usersock *u =
-		container_of(head, struct ftagent_usersock, rcu);
-	unsigned long flags;
-
-	raw_spin_lock_irqsave(&ftagent_usersock_lock, flags);
-	hlist_add_head(&u->node, &ftagent_usersock_free);
-	raw_spin_unlock_irqrestore(&ftagent_usersock_lock, flags);
-}
-
-void ftagent_usersock_close(const struct socket *sock)
-{
-	struct ftagent_usersock *u, *found = NULL;
-	unsigned long flags;
+	struct ftagent_usersock *u;
+	struct hlist_nulls_node *pos;
+	unsigned int slot;
+	bool found = false;
 
 	if (likely(!READ_ONCE(ftagent_usersock_count)))
+		return false;
+	slot = ftagent_usersock_slot(sock);
+	rcu_read_lock();
+again:
+	hlist_nulls_for_each_entry_rcu(u, pos, &ftagent_usersock_hash[slot],
+				       node)
+		if (READ_ONCE(u->sock) == sock) {
+			found = true;
+			break;
+		}
+	/* Ended in another bucket: a mark moved under us. */
+	if (!found && get_nulls_value(pos) != slot)
+		goto again;
+	rcu_read_unlock();
+	return found;
+}
+
+void notrace ftagent_usersock_close(const struct socket *sock)
+{
+	struct ftagent_usersock *u;
+	struct hlist_nulls_head *head;
+	struct hlist_nulls_node *pos;
+	unsigned long flags;
+
+	/* Every socket's close passes here: the lock only for a mark. */
+	if (likely(!ftagent_usersock_has(sock)))
 		return;
+	head = &ftagent_usersock_hash[ftagent_usersock_slot(sock)];
 	raw_spin_lock_irqsave(&ftagent_usersock_lock, flags);
-	hlist_for_each_entry(u, ftagent_usersock_bucket(sock), node)
+	hlist_nulls_for_each_entry(u, pos, head, node)
 		if (u->sock == sock) {
-			found = u;
-			hlist_del_rcu(&u->node);
+			hlist_nulls_del_rcu(&u->node);
+			WRITE_ONCE(u->sock, NULL);
+			ftagent_usersock_free[ftagent_usersock_nfree++] =
+				u - ftagent_usersock_pool;
 			WRITE_ONCE(ftagent_usersock_count,
 				   ftagent_usersock_count - 1);
 			break;
 		}
 	raw_spin_unlock_irqrestore(&ftagent_usersock_lock, flags);
-	if (found)
-		call_rcu(&found->rcu, ftagent_usersock_free_rcu);
-}
-
-bool ftagent_usersock_has(const struct socket *sock)
-{
-	struct ftagent_usersock *u;
-	bool found = false;
-
-	if (likely(!READ_ONCE(ftagent_usersock_count)))
-		return false;
-	rcu_read_lock();
-	hlist_for_each_entry_rcu(u, ftagent_usersock_bucket(sock), node)
-		if (READ_ONCE(u->sock) == sock) {
-			found = true;
-			break;
-		}
-	rcu_read_unlock();
-	return found;
 }
 
 u64 ftagent_usersock_refused(void)
@@ -234,29 +235,61 @@ static int ftagent_usersock_off(const char *why, int err, bool strict)
 	return 0;
 }
 
+static void ftagent_usersock_free_all(void)
+{
+	kvfree(ftagent_usersock_pool);
+	kvfree(ftagent_usersock_free);
+	kvfree(ftagent_usersock_hash);
+	ftagent_usersock_pool = NULL;
+	ftagent_usersock_free = NULL;
+	ftagent_usersock_hash = NULL;
+	ftagent_usersock_nfree = 0;
+	WRITE_ONCE(ftagent_usersock_count, 0);
+}
+
 int ftagent_usersock_init(bool close_hooked, bool strict)
 {
+	unsigned int i, nhash;
 	int err;
 
 	if (!close_hooked)
 		return ftagent_usersock_off("sock_close is not hooked",
 					    -ENOENT, strict);
 	ftagent_usersock_size = clamp(accept_marks, 16U, 1U << 20);
+	/* About four marks a bucket when the pool is full. */
+	nhash = roundup_pow_of_two(max(ftagent_usersock_size / 4, 64U));
+	ftagent_usersock_bits = ilog2(nhash);
 	ftagent_usersock_pool = kvcalloc(ftagent_usersock_size,
 					 sizeof(*ftagent_usersock_pool),
 					 GFP_KERNEL);
-	if (!ftagent_usersock_pool)
+	ftagent_usersock_free = kvcalloc(ftagent_usersock_size,
+					 sizeof(*ftagent_usersock_free),
+					 GFP_KERNEL);
+	ftagent_usersock_hash = kvcalloc(nhash, sizeof(*ftagent_usersock_hash),
+					 GFP_KERNEL);
+	if (!ftagent_usersock_pool || !ftagent_usersock_free ||
+	    !ftagent_usersock_hash) {
+		ftagent_usersock_free_all();
 		return ftagent_usersock_off("no memory for the accept marks",
 					    -ENOMEM, strict);
-	ftagent_usersock_unused = ftagent_usersock_size;
+	}
+	for (i = 0; i < nhash; i++)
+		INIT_HLIST_NULLS_HEAD(&ftagent_usersock_hash[i], i);
+	for (i = 0; i < ftagent_usersock_size; i++)
+		ftagent_usersock_free[i] = ftagent_usersock_size - 1 - i;
+	ftagent_usersock_nfree = ftagent_usersock_size;
 	err = ftagent_symbol_filter(&ftagent_usersock_ops,
 				    FTAGENT_USERSOCK_SYMBOL);
 	if (!err)
 		err = ftagent_ftrace_on(&ftagent_usersock_ops);
 	if (err) {
+		/*
+		 * A registration that fails late may have run the hook for
+		 * a moment (hooks_ftrace.c): its marks are real, and
+		 * sock_close's hook may be reading them. The pool stays
+		 * until the module goes (ftagent_usersock_exit()).
+		 */
 		ftrace_free_filter(&ftagent_usersock_ops);
-		kvfree(ftagent_usersock_pool);
-		ftagent_usersock_pool = NULL;
 		return ftagent_usersock_off("cannot hook " FTAGENT_USERSOCK_SYMBOL,
 					    err, strict);
 	}
@@ -274,20 +307,17 @@ void ftagent_usersock_exit(void)
 	    !ftagent_ftrace_off(&ftagent_usersock_ops, FTAGENT_USERSOCK_SYMBOL))
 		return;	/* refused: it stays, and the pool with it */
 	ftagent_usersock_hooked = false;
-	if (!ftagent_usersock_pool || ftagent_ftrace_is_stuck())
+	if (ftagent_ftrace_is_stuck())
 		return;
-	/* The marks closes handed to RCU come back before the pool goes. */
-	rcu_barrier();
-	kvfree(ftagent_usersock_pool);
-	ftagent_usersock_pool = NULL;
-	hash_init(ftagent_usersock_hash);
-	INIT_HLIST_HEAD(&ftagent_usersock_free);
-	WRITE_ONCE(ftagent_usersock_count, 0);
+	ftagent_usersock_free_all();
 }
 
 size_t ftagent_usersock_memory(void)
 {
-	return ftagent_usersock_pool ?
-	       (size_t)ftagent_usersock_size * sizeof(*ftagent_usersock_pool) :
-	       0;
+	if (!ftagent_usersock_pool)
+		return 0;
+	return (size_t)ftagent_usersock_size *
+		       (sizeof(*ftagent_usersock_pool) +
+			sizeof(*ftagent_usersock_free)) +
+	       ((size_t)sizeof(*ftagent_usersock_hash) << ftagent_usersock_bits);
 }

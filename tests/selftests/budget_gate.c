@@ -681,44 +681,78 @@ TEST_F(budget, an_smc_listener_s_connections_after_its_fallback_are_charged)
 	ftagent_budget_set_free(&s);
 }
 
+/* The module's accept_marks, or 0. */
+static unsigned int accept_marks(void)
+{
+	unsigned int n = 0;
+	FILE *f = fopen("/sys/module/ftagent/parameters/accept_marks", "r");
+
+	if (!f)
+		return 0;
+	if (fscanf(f, "%u", &n) != 1)
+		n = 0;
+	fclose(f);
+	return n;
+}
+
 /*
  * The module marks such connections from a pool (accept_marks, 4096 by
- * default; kmod/usersock.c). When every mark is in use the accept is
- * refused (ENOBUFS), never let through unmarked, and counted in
- * GET_STATUS; the connection waits in the queue. Closing the others
- * gives their marks back: it is then accepted, and refused past the
- * budget like the rest.
+ * default; kmod/usersock.c), each mark held by an open connection. When
+ * every mark is in use the accept is refused (ENOBUFS), never let
+ * through unmarked, and counted in GET_STATUS; the connection waits in
+ * the queue. Accepts on other sockets go on. Closing the connections
+ * gives their marks back at once: the waiting one is then accepted, and
+ * refused past the budget like the rest.
  */
-#define SMC_POOL 4096
-
 TEST_F(budget, smc_accepts_past_the_mark_pool_are_refused_and_counted)
 {
-	struct rlimit nofile = {.rlim_cur = 3 * SMC_POOL,
-				.rlim_max = 3 * SMC_POOL};
-	static int cfd[SMC_POOL + 32], afd[SMC_POOL + 32];
+	unsigned int pool = accept_marks();
+	struct rlimit nofile = {.rlim_cur = 3 * pool + 64,
+				.rlim_max = 3 * pool + 64};
 	struct ftagent_budget_set s = {0};
 	struct ftagent_budget_spec got;
 	uint64_t refused0, refused1;
 	struct sockaddr_in at;
 	struct ftnl_error err;
 	char buf[1000] = {0};
-	int lfd, n = 0, i, a = -1, c;
+	int lfd, plain, n = 0, i, a, c;
+	uint16_t port;
+	int *cfd, *afd;
 
+	ASSERT_LE(16, pool);
+	cfd = calloc(pool + 1, sizeof(*cfd));
+	afd = calloc(pool + 1, sizeof(*afd));
+	ASSERT_TRUE(cfd && afd);
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &nofile));
 	lfd = smc_fallback_listener(&at, 64);
 	ASSERT_LE(0, lfd) TH_LOG("AF_SMC listener: %s", strerror(errno));
 	ASSERT_EQ(0, accepts_refused(&refused0));
-	/* Until one is refused: the pool, less marks still in RCU. */
+	/* Every mark, and the next accept is refused. */
 	for (;;) {
-		ASSERT_GT(SMC_POOL + 32, n);
+		ASSERT_GE((int)pool, n);
 		afd[n] = smc_accepted(lfd, &at, &cfd[n]);
 		if (afd[n] < 0)
 			break;
 		n++;
 	}
 	ASSERT_EQ(ENOBUFS, errno) TH_LOG("accept %d: %s", n, strerror(errno));
-	EXPECT_LE(SMC_POOL - 8, n) TH_LOG("%d marked", n);
-	EXPECT_GE(SMC_POOL, n);
+	EXPECT_EQ((int)pool, n);
+	ASSERT_EQ(0, accepts_refused(&refused1));
+	EXPECT_EQ(refused0 + 1, refused1);
+	/* Only those accepts: another listener's go on, uncounted. */
+	plain = listener(&port);
+	a = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_EQ(0, connect(a,
+			     (struct sockaddr *)&(struct sockaddr_in){
+				     .sin_family = AF_INET,
+				     .sin_port = htons(port),
+				     .sin_addr.s_addr = htonl(INADDR_LOOPBACK)},
+			     sizeof(struct sockaddr_in)));
+	c = accept(plain, NULL, NULL);
+	EXPECT_LE(0, c) TH_LOG("plain accept: %s", strerror(errno));
+	close(c);
+	close(a);
+	close(plain);
 	ASSERT_EQ(0, accepts_refused(&refused1));
 	EXPECT_EQ(refused0 + 1, refused1);
 
@@ -729,17 +763,9 @@ TEST_F(budget, smc_accepts_past_the_mark_pool_are_refused_and_counted)
 	EXPECT_EQ(EDQUOT, errno);
 	for (i = 0; i < n; i++)
 		close(afd[i]);
-	/*
-	 * The marks come back after a grace period: the connection left
-	 * waiting (its client is cfd[n]) is accepted once one is free.
-	 */
-	for (i = 0; i < 200 && a < 0; i++) {
-		a = accept4(lfd, NULL, NULL, SOCK_NONBLOCK);
-		if (a < 0 && errno != ENOBUFS)
-			break;
-		if (a < 0)
-			usleep(10000);
-	}
+	/* The marks are back: the connection left waiting (cfd[n]) goes. */
+	ASSERT_EQ(0, fcntl(lfd, F_SETFL, O_NONBLOCK));
+	a = accept(lfd, NULL, NULL);
 	ASSERT_LE(0, a) TH_LOG("accept after close: %s", strerror(errno));
 	EXPECT_EQ(-1, send(a, buf, sizeof(buf), 0));
 	EXPECT_EQ(EDQUOT, errno);
@@ -749,9 +775,51 @@ TEST_F(budget, smc_accepts_past_the_mark_pool_are_refused_and_counted)
 	EXPECT_EQ(2, got.denied);
 	for (i = 0; i <= n; i++)
 		close(cfd[i]);
-	/* And a new connection gets a mark. */
-	a = smc_accepted(lfd, &at, &c);
+	free(cfd);
+	free(afd);
+	close(lfd);
+	ftagent_budget_set_free(&s);
+}
+
+/*
+ * An accept that fails gives its mark back before it returns: a loop of
+ * non-blocking accepts on an empty listener spends no marks, refuses
+ * nothing, and the next connection is marked.
+ */
+TEST_F(budget, failed_smc_accepts_keep_no_mark)
+{
+	unsigned int pool = accept_marks();
+	struct ftagent_budget_set s = {0};
+	uint64_t refused0, refused1;
+	struct sockaddr_in at;
+	struct ftnl_error err;
+	char buf[1000] = {0};
+	int lfd, i, a, c;
+
+	ASSERT_LE(16, pool);
+	lfd = smc_fallback_listener(&at, 4);
+	ASSERT_LE(0, lfd) TH_LOG("AF_SMC listener: %s", strerror(errno));
+	ASSERT_EQ(0, fcntl(lfd, F_SETFL, O_NONBLOCK));
+	ASSERT_EQ(0, accepts_refused(&refused0));
+	for (i = 0; i < 2 * (int)pool; i++) {
+		ASSERT_EQ(-1, accept(lfd, NULL, NULL));
+		ASSERT_EQ(EAGAIN, errno)
+		TH_LOG("accept %d: %s", i, strerror(errno));
+	}
+	ASSERT_EQ(0, accepts_refused(&refused1));
+	EXPECT_EQ(refused0, refused1);
+	budget(&s, "smc-failed-sent", FTAGENT_METRIC_BYTES_SENT, 500, 60000);
+	ASSERT_EQ(0, set_budgets(&s, &err)) TH_LOG("%s", err.msg);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	ASSERT_EQ(0, connect(c, (struct sockaddr *)&at, sizeof(at)));
+	for (i = 0; i < 100; i++) {
+		a = accept(lfd, NULL, NULL);
+		if (a >= 0 || errno != EAGAIN)
+			break;
+		usleep(10000);
+	}
 	ASSERT_LE(0, a) TH_LOG("accept: %s", strerror(errno));
+	EXPECT_EQ(1000, send(a, buf, sizeof(buf), 0));
 	EXPECT_EQ(-1, send(a, buf, sizeof(buf), 0));
 	EXPECT_EQ(EDQUOT, errno);
 	close(a);

@@ -429,9 +429,11 @@ enum ftagent_ctl_attr {
  *	ABI 0.9). Without it the gate takes them for the kernel's work
  *
  * A rule or budget set that needs a gate feature that is off is refused
- * (EOPNOTSUPP with a message), except GATE_SENDPAGE and GATE_SCTP: then
- * send rules hold for every send but sendfile and splice, and connect
- * and bind rules for every call but SCTP's own, which DEGRADED says.
+ * (EOPNOTSUPP with a message), except GATE_SENDPAGE, GATE_SCTP and
+ * GATE_ACCEPT: then send rules hold for every send but sendfile and
+ * splice, connect and bind rules for every call but SCTP's own, and
+ * rules and budgets for every socket but AF_SMC's accepted fallback
+ * connections, which DEGRADED says.
  */
 enum ftagent_feature {
 	FTAGENT_FEATURE_FTRACE_SET,
