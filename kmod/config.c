@@ -296,6 +296,7 @@ err_aio:
 err_iouring:
 	ftagent_iouring_exit();
 err_usersock:
+	ftagent_usersock_unhook();
 	ftagent_lifecycle_exit();
 	ftagent_usersock_exit();
 err_hooks:
@@ -323,6 +324,7 @@ void ftagent_config_exit(void)
 	ftagent_zerocopy_exit();
 	ftagent_aio_exit();
 	ftagent_iouring_exit();
+	ftagent_usersock_unhook();
 	ftagent_lifecycle_exit();
 	ftagent_usersock_exit();
 	mutex_lock(&ftagent_config_mutex);

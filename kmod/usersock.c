@@ -24,8 +24,9 @@
  * the struct socket, which lives exactly as long as that file: no
  * reference is held.
  *
- * The accept hook runs with preemption off and cannot allocate (nor, on
- * PREEMPT_RT, take a sleeping lock): the marks come from a pool of
+ * The hooks run in ftrace callbacks, sock_close's with preemption off,
+ * and must not allocate (nor, on PREEMPT_RT, take a sleeping lock): the
+ * marks come from a pool of
  * accept_marks (a module parameter) made at load, under a raw spinlock,
  * looked up under RCU. Each is held by an open connection or an accept
  * in progress (one that fails gives it back at its file's release, on
@@ -77,7 +78,16 @@ MODULE_PARM_DESC(accept_marks,
 struct ftagent_usersock {
 	struct hlist_nulls_node node;
 	const struct socket *sock;
+	/*
+	 * The socket inode's number, checked too: should a release ever go
+	 * unseen, a new socket at the same address is still not taken for
+	 * the marked one.
+	 */
+	unsigned long ino;
 };
+
+/* Lookups that restart this often under churn take the lock instead. */
+#define FTAGENT_USERSOCK_RESTARTS	4
 
 static struct ftagent_usersock *ftagent_usersock_pool;
 static u32 *ftagent_usersock_free;	/* indices of free marks, a stack */
@@ -108,6 +118,7 @@ static notrace bool ftagent_usersock_mark(const struct socket *newsock)
 		u = &ftagent_usersock_pool
 			[ftagent_usersock_free[--ftagent_usersock_nfree]];
 		/* Before it is linked: rcu_assign_pointer() orders it. */
+		WRITE_ONCE(u->ino, SOCK_INODE((struct socket *)newsock)->i_ino);
 		WRITE_ONCE(u->sock, newsock);
 		head = &ftagent_usersock_hash[ftagent_usersock_slot(newsock)];
 		hlist_nulls_add_head_rcu(&u->node, head);
@@ -166,11 +177,41 @@ static struct ftrace_ops ftagent_usersock_ops = {
 	.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT,
 };
 
-bool notrace ftagent_usersock_has(const struct socket *sock)
+/* @ino 0: any mark of @sock's address (its release clears them all). */
+static notrace bool ftagent_usersock_is(const struct ftagent_usersock *u,
+					const struct socket *sock,
+					unsigned long ino)
 {
+	return READ_ONCE(u->sock) == sock && (!ino || READ_ONCE(u->ino) == ino);
+}
+
+/* The same walk under the lock, where nothing moves. */
+static notrace bool ftagent_usersock_has_locked(const struct socket *sock,
+						unsigned long ino)
+{
+	struct hlist_nulls_head *head;
 	struct ftagent_usersock *u;
 	struct hlist_nulls_node *pos;
-	unsigned int slot;
+	unsigned long flags;
+	bool found = false;
+
+	head = &ftagent_usersock_hash[ftagent_usersock_slot(sock)];
+	raw_spin_lock_irqsave(&ftagent_usersock_lock, flags);
+	hlist_nulls_for_each_entry(u, pos, head, node)
+		if (ftagent_usersock_is(u, sock, ino)) {
+			found = true;
+			break;
+		}
+	raw_spin_unlock_irqrestore(&ftagent_usersock_lock, flags);
+	return found;
+}
+
+static notrace bool ftagent_usersock_find(const struct socket *sock,
+					  unsigned long ino)
+{
+	unsigned int slot, restarts = 0;
+	struct ftagent_usersock *u;
+	struct hlist_nulls_node *pos;
 	bool found = false;
 
 	if (likely(!READ_ONCE(ftagent_usersock_count)))
@@ -180,15 +221,26 @@ bool notrace ftagent_usersock_has(const struct socket *sock)
 again:
 	hlist_nulls_for_each_entry_rcu(u, pos, &ftagent_usersock_hash[slot],
 				       node)
-		if (READ_ONCE(u->sock) == sock) {
+		if (ftagent_usersock_is(u, sock, ino)) {
 			found = true;
 			break;
 		}
 	/* Ended in another bucket: a mark moved under us. */
-	if (!found && get_nulls_value(pos) != slot)
-		goto again;
+	if (!found && get_nulls_value(pos) != slot) {
+		if (++restarts < FTAGENT_USERSOCK_RESTARTS)
+			goto again;
+		rcu_read_unlock();
+		return ftagent_usersock_has_locked(sock, ino);
+	}
 	rcu_read_unlock();
 	return found;
+}
+
+bool notrace ftagent_usersock_has(const struct socket *sock)
+{
+	/* get_next_ino() never gives 0. */
+	return ftagent_usersock_find(sock,
+				     SOCK_INODE((struct socket *)sock)->i_ino);
 }
 
 void notrace ftagent_usersock_close(const struct socket *sock)
@@ -199,19 +251,20 @@ void notrace ftagent_usersock_close(const struct socket *sock)
 	unsigned long flags;
 
 	/* Every socket's close passes here: the lock only for a mark. */
-	if (likely(!ftagent_usersock_has(sock)))
+	if (likely(!ftagent_usersock_find(sock, 0)))
 		return;
 	head = &ftagent_usersock_hash[ftagent_usersock_slot(sock)];
 	raw_spin_lock_irqsave(&ftagent_usersock_lock, flags);
+	/* Every mark of its address: a stale one too (struct's ino). */
 	hlist_nulls_for_each_entry(u, pos, head, node)
 		if (u->sock == sock) {
+			/* Its next stays: the walk goes on past it. */
 			hlist_nulls_del_rcu(&u->node);
 			WRITE_ONCE(u->sock, NULL);
 			ftagent_usersock_free[ftagent_usersock_nfree++] =
 				u - ftagent_usersock_pool;
 			WRITE_ONCE(ftagent_usersock_count,
 				   ftagent_usersock_count - 1);
-			break;
 		}
 	raw_spin_unlock_irqrestore(&ftagent_usersock_lock, flags);
 }
@@ -298,15 +351,24 @@ int ftagent_usersock_init(bool close_hooked, bool strict)
 }
 
 /*
+ * Before lifecycle.c's sock_close hook goes: no mark is taken that no
+ * release would give back. Refused (ftagent_stuck()): it stays, and the
+ * module with it.
+ */
+void ftagent_usersock_unhook(void)
+{
+	if (ftagent_usersock_hooked)
+		ftagent_ftrace_off(&ftagent_usersock_ops,
+				   FTAGENT_USERSOCK_SYMBOL);
+	ftagent_usersock_hooked = false;
+}
+
+/*
  * After lifecycle.c's sock_close hook is off (ftagent_lifecycle_exit())
  * and the gate's are (no lookups), with nothing stuck: the pool goes.
  */
 void ftagent_usersock_exit(void)
 {
-	if (ftagent_usersock_hooked &&
-	    !ftagent_ftrace_off(&ftagent_usersock_ops, FTAGENT_USERSOCK_SYMBOL))
-		return;	/* refused: it stays, and the pool with it */
-	ftagent_usersock_hooked = false;
 	if (ftagent_ftrace_is_stuck())
 		return;
 	ftagent_usersock_free_all();

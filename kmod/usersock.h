@@ -22,6 +22,8 @@ u64 ftagent_usersock_refused(void);
  * load fails (strict=1, or no memory).
  */
 int ftagent_usersock_init(bool close_hooked, bool strict);
+/* Before lifecycle.c's points go. */
+void ftagent_usersock_unhook(void);
 /* After lifecycle.c's points are off and the gate's. */
 void ftagent_usersock_exit(void);
 
