@@ -8,9 +8,10 @@
  * cannot write msg_len back into. The ground truth is what the test
  * sends: the datagrams' sizes, all of which the receiver gets.
  *
- * The receive side of that last case is a known limit (docs/hooks.md):
- * a receive whose data was copied but whose header could not be written
- * back fails with EFAULT and is counted as an error without bytes.
+ * The receive side of that last case, a receive whose data was copied
+ * but whose header could not be written back (it fails with EFAULT), is
+ * evasion_recv.c's: its bytes are taken from the kernel as they move
+ * (docs/hooks.md).
  */
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -180,8 +180,7 @@ const char *ftagent_feature_name(unsigned int feature)
 			"*mmsg and failed receive lengths from the kernel",
 		[FTAGENT_FEATURE_AIO] = "Linux AIO counting",
 		[FTAGENT_FEATURE_GATE_ACCEPT] =
-			"rules and budgets on AF_SMC's accepted fallback "
-			"connections",
+			"rules on AF_SMC accepted sockets",
 	};
 
 	if (feature < sizeof(names) / sizeof(names[0]))
