@@ -169,12 +169,14 @@ static void notrace ftagent_usersock_accept_hook(unsigned long ip,
 }
 
 /*
- * PERMANENT: kernel.ftrace_enabled=0 would stop sock_close's hook too,
- * and a mark would outlive its socket.
+ * Not PERMANENT: kernel.ftrace_enabled=0 stays allowed, as it is for the
+ * gate's hooks. While it is 0 nothing is marked (the gate is off), and a
+ * mark whose release goes unseen then stays in the pool until unload;
+ * the inode number keeps it from ever matching another socket.
  */
 static struct ftrace_ops ftagent_usersock_ops = {
 	.func = ftagent_usersock_accept_hook,
-	.flags = FTRACE_OPS_FL_IPMODIFY | FTRACE_OPS_FL_PERMANENT,
+	.flags = FTRACE_OPS_FL_IPMODIFY,
 };
 
 /* @ino 0: any mark of @sock's address (its release clears them all). */

@@ -201,7 +201,7 @@ static void print_text(const struct kernel_view *k)
 	/* Refused by the gate for want of a mark (docs/policy.md). */
 	if (k->st.present & FTAGENT_STATUS_HAVE_ACCEPTS_REFUSED)
 		printf("%-18s%" PRIu64
-		       " (AF_SMC fallback, accept_marks in use)\n",
+		       " (AF_SMC fallback, no accept mark free)\n",
 		       "Accepts refused:", k->st.accepts_refused);
 	print_size("Memory:", r->memory_bytes);
 	printf("%-18s%u keys per CPU, %u CPUs\n",
