@@ -219,6 +219,35 @@ static inline int ft_sum_fd_settled(int kind, int fd, uint64_t calls,
 	return 0;
 }
 
+/* /proc/self/io's text in @buf: the bytes read, or -1. */
+static inline ssize_t ft_proc_io_text(char *buf, size_t len)
+{
+	ssize_t n;
+	int fd = open("/proc/self/io", O_RDONLY);
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return n;
+}
+
+/* The number after @key (as "rchar:") in that text: 0, or -1. */
+static inline int ft_proc_io_field(const char *text, const char *key,
+				   uint64_t *val)
+{
+	const char *p = strstr(text, key);
+	unsigned long v;
+
+	if (!p || sscanf(p + strlen(key), " %lu", &v) != 1)
+		return -1;
+	*val = v;
+	return 0;
+}
+
 /*
  * The kernel's own count of the bytes this process (all its threads, io
  * threads included) had the block layer read and write: read_bytes and
@@ -226,24 +255,11 @@ static inline int ft_sum_fd_settled(int kind, int fd, uint64_t calls,
  */
 static inline int ft_proc_io_block(uint64_t *read_bytes, uint64_t *write_bytes)
 {
-	char buf[512], *p;
-	ssize_t n;
-	int fd = open("/proc/self/io", O_RDONLY);
+	char buf[512];
 
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "\nread_bytes:");
-	if (!p ||
-	    sscanf(p, "\nread_bytes: %lu", (unsigned long *)read_bytes) != 1)
-		return -1;
-	p = strstr(buf, "\nwrite_bytes:");
-	if (!p ||
-	    sscanf(p, "\nwrite_bytes: %lu", (unsigned long *)write_bytes) != 1)
+	if (ft_proc_io_text(buf, sizeof(buf)) < 0 ||
+	    ft_proc_io_field(buf, "\nread_bytes:", read_bytes) ||
+	    ft_proc_io_field(buf, "\nwrite_bytes:", write_bytes))
 		return -1;
 	return 0;
 }
@@ -255,22 +271,11 @@ static inline int ft_proc_io_block(uint64_t *read_bytes, uint64_t *write_bytes)
  */
 static inline ssize_t ft_proc_io(uint64_t *rchar, uint64_t *wchar)
 {
-	char buf[512], *p;
-	ssize_t n;
-	int fd = open("/proc/self/io", O_RDONLY);
+	char buf[512];
+	ssize_t n = ft_proc_io_text(buf, sizeof(buf));
 
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	p = strstr(buf, "rchar:");
-	if (!p || sscanf(p, "rchar: %lu", (unsigned long *)rchar) != 1)
-		return -1;
-	p = strstr(buf, "wchar:");
-	if (!p || sscanf(p, "wchar: %lu", (unsigned long *)wchar) != 1)
+	if (n < 0 || ft_proc_io_field(buf, "rchar:", rchar) ||
+	    ft_proc_io_field(buf, "wchar:", wchar))
 		return -1;
 	return n;
 }
