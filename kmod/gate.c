@@ -98,6 +98,7 @@
 #include "memory.h"
 #include "policy.h"
 #include "symbols.h"
+#include "xfer.h"
 #include "usersock.h"
 
 struct ftagent_gate_buf {
@@ -695,6 +696,34 @@ static noinline bool ftagent_gate_decide(struct ftagent_gate_call *c)
 }
 
 /*
+ * A piece of a sendfile or splice to a socket (xfer.h): decided once per
+ * call unless what the decision was made on has changed.
+ */
+static noinline enum ftagent_gate_decision
+ftagent_gate_xfer_decide(struct ftagent_gate_call *c, const struct sock *sk)
+{
+	const struct ftagent_ruleset *set = rcu_dereference_sched(ftagent_policy);
+	struct pt_regs *uregs = task_pt_regs(current);
+	enum ftagent_gate_decision decision;
+	bool xfer;
+
+	if (!set)
+		return FTAGENT_GATE_PASS;
+	xfer = ftagent_xfer_call(uregs);
+	if (xfer && ftagent_xfer_kept(uregs, c, sk, set->generation))
+		return FTAGENT_GATE_PASS;
+	decision = __ftagent_gate_decide(c, FTAGENT_OP_SEND, true);
+	/*
+	 * Kept with the generation of the set read above: a set swapped in
+	 * since decided it, and the next piece, finding the new one, is
+	 * decided again.
+	 */
+	if (xfer && decision != FTAGENT_GATE_REFUSE)
+		ftagent_xfer_keep(uregs, c, sk, set->generation);
+	return decision;
+}
+
+/*
  * A connect or send to the unspecified address reaches this host: the
  * kernel routes 0.0.0.0 to the socket's bound IPv4 address or else to
  * 127.0.0.1 (ip_route_output_key_hash_rcu()), and :: to ::1, or to
@@ -820,9 +849,13 @@ static __always_inline bool ftagent_smc(const struct sock *sk)
  * address given; an IPv6 socket given family 0 sends to its peer. A TCP,
  * MPTCP or AF_SMC Fast Open send connects inside the send, past
  * security_socket_connect: it is decided as a connect first. Returns
- * -1 when that connect must be refused, 1 for a Fast Open connect that
- * may go, else 0.
+ * -1 when that connect must be refused, FTAGENT_SEND_FASTOPEN for a Fast
+ * Open connect that may go, FTAGENT_SEND_SPLICED for a piece of a
+ * sendfile or splice (6.5 on), else 0.
  */
+#define FTAGENT_SEND_FASTOPEN	1
+#define FTAGENT_SEND_SPLICED	2
+
 static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 					     const struct sock *sk,
 					     const struct msghdr *msg)
@@ -839,6 +872,11 @@ static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 		name = msg->msg_name;
 	if (!name) {
 		ftagent_gate_peer(c, sk);
+#ifdef MSG_SPLICE_PAGES
+		/* splice_to_socket()'s (sendfile, splice): a user cannot set it. */
+		if (msg && (msg->msg_flags & MSG_SPLICE_PAGES))
+			return FTAGENT_SEND_SPLICED;
+#endif
 		return 0;
 	}
 	stream = sk && sk->sk_type == SOCK_STREAM;
@@ -864,7 +902,7 @@ static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 			return -1;
 		*c = conn;
 		c->op = FTAGENT_OP_SEND;
-		return 1;
+		return FTAGENT_SEND_FASTOPEN;
 	}
 	if (!stream &&
 	    !(name->sa_family == AF_UNSPEC && sk &&
@@ -1350,7 +1388,8 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 		 * TCP (its TCP socket in the user's file) before it connects
 		 * inside the send; MPTCP's here.
 		 */
-		if (fastopen > 0 && !ftagent_gate_tcp_charges(sk) &&
+		if (fastopen == FTAGENT_SEND_FASTOPEN &&
+		    !ftagent_gate_tcp_charges(sk) &&
 		    !(ftagent_smc(sk) && READ_ONCE(ftagent_gate_tcp_on)))
 			charge |= BIT(FTAGENT_METRIC_CONNECTS);
 	}
@@ -1359,8 +1398,14 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 	 * rules' verdicts; a TCP one's budget verdict comes from
 	 * tcp_v4_connect()'s hook, with op CONNECT).
 	 */
-	if (!refuse && op != FTAGENT_OP_NONE)
-		decision = __ftagent_gate_decide(&c, op, true);
+	if (!refuse && op != FTAGENT_OP_NONE) {
+		if (point == FTAGENT_GATE_SENDPAGE ||
+		    (point == FTAGENT_OP_SEND &&
+		     fastopen == FTAGENT_SEND_SPLICED))
+			decision = ftagent_gate_xfer_decide(&c, sk);
+		else
+			decision = __ftagent_gate_decide(&c, op, true);
+	}
 	if (decision == FTAGENT_GATE_REFUSE)
 		refuse = (unsigned long)ftagent_gate_refuse;
 	/* A refused call is not charged to any budget. */

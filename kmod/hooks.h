@@ -259,6 +259,13 @@ ftagent_hook_for(const struct pt_regs *regs)
  * registers show "RAX: bfffffffffffffda" where they showed -ENOSYS.
  */
 #define FTAGENT_BODY_MARK ((unsigned long)-ENOSYS ^ BIT(62))
+/*
+ * The same with bit 61 cleared as well: a body that keeps a decision for
+ * the rest of its call (xfer.h). Every entry writes the first form, so a
+ * kept decision never outlives its call; both are "in the body".
+ */
+#define FTAGENT_BODY_KEPT (FTAGENT_BODY_MARK & ~BIT(61))
+static_assert(FTAGENT_BODY_MARK & BIT(61));
 
 static __always_inline void ftagent_body_begins(struct pt_regs *regs)
 {
@@ -267,7 +274,7 @@ static __always_inline void ftagent_body_begins(struct pt_regs *regs)
 
 static __always_inline bool ftagent_in_body(const struct pt_regs *regs)
 {
-	return regs->ax == FTAGENT_BODY_MARK;
+	return (regs->ax | BIT(61)) == FTAGENT_BODY_MARK;
 }
 
 struct ftagent_hook_view {

@@ -17,11 +17,13 @@
 #include "config.h"
 #include "eventfs.h"
 #include "ftagent.h"
+#include "xfer.h"
 
 static int __init ftagent_init(void)
 {
 	int err;
 
+	ftagent_xfer_init();
 	/* The hooks' lookups, with one grace period for all (callsites.h). */
 	ftagent_lookups_hold();
 	err = ftagent_config_init();

@@ -10,11 +10,18 @@
  *   nothing reaches the peer, while the same calls to another port pass;
  * - a bytes_sent budget is charged exactly the bytes sendfile and splice
  *   returned (and the peer received), and refuses the call after the one
- *   that used it up with EDQUOT.
+ *   that used it up with EDQUOT;
+ * - each call is decided once, however many pages or pipe-fulls it hands
+ *   the socket (kmod/xfer.h): a rule's hit count grows by one per call;
+ * - but not for longer than its rule set: a call that blocks halfway and
+ *   finds a set swapped in meanwhile that refuses its destination stops
+ *   there, and the peer gets exactly the bytes it returned.
  */
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/ioctl.h>
 #include <sys/sendfile.h>
+#include <linux/sockios.h>
 
 #include "kselftest_harness.h"
 #include "budget_test.h"
@@ -70,6 +77,94 @@ static int set_policy(struct ftagent_policy_spec *p, struct ftnl_error *err)
 	uint64_t gen;
 
 	return ftagent_set_policy(ctl(), p, &gen, err);
+}
+
+/* An enforced set of one send rule for @port: @action, named @name. */
+static int one_send_rule(const char *name, uint8_t action, uint16_t port,
+			 struct ftnl_error *err)
+{
+	struct ftagent_policy_spec p;
+	struct ftagent_rule_spec *r;
+	int ret = -1;
+
+	ftagent_policy_spec_init(&p);
+	r = ftagent_policy_spec_add(&p);
+	if (r) {
+		snprintf(r->name, sizeof(r->name), "%s", name);
+		r->ops = 1u << FTAGENT_OP_SEND;
+		r->action = action;
+		r->set |= FTAGENT_RULE_SET_PORT;
+		r->port_min = r->port_max = port;
+		p.enforce = 1;
+		ret = set_policy(&p, err);
+	}
+	ftagent_policy_spec_free(&p);
+	return ret;
+}
+
+/* The hit count of rule 0 of the set in force, or UINT64_MAX. */
+static uint64_t rule0_hits(void)
+{
+	struct ftagent_policy_spec got;
+	struct ftnl_error err;
+	uint64_t h = UINT64_MAX;
+
+	ftagent_policy_spec_init(&got);
+	if (!ftagent_get_policy(ctl(), &got, &err) && got.n >= 1)
+		h = got.rules[0].hits;
+	ftagent_policy_spec_free(&got);
+	return h;
+}
+
+/* A sendfile of @len bytes from offset 0, in a thread of its own. */
+struct blocked_sendfile {
+	pthread_t t;
+	int sock, file;
+	size_t len;
+	ssize_t ret;
+	int err;
+	pid_t tid;
+};
+
+static void *blocked_sendfile_run(void *arg)
+{
+	struct blocked_sendfile *b = arg;
+	off_t off = 0;
+
+	__atomic_store_n(&b->tid, gettid(), __ATOMIC_RELEASE);
+	b->ret = sendfile(b->sock, b->file, &off, b->len);
+	b->err = errno;
+	return NULL;
+}
+
+/* The scheduler state letter of thread @tid of this process, or 0. */
+static char thread_state(pid_t tid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Bytes the connection holds: unsent or unacked at @tx, unread at @rx. */
+static int bytes_in_flight(int tx, int rx)
+{
+	int out = 0, in = 0;
+
+	if (ioctl(tx, SIOCOUTQ, &out) || ioctl(rx, SIOCINQ, &in))
+		return -1;
+	return out + in;
 }
 
 FIXTURE(splice){};
@@ -183,6 +278,124 @@ TEST_F(splice, a_bytes_sent_budget_charges_sendfile_and_splice)
 	close(f);
 	ftagent_budget_set_free(&s);
 	ftagent_budget_set_free(&got);
+}
+
+/*
+ * sendfile up to 6.4 hands the socket one page at a time, each through
+ * kernel_sendpage(); from 6.5 one pipe-full (64 KiB) at a time through
+ * sock_sendmsg(); splice from a pipe likewise. Each call is one decision:
+ * the rule that lets them go (with a verdict record) counts one hit per
+ * call.
+ */
+TEST_F(splice, sendfile_and_splice_are_decided_once_per_call)
+{
+	const size_t big = 16 * CHUNK; /* 256 KiB: 64 pages, 4 pipe-fulls */
+	struct ftnl_error err;
+	struct sink k;
+	off_t off = 0;
+	loff_t loff;
+	int f, i;
+
+	ASSERT_EQ(0, sink_open(&k));
+	f = data_file(big);
+	ASSERT_LE(0, f);
+	ASSERT_EQ(0, one_send_rule("audit-sink", FTAGENT_ACTION_AUDIT,
+				   sink_port(&k), &err))
+	TH_LOG("%s", err.msg);
+
+	ASSERT_EQ(big, sendfile(k.fds[1], f, &off, big));
+	EXPECT_EQ(1, rule0_hits());
+	/* A splice from a pipe of 4 pages, three times: three decisions. */
+	for (i = 0; i < 3; i++) {
+		loff = 0;
+		ASSERT_EQ(4 * CHUNK, splice_to(k.fds[1], f, &loff, 4 * CHUNK));
+	}
+	EXPECT_EQ(4, rule0_hits());
+	/* The second sendfile is a call of its own. */
+	off = 0;
+	ASSERT_EQ(big, sendfile(k.fds[1], f, &off, big));
+	EXPECT_EQ(5, rule0_hits());
+	EXPECT_EQ(2 * big + 12 * CHUNK, sink_close(&k));
+	close(f);
+}
+
+/*
+ * A decision holds for one call and one rule set: a sendfile blocked
+ * halfway (the peer reads nothing) that finds, when it goes on, a set
+ * refusing its destination hands over no further page. It returns what
+ * it had sent, which is exactly what the peer gets.
+ */
+TEST_F(splice, a_blocked_sendfile_is_decided_again_under_a_new_rule_set)
+{
+	const size_t total = 64 * CHUNK; /* 1 MiB */
+	struct blocked_sendfile b = {0};
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int fds[3], small = 4096, before = -1, now, i;
+	uint64_t got = 0;
+	struct ftnl_error err;
+	char buf[65536];
+	uint16_t port;
+	ssize_t n;
+
+	ASSERT_EQ(0, ev_tcp_pair(AF_INET, fds));
+	ASSERT_EQ(0, setsockopt(fds[2], SOL_SOCKET, SO_RCVBUF, &small,
+				sizeof(small)));
+	ASSERT_EQ(0, setsockopt(fds[1], SOL_SOCKET, SO_SNDBUF, &small,
+				sizeof(small)));
+	ASSERT_EQ(0, getsockname(fds[0], (struct sockaddr *)&sin, &len));
+	port = ntohs(sin.sin_port);
+	b.file = data_file(total);
+	ASSERT_LE(0, b.file);
+	b.sock = fds[1];
+	b.len = total;
+	ASSERT_EQ(0,
+		  one_send_rule("audit-sink", FTAGENT_ACTION_AUDIT, port, &err))
+	TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, pthread_create(&b.t, NULL, blocked_sendfile_run, &b));
+
+	/* Blocked: asleep, with the bytes it handed over standing still. */
+	for (i = 0; i < 3000; i++) {
+		pid_t tid = __atomic_load_n(&b.tid, __ATOMIC_ACQUIRE);
+
+		usleep(10000);
+		now = bytes_in_flight(fds[1], fds[2]);
+		if (tid && thread_state(tid) == 'S' && now > 0 && now == before)
+			break;
+		before = now;
+	}
+	ASSERT_LT(i, 3000) TH_LOG("the sendfile never blocked");
+	/* More than one page went, by one decision. */
+	EXPECT_LT(4096, now);
+	EXPECT_EQ(1, rule0_hits());
+
+	ASSERT_EQ(0,
+		  one_send_rule("deny-sink", FTAGENT_ACTION_DENY, port, &err))
+	TH_LOG("%s", err.msg);
+	/* Let it go on: it must stop at its next piece. */
+	for (;;) {
+		n = recv(fds[2], buf, sizeof(buf), MSG_DONTWAIT);
+		if (n > 0) {
+			got += n;
+			continue;
+		}
+		if (!pthread_tryjoin_np(b.t, NULL))
+			break;
+		usleep(1000);
+	}
+	EXPECT_LT(0, b.ret);
+	EXPECT_GT((ssize_t)total, b.ret);
+	EXPECT_LE(now, b.ret);
+	EXPECT_EQ(1, rule0_hits());
+	/* What the peer gets is what the call returned. */
+	shutdown(fds[1], SHUT_WR);
+	while ((n = recv(fds[2], buf, sizeof(buf), 0)) > 0)
+		got += n;
+	EXPECT_EQ((uint64_t)b.ret, got);
+	close(fds[0]);
+	close(fds[1]);
+	close(fds[2]);
+	close(b.file);
 }
 
 TEST_HARNESS_MAIN
