@@ -44,6 +44,7 @@
 #include "hooks.h"
 #include "lifecycle.h"
 #include "mmsg.h"
+#include "xfer.h"
 
 #ifdef CONFIG_COMPAT
 #define FTAGENT_MMSG32_SIZE	sizeof(struct compat_mmsghdr)
@@ -808,6 +809,9 @@ ftagent_account_class(u8 class, bool compat, const struct pt_regs *uregs,
 	struct ftagent_key key __uninitialized, peer __uninitialized;
 
 	if (ftagent_tgid_excluded(current->tgid)) {
+		if (class == FTAGENT_CALL_SENDFILE ||
+		    class == FTAGENT_CALL_SPLICE)
+			ftagent_xfer_done();
 		if (static_branch_unlikely(&ftagent_budgets_on))
 			ftagent_budget_only(class, compat, uregs, ret, keys);
 		else if ((class == FTAGENT_CALL_RECV ||
@@ -847,6 +851,7 @@ ftagent_account_class(u8 class, bool compat, const struct pt_regs *uregs,
 				     keys, &key);
 		break;
 	case FTAGENT_CALL_SENDFILE:
+		ftagent_xfer_done();
 		ftagent_charge_transfer_end(uregs->si, FTAGENT_DIR_IN, ret, keys,
 					    &key);
 		ftagent_charge_transfer_end(uregs->di, FTAGENT_DIR_OUT, ret,
@@ -861,6 +866,7 @@ ftagent_account_class(u8 class, bool compat, const struct pt_regs *uregs,
 		}
 		break;
 	case FTAGENT_CALL_SPLICE:
+		ftagent_xfer_done();
 		ftagent_charge_transfer_end(uregs->di, FTAGENT_DIR_IN, ret, keys,
 					    &key);
 		ftagent_charge_transfer_end(uregs->dx, FTAGENT_DIR_OUT, ret,

@@ -696,8 +696,9 @@ static noinline bool ftagent_gate_decide(struct ftagent_gate_call *c)
 }
 
 /*
- * A piece of a sendfile or splice to a socket (xfer.h): decided once per
- * call unless what the decision was made on has changed.
+ * A piece of a sendfile or splice to a socket (xfer.h) that its call has
+ * not decided yet, or whose decision no longer holds: decide it, and keep
+ * what lets it go for the call's later pieces.
  */
 static noinline enum ftagent_gate_decision
 ftagent_gate_xfer_decide(struct ftagent_gate_call *c, const struct sock *sk)
@@ -705,12 +706,8 @@ ftagent_gate_xfer_decide(struct ftagent_gate_call *c, const struct sock *sk)
 	const struct ftagent_ruleset *set = rcu_dereference_sched(ftagent_policy);
 	struct pt_regs *uregs = task_pt_regs(current);
 	enum ftagent_gate_decision decision;
-	bool xfer;
 
-	if (!set)
-		return FTAGENT_GATE_PASS;
-	xfer = ftagent_xfer_call(uregs);
-	if (xfer && ftagent_xfer_kept(uregs, c, sk, set->generation))
+	if (!set || !(set->gated_ops & BIT(FTAGENT_OP_SEND)))
 		return FTAGENT_GATE_PASS;
 	decision = __ftagent_gate_decide(c, FTAGENT_OP_SEND, true);
 	/*
@@ -718,7 +715,7 @@ ftagent_gate_xfer_decide(struct ftagent_gate_call *c, const struct sock *sk)
 	 * since decided it, and the next piece, finding the new one, is
 	 * decided again.
 	 */
-	if (xfer && decision != FTAGENT_GATE_REFUSE)
+	if (decision != FTAGENT_GATE_REFUSE && ftagent_xfer_call(uregs))
 		ftagent_xfer_keep(uregs, c, sk, set->generation);
 	return decision;
 }
@@ -843,6 +840,10 @@ static __always_inline bool ftagent_smc(const struct sock *sk)
 		sk->sk_type == SOCK_STREAM && sk->sk_protocol == IPPROTO_SMC);
 }
 
+/* What ftagent_gate_send() found, besides a refusal (-1) or nothing (0). */
+#define FTAGENT_SEND_FASTOPEN	1
+#define FTAGENT_SEND_SPLICED	2
+
 /*
  * A send's destination: the connected peer for a stream socket (TCP
  * ignores the address given) and whenever none is given, else the
@@ -851,11 +852,8 @@ static __always_inline bool ftagent_smc(const struct sock *sk)
  * security_socket_connect: it is decided as a connect first. Returns
  * -1 when that connect must be refused, FTAGENT_SEND_FASTOPEN for a Fast
  * Open connect that may go, FTAGENT_SEND_SPLICED for a piece of a
- * sendfile or splice (6.5 on), else 0.
+ * sendfile or splice, else 0.
  */
-#define FTAGENT_SEND_FASTOPEN	1
-#define FTAGENT_SEND_SPLICED	2
-
 static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 					     const struct sock *sk,
 					     const struct msghdr *msg)
@@ -875,6 +873,16 @@ static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 #ifdef MSG_SPLICE_PAGES
 		/* splice_to_socket()'s (sendfile, splice): a user cannot set it. */
 		if (msg && (msg->msg_flags & MSG_SPLICE_PAGES))
+			return FTAGENT_SEND_SPLICED;
+#endif
+#ifdef FTAGENT_HAVE_KERNEL_SENDPAGE
+		/*
+		 * sock_no_sendpage()'s kernel_sendmsg() (raw, SCTP, AF_UNIX
+		 * datagram sockets), inside a page kernel_sendpage()'s point
+		 * let go for a call that keeps its decision (xfer.h).
+		 */
+		if (unlikely(READ_ONCE(task_pt_regs(current)->ax) ==
+			     FTAGENT_BODY_KEPT))
 			return FTAGENT_SEND_SPLICED;
 #endif
 		return 0;
@@ -1336,7 +1344,7 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 				point == FTAGENT_GATE_SENDPAGE ?
 				FTAGENT_OP_SEND : FTAGENT_OP_NONE;
 	unsigned long refuse = 0;
-	int metric, fastopen = 0;
+	int metric, send_kind = 0;
 	enum ftagent_gate_decision decision = FTAGENT_GATE_PASS;
 	u32 charge = 0;
 
@@ -1358,9 +1366,9 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 				      (int)regs->dx);
 		break;
 	case FTAGENT_OP_SEND:
-		fastopen = ftagent_gate_send(&c, sk,
-					     (const struct msghdr *)regs->si);
-		if (fastopen < 0)
+		send_kind = ftagent_gate_send(&c, sk,
+					      (const struct msghdr *)regs->si);
+		if (send_kind < 0)
 			refuse = (unsigned long)ftagent_gate_refuse;
 		break;
 	case FTAGENT_GATE_SENDPAGE:
@@ -1388,7 +1396,7 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 		 * TCP (its TCP socket in the user's file) before it connects
 		 * inside the send; MPTCP's here.
 		 */
-		if (fastopen == FTAGENT_SEND_FASTOPEN &&
+		if (send_kind == FTAGENT_SEND_FASTOPEN &&
 		    !ftagent_gate_tcp_charges(sk) &&
 		    !(ftagent_smc(sk) && READ_ONCE(ftagent_gate_tcp_on)))
 			charge |= BIT(FTAGENT_METRIC_CONNECTS);
@@ -1401,8 +1409,10 @@ ftagent_gate_point(unsigned int point, const struct ftagent_gate_args *regs)
 	if (!refuse && op != FTAGENT_OP_NONE) {
 		if (point == FTAGENT_GATE_SENDPAGE ||
 		    (point == FTAGENT_OP_SEND &&
-		     fastopen == FTAGENT_SEND_SPLICED))
-			decision = ftagent_gate_xfer_decide(&c, sk);
+		     send_kind == FTAGENT_SEND_SPLICED))
+			decision = ftagent_xfer_kept(&c, sk) ?
+					   FTAGENT_GATE_PASS :
+					   ftagent_gate_xfer_decide(&c, sk);
 		else
 			decision = __ftagent_gate_decide(&c, op, true);
 	}

@@ -15,6 +15,7 @@
 
 #include "hooks.h"
 #include "memory.h"
+#include "xfer.h"
 
 static struct ftagent_hook *ftagent_hooks;
 u64 __percpu *ftagent_hook_hits;	/* [ftagent_nr_calls] per CPU */
@@ -127,6 +128,8 @@ static void ftagent_hooks_release(void)
 	 */
 	ftagent_by_nr_clear();
 	ftagent_driver = NULL;
+	/* Their settles will not come: no call may keep a decision. */
+	ftagent_xfer_forget();
 }
 
 void ftagent_hooks_detach(void)

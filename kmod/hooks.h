@@ -252,11 +252,14 @@ ftagent_hook_for(const struct pt_regs *regs)
  * was off, or before the hooks attached, must leave nothing behind); and
  * not in work the kernel runs on the task's way back to user mode, whose
  * orig_ax still names the call but whose ax is its return value by then.
- * -ENOSYS with bit 62 flipped: no system call returns it, and a tracer
- * that wrote ax at the syscall-entry stop is overwritten. No ptrace stop,
- * core dump or signal code reads ax inside the body; stack dumps of a
- * task inside a traced call (hung task, sysrq-t, an oops) and perf user
- * registers show "RAX: bfffffffffffffda" where they showed -ENOSYS.
+ * -ENOSYS with bit 62 flipped: no traced call returns it (an lseek() on
+ * /proc/PID/mem could, to that offset), and a tracer that wrote ax at
+ * the syscall-entry stop is overwritten, by an entry the hook set saw
+ * (ftagent_ftrace_call_seen()). No ptrace stop, core dump or signal code
+ * reads ax inside the body; stack dumps of a task inside a traced call
+ * (hung task, sysrq-t, an oops) and perf user registers show
+ * "RAX: bfffffffffffffda" (or 9fffffffffffffda, below) where they showed
+ * -ENOSYS.
  */
 #define FTAGENT_BODY_MARK ((unsigned long)-ENOSYS ^ BIT(62))
 /*
@@ -266,6 +269,15 @@ ftagent_hook_for(const struct pt_regs *regs)
  */
 #define FTAGENT_BODY_KEPT (FTAGENT_BODY_MARK & ~BIT(61))
 static_assert(FTAGENT_BODY_MARK & BIT(61));
+
+/*
+ * Whether the hook set saw the current task's traced call begin, so that
+ * its settle will come: the body mark alone does not prove it where an
+ * entry can be missed (no free slot or kretprobe instance), as a tracer
+ * may have written ax at the syscall-entry stop. Preemption off.
+ */
+bool ftagent_ftrace_call_seen(void);
+bool ftagent_kprobe_call_seen(const struct ftagent_hook *hook);
 
 static __always_inline void ftagent_body_begins(struct pt_regs *regs)
 {

@@ -1156,6 +1156,28 @@ struct ftagent_call_keys *ftagent_ftrace_call_keys(void)
 }
 
 /*
+ * Whether this set saw the current task's call begin, so that its settle
+ * will come: on the exit work the entry's own bit, else the task's mark
+ * (which the entry makes only when it finds a slot).
+ */
+bool ftagent_ftrace_call_seen(void)
+{
+	struct task_struct *t = current;
+	unsigned long home;
+
+	if (READ_ONCE(ftagent_ew_on))
+		return READ_ONCE(*ftagent_syscall_work()) & FTAGENT_EW_SEEN;
+	/* Pairs with the start's release: the tables are there, zeroed. */
+	if (!smp_load_acquire(&ftagent_pending_live))
+		return false;
+	home = ftagent_home(t);
+	if (ftagent_mark_of(ftagent_bucket_at(home, 0), t) >= 0)
+		return true;
+	return atomic_read(&ftagent_pending_spills[home]) &&
+	       ftagent_spilled_mark(t, home);
+}
+
+/*
  * Set the bit on every thread once after a probe no hook counted was
  * seen: tasks that cleared theirs before it was published would be
  * missed by it. Once per version of the probe arrays (below); the last

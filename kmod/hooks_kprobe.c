@@ -95,8 +95,8 @@ static int ftagent_kret_entry(struct kretprobe_instance *ri,
  * pushed before it returns. The probe's rethook is compared, never
  * followed.
  */
-struct ftagent_call_keys *
-ftagent_kprobe_call_keys(const struct ftagent_hook *hook)
+static struct kretprobe_instance *
+ftagent_kprobe_instance(const struct ftagent_hook *hook)
 {
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
 	struct ftagent_kprobe *k = READ_ONCE(hook->kprobe);
@@ -123,10 +123,27 @@ ftagent_kprobe_call_keys(const struct ftagent_hook *hook)
 		if (READ_ONCE(node->rethook) != rh)
 			continue;
 		ri = container_of(node, struct kretprobe_instance, node);
-		return (struct ftagent_call_keys *)ri->data;
+		return ri;
 	}
 #endif
 	return NULL;
+}
+
+struct ftagent_call_keys *
+ftagent_kprobe_call_keys(const struct ftagent_hook *hook)
+{
+	struct kretprobe_instance *ri = ftagent_kprobe_instance(hook);
+
+	return ri ? (struct ftagent_call_keys *)ri->data : NULL;
+}
+
+/*
+ * An instance is taken at entry and given back at the return: without
+ * one (all maxactive in use) the entry handler did not run.
+ */
+bool ftagent_kprobe_call_seen(const struct ftagent_hook *hook)
+{
+	return ftagent_kprobe_instance(hook);
 }
 
 /*

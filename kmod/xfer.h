@@ -14,15 +14,21 @@
  * the pages go where the socket sends them then. Refusals are not kept:
  * a refused piece ends the call.
  *
+ * The decision is the sender's as it was then, except that a change of
+ * its credentials or cgroups (a move into a cgroup a rule names) has the
+ * next piece decided again too.
+ *
  * Where it is kept: a small table hashed by task, each entry written by
- * its own task under a trylock and read under its sequence count, with
+ * its own task under its lock and read under its sequence count, with
  * the task's pointer in it. Which call it belongs to: keeping switches
- * the body mark in the call's saved ax to its second form (hooks.h), and
- * every traced call's entry writes the first, so an entry left by an
- * earlier call of the same task is never taken. An entry another task
- * has overwritten since is a miss: the piece is decided again, as every
- * piece was before this existed. Calls no hook saw begin (the body mark
- * absent) keep nothing.
+ * the body mark in the call's saved ax to its second form (hooks.h),
+ * every traced call's entry writes the first, and the call's settle
+ * clears the entry. An entry another task has overwritten since is a
+ * miss: the piece is decided again, as every piece was before this
+ * existed. Calls no hook saw begin (the body mark absent) keep nothing;
+ * one whose entry no hook saw (a tracer can write the kept mark into ax
+ * at the syscall-entry stop) finds no entry of its task, as every kept
+ * call's settle cleared its own.
  */
 #ifndef _FTAGENT_XFER_H
 #define _FTAGENT_XFER_H
@@ -40,18 +46,23 @@ struct sock;
 bool ftagent_xfer_call(const struct pt_regs *uregs);
 
 /*
- * Whether that call kept a decision made on rule set @generation, for
- * @sk and @c's destination: then the piece goes undecided. Preemption
- * off.
+ * Whether the current task's call kept a decision made on the rule set
+ * in force, by the same sender, for @sk and @c's destination: then the
+ * piece goes undecided. Preemption off (the set's read side).
  */
-bool ftagent_xfer_kept(struct pt_regs *uregs,
-		       const struct ftagent_gate_call *c,
-		       const struct sock *sk, u64 generation);
+bool ftagent_xfer_kept(const struct ftagent_gate_call *c,
+		       const struct sock *sk);
 
 /* Keep the call's decision to let @c go (above). Preemption off. */
 void ftagent_xfer_keep(struct pt_regs *uregs,
 		       const struct ftagent_gate_call *c,
 		       const struct sock *sk, u64 generation);
+
+/* The current task's transfer call settles: its decision goes. */
+void ftagent_xfer_done(void);
+
+/* The hooks are gone: settles may be lost, every decision goes. */
+void ftagent_xfer_forget(void);
 
 void ftagent_xfer_init(void);
 
