@@ -875,16 +875,6 @@ static __always_inline int ftagent_gate_send(struct ftagent_gate_call *c,
 		if (msg && (msg->msg_flags & MSG_SPLICE_PAGES))
 			return FTAGENT_SEND_SPLICED;
 #endif
-#ifdef FTAGENT_HAVE_KERNEL_SENDPAGE
-		/*
-		 * sock_no_sendpage()'s kernel_sendmsg() (raw, SCTP, AF_UNIX
-		 * datagram sockets), inside a page kernel_sendpage()'s point
-		 * let go for a call that keeps its decision (xfer.h).
-		 */
-		if (unlikely(READ_ONCE(task_pt_regs(current)->ax) ==
-			     FTAGENT_BODY_KEPT))
-			return FTAGENT_SEND_SPLICED;
-#endif
 		return 0;
 	}
 	stream = sk && sk->sk_type == SOCK_STREAM;

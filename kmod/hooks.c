@@ -128,7 +128,11 @@ static void ftagent_hooks_release(void)
 	 */
 	ftagent_by_nr_clear();
 	ftagent_driver = NULL;
-	/* Their settles will not come: no call may keep a decision. */
+	/*
+	 * Their settles will not come: no call may keep a decision. After
+	 * stop() and detach(), which wait out every running hook, the
+	 * gate's lookups find no hook, so no call keeps one from here on.
+	 */
 	ftagent_xfer_forget();
 }
 
@@ -220,6 +224,7 @@ int ftagent_hooks_attach(unsigned int mode, unsigned int set, bool strict)
 				drv->stop();
 			ftagent_by_nr_clear();
 			ftagent_driver = NULL;
+			ftagent_xfer_forget();
 			ftagent_hooks_fail(mode, err);
 			return err;
 		}

@@ -39,11 +39,12 @@ struct ftagent_xfer_entry {
 	/* NULL once the call settled (ftagent_xfer_done()) */
 	const struct task_struct *task;
 	/*
-	 * Who decided: the credentials and the cgroups (css_set) it ran
-	 * under. Compared, never followed.
+	 * Who decided: the credentials it ran under (its own, which no one
+	 * else replaces and it cannot inside the call; compared, never
+	 * followed) and its cgroup's id.
 	 */
 	const struct cred *cred;
-	const void *cgroups;
+	u64 cgroup;
 	const struct sock *sk;
 	u64 generation;
 	struct ftagent_xfer_dest dest;
@@ -76,14 +77,34 @@ static __always_inline void ftagent_xfer_dest(const struct ftagent_gate_call *c,
 	}
 }
 
-/* The current task's cgroups, to compare: they change when it moves. */
-static __always_inline const void *ftagent_xfer_cgroups(void)
+/*
+ * The current task's cgroup (the default hierarchy's, which the rules
+ * name) by its id: unique for the boot, so a move away and into a new
+ * cgroup at a reused address is still a change.
+ */
+static __always_inline u64 ftagent_xfer_cgroup(void)
 {
 #ifdef CONFIG_CGROUPS
-	return rcu_access_pointer(current->cgroups);
+	/* Preemption is off: an RCU read side (task_css_set_check()). */
+	return cgroup_id(task_dfl_cgroup(current));
 #else
-	return NULL;
+	return 0;
 #endif
+}
+
+/* Whether @hook traces a transfer call, whose pieces share a decision. */
+static __always_inline bool ftagent_xfer_hook(const struct ftagent_hook *hook)
+{
+	return hook && (hook->call->class == FTAGENT_CALL_SENDFILE ||
+			hook->call->class == FTAGENT_CALL_SPLICE);
+}
+
+/* Its settle clears what it keeps: only a call seen to begin. */
+static bool ftagent_xfer_seen(const struct ftagent_hook *hook)
+{
+	return hook->kind == FTAGENT_HOOKS_KPROBE ?
+		       ftagent_kprobe_call_seen(hook) :
+		       ftagent_ftrace_call_seen();
 }
 
 bool ftagent_xfer_call(const struct pt_regs *uregs)
@@ -91,37 +112,37 @@ bool ftagent_xfer_call(const struct pt_regs *uregs)
 	const struct ftagent_hook *hook;
 
 	/* io_uring's workers run no call of their own (their ax is 0). */
-	if ((current->flags & (PF_KTHREAD | PF_IO_WORKER)) ||
+	if (!in_task() || (current->flags & (PF_KTHREAD | PF_IO_WORKER)) ||
 	    !ftagent_in_body(uregs))
 		return false;
 	hook = ftagent_hook_for(uregs);
-	if (!hook || (hook->call->class != FTAGENT_CALL_SENDFILE &&
-		      hook->call->class != FTAGENT_CALL_SPLICE))
-		return false;
-	/* Its settle clears what it keeps: only a call seen to begin. */
-	return hook->kind == FTAGENT_HOOKS_KPROBE ?
-		       ftagent_kprobe_call_seen(hook) :
-		       ftagent_ftrace_call_seen();
+	return ftagent_xfer_hook(hook) && ftagent_xfer_seen(hook);
 }
 
 bool ftagent_xfer_kept(const struct ftagent_gate_call *c,
 		       const struct sock *sk)
 {
 	const struct ftagent_ruleset *set = rcu_dereference_sched(ftagent_policy);
+	const struct pt_regs *uregs = task_pt_regs(current);
 	const struct ftagent_xfer_entry *e;
-	struct ftagent_xfer_dest d;
+	const struct ftagent_hook *hook;
+	struct ftagent_xfer_dest d __uninitialized;
 	unsigned int seq;
 	bool same;
 
 	/*
-	 * Only a call that kept a decision has the second mark (hooks.h):
-	 * written by ftagent_xfer_keep() for a call seen to begin, or by a
-	 * tracer at the syscall-entry stop of a call no hook saw, which
-	 * finds no entry of its task: every kept call's settle clears its
-	 * own, and the hooks' detach clears them all.
+	 * Only a call that kept a decision has the second mark (hooks.h),
+	 * written by ftagent_xfer_keep(), for a call seen to begin. Others
+	 * can hold it too: one whose entry no hook saw, where a tracer wrote
+	 * it at the syscall-entry stop, or an lseek() on /proc/self/mem to
+	 * that offset, whose io_uring task work then reaches a send point.
+	 * Hence the hook and the seen test, last, once all else matched.
 	 */
-	if (!set ||
-	    READ_ONCE(task_pt_regs(current)->ax) != FTAGENT_BODY_KEPT)
+	if (!in_task() || !set ||
+	    READ_ONCE(uregs->ax) != FTAGENT_BODY_KEPT)
+		return false;
+	hook = ftagent_hook_for(uregs);
+	if (!ftagent_xfer_hook(hook))
 		return false;
 	e = ftagent_xfer_entry_of(current);
 	ftagent_xfer_dest(c, &d);
@@ -133,8 +154,9 @@ bool ftagent_xfer_kept(const struct ftagent_gate_call *c,
 	       READ_ONCE(e->dest.how) == d.how &&
 	       READ_ONCE(e->dest.a0) == d.a0 && READ_ONCE(e->dest.a1) == d.a1 &&
 	       READ_ONCE(e->cred) == current_cred() &&
-	       READ_ONCE(e->cgroups) == ftagent_xfer_cgroups();
-	return same && !read_seqcount_retry(&e->seq, seq);
+	       READ_ONCE(e->cgroup) == ftagent_xfer_cgroup();
+	return same && !read_seqcount_retry(&e->seq, seq) &&
+	       ftagent_xfer_seen(hook);
 }
 
 void ftagent_xfer_keep(struct pt_regs *uregs,
@@ -144,12 +166,24 @@ void ftagent_xfer_keep(struct pt_regs *uregs,
 	struct ftagent_xfer_entry *e = ftagent_xfer_entry_of(current);
 	struct ftagent_xfer_dest d;
 
+	u64 cgroup = ftagent_xfer_cgroup();
+
 	ftagent_xfer_dest(c, &d);
 	raw_spin_lock(&e->lock);
+	/*
+	 * A piece on another socket inside one this call kept (AF_SMC's
+	 * kernel_sendpage() on its TCP socket, 6.1) is decided each time
+	 * rather than take the entry from the call's own socket.
+	 */
+	if (READ_ONCE(uregs->ax) == FTAGENT_BODY_KEPT && e->task == current &&
+	    e->sk != sk) {
+		raw_spin_unlock(&e->lock);
+		return;
+	}
 	write_seqcount_begin(&e->seq);
 	WRITE_ONCE(e->task, current);
 	WRITE_ONCE(e->cred, current_cred());
-	WRITE_ONCE(e->cgroups, ftagent_xfer_cgroups());
+	WRITE_ONCE(e->cgroup, cgroup);
 	WRITE_ONCE(e->sk, sk);
 	WRITE_ONCE(e->generation, generation);
 	WRITE_ONCE(e->dest.how, d.how);
@@ -176,8 +210,16 @@ static void ftagent_xfer_clear(struct ftagent_xfer_entry *e,
 
 void ftagent_xfer_done(void)
 {
-	struct ftagent_xfer_entry *e = ftagent_xfer_entry_of(current);
+	struct ftagent_xfer_entry *e;
 
+	/*
+	 * Without a set nothing is kept. An entry left from before it went
+	 * is harmless: only a call that keeps a decision, rewriting it, can
+	 * take it (ftagent_xfer_kept()).
+	 */
+	if (!rcu_access_pointer(ftagent_policy))
+		return;
+	e = ftagent_xfer_entry_of(current);
 	if (READ_ONCE(e->task) == current)
 		ftagent_xfer_clear(e, current);
 }

@@ -15,20 +15,22 @@
  * a refused piece ends the call.
  *
  * The decision is the sender's as it was then, except that a change of
- * its credentials or cgroups (a move into a cgroup a rule names) has the
- * next piece decided again too.
+ * its credentials or cgroup (a move into a cgroup a rule names) has the
+ * next piece decided again too. Its name, its executable (the same task
+ * cannot exec inside the call) and its place in the process tree are
+ * taken as they were at the first piece.
  *
  * Where it is kept: a small table hashed by task, each entry written by
  * its own task under its lock and read under its sequence count, with
  * the task's pointer in it. Which call it belongs to: keeping switches
  * the body mark in the call's saved ax to its second form (hooks.h),
  * every traced call's entry writes the first, and the call's settle
- * clears the entry. An entry another task has overwritten since is a
- * miss: the piece is decided again, as every piece was before this
- * existed. Calls no hook saw begin (the body mark absent) keep nothing;
- * one whose entry no hook saw (a tracer can write the kept mark into ax
- * at the syscall-entry stop) finds no entry of its task, as every kept
- * call's settle cleared its own.
+ * clears the entry (detaching the hooks clears them all). A call keeps
+ * and takes a decision only if it is a sendfile or splice that its hook
+ * set saw begin: one no hook saw may hold the second form where a
+ * tracer wrote it at the syscall-entry stop. An entry another task has
+ * overwritten since is a miss: the piece is decided again, as every
+ * piece was before this existed.
  */
 #ifndef _FTAGENT_XFER_H
 #define _FTAGENT_XFER_H

@@ -356,48 +356,6 @@ TEST_F(splice, the_default_decides_a_sendfile_once)
 }
 
 /*
- * Up to 6.4 a socket without a sendpage of its own (raw, SCTP, AF_UNIX
- * datagrams) takes each page from kernel_sendpage() to kernel_sendmsg(),
- * through the send point as well: still one decision per call. A raw
- * socket connected to 127.0.0.5, audited by address.
- */
-TEST_F(splice, a_sendfile_to_a_raw_socket_is_decided_once)
-{
-	struct sockaddr_in to = {.sin_family = AF_INET};
-	struct ftagent_policy_spec p;
-	struct ftagent_rule_spec *r;
-	struct ftnl_error err;
-	off_t off = 0;
-	int f, s;
-
-	s = socket(AF_INET, SOCK_RAW, 253);
-	ASSERT_LE(0, s);
-	to.sin_addr.s_addr = htonl(0x7f000005);
-	ASSERT_EQ(0, connect(s, (struct sockaddr *)&to, sizeof(to)));
-	f = data_file(4 * 4096);
-	ASSERT_LE(0, f);
-	ftagent_policy_spec_init(&p);
-	r = ftagent_policy_spec_add(&p);
-	ASSERT_NE(NULL, r);
-	snprintf(r->name, sizeof(r->name), "audit-raw");
-	r->ops = 1u << FTAGENT_OP_SEND;
-	r->action = FTAGENT_ACTION_AUDIT;
-	r->set |= FTAGENT_RULE_SET_ADDR | FTAGENT_RULE_SET_PREFIX_LEN;
-	memcpy(r->addr, &to.sin_addr, 4);
-	r->addr_len = 4;
-	r->prefix_len = 32;
-	p.enforce = 1;
-	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
-
-	EXPECT_EQ(4 * 4096, sendfile(s, f, &off, 4 * 4096))
-	TH_LOG("%s", strerror(errno));
-	EXPECT_EQ(1, rule0_hits());
-	close(s);
-	close(f);
-	ftagent_policy_spec_free(&p);
-}
-
-/*
  * A decision holds for one call and one rule set: a sendfile blocked
  * halfway (the peer reads nothing) that finds, when it goes on, a set
  * refusing its destination hands over no further page. It returns what
