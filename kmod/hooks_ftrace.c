@@ -78,6 +78,7 @@
 #include "hooks.h"
 #include "memory.h"
 #include "symbols.h"
+#include "xfer.h"
 
 /*
  * Tasks inside traced calls: 8-way buckets of task pointers, one cache
@@ -425,6 +426,10 @@ static void notrace ftagent_settle(unsigned long ip, unsigned long parent_ip,
 	if (unlikely(bit < 0)) {
 		ftagent_release(slot);
 		ftagent_loss(FTAGENT_LOSS_RECURSION);
+		/* A transfer's kept decision goes with its settle (xfer.h). */
+		preempt_disable_notrace();
+		ftagent_xfer_done();
+		preempt_enable_notrace();
 		return;
 	}
 	ftagent_settle_slot(slot);
