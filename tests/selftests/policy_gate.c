@@ -974,8 +974,13 @@ static void *hammer(void *arg)
 	return NULL;
 }
 
-/* Unload while calls are being denied, then load again for the runner. */
-TEST_F(gate, unload_while_denying)
+/*
+ * Unload while calls are being denied, then load again for the runner.
+ * An unload waits out RCU-tasks grace periods, one per ftrace_ops it
+ * takes off: on the debug kernel under load, more than the harness's
+ * 30 s (the debug tier at a365311).
+ */
+TEST_F_TIMEOUT(gate, unload_while_denying, 300)
 {
 	struct ftagent_policy_spec p;
 	struct ftnl_error err;
