@@ -864,7 +864,7 @@ TEST_F(budget, the_tcp_connect_hooks_come_and_go_with_a_connects_budget)
 	ev_port(ev_rule(&p, "deny-port-1", 1u << FTAGENT_OP_CONNECT,
 			FTAGENT_ACTION_DENY),
 		1, 1);
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 	EXPECT_EQ(1, fn_hooked("security_socket_connect"));
 	EXPECT_EQ(0, fn_hooked("tcp_v4_connect"));

@@ -198,7 +198,7 @@ TEST(exe_can_be_replaced_in_a_user_namespace)
 		    FTAGENT_ACTION_DENY);
 	r->set |= FTAGENT_RULE_SET_EXE;
 	memcpy(r->exe_prefix, exe, n + 1);
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 
 	EXPECT_EQ(EPERM, ev_in_child(plain_connect, &port));

@@ -646,7 +646,7 @@ TEST_F(ia32, a_real_ia32_program_is_charged_and_gated_on_both_entries)
 	r = ev_rule(&p, "ia32-deny-port", 1u << FTAGENT_OP_CONNECT,
 		    FTAGENT_ACTION_DENY);
 	ev_port(r, port, port);
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 	to.sin_port = htons(port);
 	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);

@@ -115,7 +115,7 @@ static void deny_loopback(struct __test_metadata *_metadata,
 	r = ev_rule(&p, "no-lo6", ops, FTAGENT_ACTION_DENY);
 	ev_cidr(r, lo6, 16, 128);
 	ev_port(r, self->port6, self->port6);
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 }
 
@@ -206,7 +206,7 @@ TEST_F(lo, any_is_the_bound_address)
 	r = ev_rule(&p, "no-127.0.0.2", 1u << FTAGENT_OP_CONNECT,
 		    FTAGENT_ACTION_DENY);
 	ev_cidr(r, two, 4, 32);
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&b, sizeof(b)));
@@ -268,7 +268,7 @@ TEST_F(lo, fastopen_under_a_connect_rule_alone)
 		    FTAGENT_ACTION_DENY);
 	ev_cidr(r, lo4, 4, 8);
 	ev_port(r, self->port, self->port);
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 	fd = socket(AF_INET, SOCK_STREAM, 0);
 	EXPECT_EQ(-1, sendto(fd, "x", 1, MSG_FASTOPEN, (struct sockaddr *)&a,
@@ -295,7 +295,7 @@ TEST_F(lo, bind_any_and_disconnect_are_not_loopback)
 		    FTAGENT_ACTION_DENY);
 	ev_cidr(r, lo4, 4, 8);
 	ev_port(r, 0, 0);
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 	fd = socket(AF_INET, SOCK_DGRAM, 0);
 	EXPECT_EQ(0, bind(fd, (struct sockaddr *)&a, sizeof(a)));

@@ -66,7 +66,7 @@ TEST_F(mptcp, an_address_rule_refuses_an_mptcp_connect)
 	ftagent_policy_spec_init(&p);
 	r = ev_rule(&p, "no-lo", 1u << FTAGENT_OP_CONNECT, FTAGENT_ACTION_DENY);
 	ev_cidr(r, lo, 4, 32);
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 	fd = mptcp_socket();
 	EXPECT_EQ(-EPERM, ev_connect(fd, &to, sizeof(to)));

@@ -59,7 +59,7 @@ FIXTURE_SETUP(paths)
 	ev_path(ev_rule(&p, "secret", 1u << FTAGENT_OP_OPEN,
 			FTAGENT_ACTION_DENY),
 		SECRET "/");
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 	ASSERT_EQ(-EPERM, try_open(KEY));
 }

@@ -124,7 +124,7 @@ static void deny_send(struct __test_metadata *_metadata, const char *comm)
 	} else {
 		ev_cidr(r, one, 4, 32);
 	}
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 }
 

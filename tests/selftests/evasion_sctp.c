@@ -84,7 +84,7 @@ static void deny(struct __test_metadata *_metadata, uint32_t op, uint16_t port)
 	if (op == FTAGENT_OP_CONNECT)
 		ev_cidr(r, a, 4, 32);
 	ev_port(r, port, port);
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 }
 
@@ -202,7 +202,7 @@ TEST_F(sctp, bindx_port_0_is_the_bound_port)
 		    FTAGENT_ACTION_DENY);
 	ev_cidr(r, b, 4, 32);
 	ev_port(r, 998, 998);
-	ASSERT_EQ(0, ev_set_policy(&p, &err)) TH_LOG("%s", err.msg);
+	ASSERT_EQ(0, set_policy(&p, &err)) TH_LOG("%s", err.msg);
 	ftagent_policy_spec_free(&p);
 	fd = socket(AF_INET, SOCK_SEQPACKET, IPPROTO_SCTP);
 	ASSERT_EQ(0, bind(fd, (struct sockaddr *)&first, sizeof(first)));

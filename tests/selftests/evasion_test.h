@@ -15,14 +15,6 @@
 #include "gate_test.h"
 #include "../../tools/lib/policy.h"
 
-static inline int ev_set_policy(struct ftagent_policy_spec *p,
-				struct ftnl_error *err)
-{
-	uint64_t gen;
-
-	return ftagent_set_policy(ctl(), p, &gen, err);
-}
-
 static inline int ev_clear_policy(void)
 {
 	struct ftagent_policy_spec p;
@@ -30,7 +22,7 @@ static inline int ev_clear_policy(void)
 	int rc;
 
 	ftagent_policy_spec_init(&p);
-	rc = ev_set_policy(&p, &err);
+	rc = set_policy(&p, &err);
 	if (rc)
 		fprintf(stderr, "# clear policy: %s\n", err.msg);
 	ftagent_policy_spec_free(&p);

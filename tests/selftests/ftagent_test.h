@@ -303,6 +303,18 @@ static inline int ft_proc_task_line(pid_t tid, const char *what, char *buf,
 	return 0;
 }
 
+/* The scheduler state letter of thread @tid of this process, or 0. */
+static inline char ft_thread_state(pid_t tid)
+{
+	char buf[512], *paren;
+
+	if (ft_proc_task_line(tid, "stat", buf, sizeof(buf)))
+		return 0;
+	/* The name may hold ") S ": the state follows the last ')'. */
+	paren = strrchr(buf, ')');
+	return paren && paren[1] == ' ' ? paren[2] : 0;
+}
+
 /*
  * Whether thread @tid of this process is inside system call @nr now
  * (/proc/self/task/TID/syscall) and, with @asleep, sleeping there (state
@@ -311,19 +323,13 @@ static inline int ft_proc_task_line(pid_t tid, const char *what, char *buf,
  */
 static inline int ft_thread_in_syscall(pid_t tid, long nr, int asleep)
 {
-	char buf[512], *state;
+	char buf[512];
 	long got;
 
 	if (ft_proc_task_line(tid, "syscall", buf, sizeof(buf)) ||
 	    sscanf(buf, "%ld", &got) != 1 || got != nr)
 		return 0;
-	if (!asleep)
-		return 1;
-	/* The name may hold ") S ": the state follows the last ')'. */
-	if (ft_proc_task_line(tid, "stat", buf, sizeof(buf)))
-		return 0;
-	state = strrchr(buf, ')');
-	return state && state[1] == ' ' && state[2] == 'S';
+	return !asleep || ft_thread_state(tid) == 'S';
 }
 
 static inline int ft_unload_module(void)

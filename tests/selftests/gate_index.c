@@ -23,13 +23,6 @@
 #include "gate_test.h"
 #include "../../tools/lib/policy.h"
 
-static int set_policy(struct ftagent_policy_spec *p, struct ftnl_error *err)
-{
-	uint64_t gen;
-
-	return ftagent_set_policy(ctl(), p, &gen, err);
-}
-
 static struct ftagent_rule_spec *rule(struct ftagent_policy_spec *p,
 				      const char *name, uint32_t action)
 {
@@ -118,20 +111,6 @@ static int refused_as(const struct call *c)
 	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 		return -1;
 	return WEXITSTATUS(status);
-}
-
-static uint64_t hits_of(uint32_t i)
-{
-	struct ftagent_policy_spec got;
-	struct ftnl_error err;
-	uint64_t h;
-
-	ftagent_policy_spec_init(&got);
-	if (ftagent_get_policy(ctl(), &got, &err) || i >= got.n)
-		abort();
-	h = got.rules[i].hits;
-	ftagent_policy_spec_free(&got);
-	return h;
 }
 
 FIXTURE(index){};

@@ -72,13 +72,6 @@ done:
 	return out;
 }
 
-static int set_policy(struct ftagent_policy_spec *p, struct ftnl_error *err)
-{
-	uint64_t gen;
-
-	return ftagent_set_policy(ctl(), p, &gen, err);
-}
-
 /* An enforced set of one send rule for @port: @action, named @name. */
 static int one_send_rule(const char *name, uint8_t action, uint16_t port,
 			 struct ftnl_error *err)
@@ -102,20 +95,6 @@ static int one_send_rule(const char *name, uint8_t action, uint16_t port,
 	return ret;
 }
 
-/* The hit count of rule 0 of the set in force, or UINT64_MAX. */
-static uint64_t rule0_hits(void)
-{
-	struct ftagent_policy_spec got;
-	struct ftnl_error err;
-	uint64_t h = UINT64_MAX;
-
-	ftagent_policy_spec_init(&got);
-	if (!ftagent_get_policy(ctl(), &got, &err) && got.n >= 1)
-		h = got.rules[0].hits;
-	ftagent_policy_spec_free(&got);
-	return h;
-}
-
 /* A sendfile of @len bytes from offset 0, in a thread of its own. */
 struct blocked_sendfile {
 	pthread_t t;
@@ -135,26 +114,6 @@ static void *blocked_sendfile_run(void *arg)
 	b->ret = sendfile(b->sock, b->file, &off, b->len);
 	b->err = errno;
 	return NULL;
-}
-
-/* The scheduler state letter of thread @tid of this process, or 0. */
-static char thread_state(pid_t tid)
-{
-	char path[64], buf[512], *p;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = '\0';
-	p = strrchr(buf, ')');
-	return p && p[1] == ' ' ? p[2] : 0;
 }
 
 /* Bytes the connection holds: unsent or unacked at @tx, unread at @rx. */
@@ -304,17 +263,17 @@ TEST_F(splice, sendfile_and_splice_are_decided_once_per_call)
 	TH_LOG("%s", err.msg);
 
 	ASSERT_EQ(big, sendfile(k.fds[1], f, &off, big));
-	EXPECT_EQ(1, rule0_hits());
+	EXPECT_EQ(1, hits_of(0));
 	/* A splice from a pipe of 4 pages, three times: three decisions. */
 	for (i = 0; i < 3; i++) {
 		loff = 0;
 		ASSERT_EQ(4 * CHUNK, splice_to(k.fds[1], f, &loff, 4 * CHUNK));
 	}
-	EXPECT_EQ(4, rule0_hits());
+	EXPECT_EQ(4, hits_of(0));
 	/* The second sendfile is a call of its own. */
 	off = 0;
 	ASSERT_EQ(big, sendfile(k.fds[1], f, &off, big));
-	EXPECT_EQ(5, rule0_hits());
+	EXPECT_EQ(5, hits_of(0));
 	EXPECT_EQ(2 * big + 12 * CHUNK, sink_close(&k));
 	close(f);
 }
@@ -396,14 +355,15 @@ TEST_F(splice, a_blocked_sendfile_is_decided_again_under_a_new_rule_set)
 
 		usleep(10000);
 		now = bytes_in_flight(fds[1], fds[2]);
-		if (tid && thread_state(tid) == 'S' && now > 0 && now == before)
+		if (tid && ft_thread_state(tid) == 'S' && now > 0 &&
+		    now == before)
 			break;
 		before = now;
 	}
 	ASSERT_LT(i, 3000) TH_LOG("the sendfile never blocked");
 	/* More than one page went, by one decision. */
 	EXPECT_LT(4096, now);
-	EXPECT_EQ(1, rule0_hits());
+	EXPECT_EQ(1, hits_of(0));
 
 	ASSERT_EQ(0,
 		  one_send_rule("deny-sink", FTAGENT_ACTION_DENY, port, &err))
@@ -422,7 +382,7 @@ TEST_F(splice, a_blocked_sendfile_is_decided_again_under_a_new_rule_set)
 	EXPECT_LT(0, b.ret);
 	EXPECT_GT((ssize_t)total, b.ret);
 	EXPECT_LE(now, b.ret);
-	EXPECT_EQ(1, rule0_hits());
+	EXPECT_EQ(1, hits_of(0));
 	/* What the peer gets is what the call returned. */
 	shutdown(fds[1], SHUT_WR);
 	while ((n = recv(fds[2], buf, sizeof(buf), 0)) > 0)

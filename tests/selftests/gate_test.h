@@ -10,6 +10,7 @@
 
 #include "events_test.h"
 #include "../../tools/lib/iouring_raw.h"
+#include "../../tools/lib/policy.h"
 
 static struct ftnl ctl_nl;
 static int ctl_open;
@@ -34,6 +35,30 @@ static inline void ctl_forget(void)
 	if (ctl_open)
 		ftnl_close(&ctl_nl);
 	ctl_open = 0;
+}
+
+/* Load the rule set @p (its generation is not wanted). */
+static inline int set_policy(struct ftagent_policy_spec *p,
+			     struct ftnl_error *err)
+{
+	uint64_t gen;
+
+	return ftagent_set_policy(ctl(), p, &gen, err);
+}
+
+/* The hit count of rule @i of the set in force; aborts if it has none. */
+static inline uint64_t hits_of(uint32_t i)
+{
+	struct ftagent_policy_spec got;
+	struct ftnl_error err;
+	uint64_t h;
+
+	ftagent_policy_spec_init(&got);
+	if (ftagent_get_policy(ctl(), &got, &err) || i >= got.n)
+		abort();
+	h = got.rules[i].hits;
+	ftagent_policy_spec_free(&got);
+	return h;
 }
 
 /* A non-blocking TCP listener on 127.0.0.1; returns its fd and port. */

@@ -22,13 +22,6 @@
 #include "ia32_test.h"
 #include "../../tools/lib/policy.h"
 
-static int set_policy(struct ftagent_policy_spec *p, struct ftnl_error *err)
-{
-	uint64_t gen;
-
-	return ftagent_set_policy(ctl(), p, &gen, err);
-}
-
 static int clear_policy(void)
 {
 	struct ftagent_policy_spec p;

@@ -70,22 +70,14 @@ static void *block_in_call(void *arg)
 /* 1 once thread @tid of this process sleeps in the kernel, within 30 s. */
 static int thread_sleeping(pid_t tid)
 {
-	char path[64], buf[512], *paren;
-	int tries, fd;
-	ssize_t n;
+	char state;
+	int tries;
 
-	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
 	for (tries = 0; tries < 3000; tries++) {
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
+		state = ft_thread_state(tid);
+		if (!state)
 			return 0;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			return 0;
-		buf[n] = '\0';
-		paren = strrchr(buf, ')');
-		if (paren && paren[1] == ' ' && paren[2] == 'S')
+		if (state == 'S')
 			return 1;
 		usleep(10 * 1000);
 	}
