@@ -1140,10 +1140,15 @@ static noinline notrace void ftagent_sys_exit_noted(struct ftagent_hook *hook,
 	}
 }
 
-struct ftagent_call_keys *ftagent_ftrace_call_keys(void)
+/*
+ * The current task's mark, in its home bucket or spilled, or NULL; also
+ * NULL before the tables are there. Unlike ftagent_unmark(), leaves the
+ * spill count alone: the mark stays.
+ */
+static notrace unsigned long *ftagent_current_mark(void)
 {
 	struct task_struct *t = current;
-	unsigned long home, *b, *slot;
+	unsigned long home, *b;
 	int i;
 
 	/* Pairs with the start's release: the tables are there, zeroed. */
@@ -1152,9 +1157,16 @@ struct ftagent_call_keys *ftagent_ftrace_call_keys(void)
 	home = ftagent_home(t);
 	b = ftagent_bucket_at(home, 0);
 	i = ftagent_mark_of(b, t);
-	slot = i >= 0 ? &b[i] : NULL;
-	if (!slot && atomic_read(&ftagent_pending_spills[home]))
-		slot = ftagent_spilled_mark(t, home);
+	if (i >= 0)
+		return &b[i];
+	return atomic_read(&ftagent_pending_spills[home]) ?
+		       ftagent_spilled_mark(t, home) : NULL;
+}
+
+struct ftagent_call_keys *ftagent_ftrace_call_keys(void)
+{
+	unsigned long *slot = ftagent_current_mark();
+
 	if (!slot || !(READ_ONCE(*slot) & FTAGENT_MARK_KEYS))
 		return NULL;
 	return ftagent_slot_keys(slot);
@@ -1167,19 +1179,9 @@ struct ftagent_call_keys *ftagent_ftrace_call_keys(void)
  */
 bool ftagent_ftrace_call_seen(void)
 {
-	struct task_struct *t = current;
-	unsigned long home;
-
 	if (READ_ONCE(ftagent_ew_on))
 		return READ_ONCE(*ftagent_syscall_work()) & FTAGENT_EW_SEEN;
-	/* Pairs with the start's release: the tables are there, zeroed. */
-	if (!smp_load_acquire(&ftagent_pending_live))
-		return false;
-	home = ftagent_home(t);
-	if (ftagent_mark_of(ftagent_bucket_at(home, 0), t) >= 0)
-		return true;
-	return atomic_read(&ftagent_pending_spills[home]) &&
-	       ftagent_spilled_mark(t, home);
+	return ftagent_current_mark();
 }
 
 /*
