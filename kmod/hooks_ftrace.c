@@ -1177,7 +1177,7 @@ struct ftagent_call_keys *ftagent_ftrace_call_keys(void)
  * will come: on the exit work the entry's own bit, else the task's mark
  * (which the entry makes only when it finds a slot).
  */
-bool ftagent_ftrace_call_seen(void)
+bool notrace ftagent_ftrace_call_seen(void)
 {
 	if (READ_ONCE(ftagent_ew_on))
 		return READ_ONCE(*ftagent_syscall_work()) & FTAGENT_EW_SEEN;

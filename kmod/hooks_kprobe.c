@@ -95,7 +95,7 @@ static int ftagent_kret_entry(struct kretprobe_instance *ri,
  * pushed before it returns. The probe's rethook is compared, never
  * followed.
  */
-static struct kretprobe_instance *
+static notrace struct kretprobe_instance *
 ftagent_kprobe_instance(const struct ftagent_hook *hook)
 {
 #ifdef CONFIG_KRETPROBE_ON_RETHOOK
@@ -141,7 +141,7 @@ ftagent_kprobe_call_keys(const struct ftagent_hook *hook)
  * An instance is taken at entry and given back at the return: without
  * one (all maxactive in use) the entry handler did not run.
  */
-bool ftagent_kprobe_call_seen(const struct ftagent_hook *hook)
+bool notrace ftagent_kprobe_call_seen(const struct ftagent_hook *hook)
 {
 	return ftagent_kprobe_instance(hook);
 }

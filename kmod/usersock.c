@@ -170,9 +170,11 @@ static void notrace ftagent_usersock_accept_hook(unsigned long ip,
 
 /*
  * Not PERMANENT: kernel.ftrace_enabled=0 stays allowed, as it is for the
- * gate's hooks. While it is 0 nothing is marked (the gate is off), and a
- * mark whose release goes unseen then stays in the pool until unload;
- * the inode number keeps it from ever matching another socket.
+ * gate's hooks. While it is 0 nothing is marked (the gate is off), and
+ * a connection accepted then stays the kernel's to the gate, exempt,
+ * until it is closed (docs/policy.md). A mark whose release goes unseen
+ * meanwhile stays in the pool until a socket at the same address is
+ * closed, or unload; the inode number keeps it from matching that one.
  */
 static struct ftrace_ops ftagent_usersock_ops = {
 	.func = ftagent_usersock_accept_hook,

@@ -85,8 +85,16 @@ static __always_inline void ftagent_xfer_dest(const struct ftagent_gate_call *c,
 static __always_inline u64 ftagent_xfer_cgroup(void)
 {
 #ifdef CONFIG_CGROUPS
-	/* Preemption is off: an RCU read side (task_css_set_check()). */
-	return cgroup_id(task_dfl_cgroup(current));
+	u64 id;
+
+	/*
+	 * Preemption is off, an RCU read side, but task_css_set_check()
+	 * accepts that only from 5.18 (and its backports): say it.
+	 */
+	rcu_read_lock();
+	id = cgroup_id(task_dfl_cgroup(current));
+	rcu_read_unlock();
+	return id;
 #else
 	return 0;
 #endif
@@ -100,14 +108,14 @@ static __always_inline bool ftagent_xfer_hook(const struct ftagent_hook *hook)
 }
 
 /* Its settle clears what it keeps: only a call seen to begin. */
-static bool ftagent_xfer_seen(const struct ftagent_hook *hook)
+static notrace bool ftagent_xfer_seen(const struct ftagent_hook *hook)
 {
 	return hook->kind == FTAGENT_HOOKS_KPROBE ?
 		       ftagent_kprobe_call_seen(hook) :
 		       ftagent_ftrace_call_seen();
 }
 
-bool ftagent_xfer_call(const struct pt_regs *uregs)
+bool notrace ftagent_xfer_call(const struct pt_regs *uregs)
 {
 	const struct ftagent_hook *hook;
 
@@ -119,8 +127,8 @@ bool ftagent_xfer_call(const struct pt_regs *uregs)
 	return ftagent_xfer_hook(hook) && ftagent_xfer_seen(hook);
 }
 
-bool ftagent_xfer_kept(const struct ftagent_gate_call *c,
-		       const struct sock *sk)
+bool notrace ftagent_xfer_kept(const struct ftagent_gate_call *c,
+			       const struct sock *sk)
 {
 	const struct ftagent_ruleset *set = rcu_dereference_sched(ftagent_policy);
 	const struct pt_regs *uregs = task_pt_regs(current);
@@ -138,8 +146,8 @@ bool ftagent_xfer_kept(const struct ftagent_gate_call *c,
 	 * that offset, whose io_uring task work then reaches a send point.
 	 * Hence the hook and the seen test, last, once all else matched.
 	 */
-	if (!in_task() || !set ||
-	    READ_ONCE(uregs->ax) != FTAGENT_BODY_KEPT)
+	if (!in_task() || (current->flags & (PF_KTHREAD | PF_IO_WORKER)) ||
+	    !set || READ_ONCE(uregs->ax) != FTAGENT_BODY_KEPT)
 		return false;
 	hook = ftagent_hook_for(uregs);
 	if (!ftagent_xfer_hook(hook))
@@ -159,9 +167,9 @@ bool ftagent_xfer_kept(const struct ftagent_gate_call *c,
 	       ftagent_xfer_seen(hook);
 }
 
-void ftagent_xfer_keep(struct pt_regs *uregs,
-		       const struct ftagent_gate_call *c,
-		       const struct sock *sk, u64 generation)
+void notrace ftagent_xfer_keep(struct pt_regs *uregs,
+			       const struct ftagent_gate_call *c,
+			       const struct sock *sk, u64 generation)
 {
 	struct ftagent_xfer_entry *e = ftagent_xfer_entry_of(current);
 	struct ftagent_xfer_dest d;
@@ -196,8 +204,8 @@ void ftagent_xfer_keep(struct pt_regs *uregs,
 }
 
 /* Clear @e if it is @t's, or any task's when @t is NULL. */
-static void ftagent_xfer_clear(struct ftagent_xfer_entry *e,
-			       const struct task_struct *t)
+static notrace void ftagent_xfer_clear(struct ftagent_xfer_entry *e,
+				       const struct task_struct *t)
 {
 	raw_spin_lock(&e->lock);
 	if (e->task && (!t || e->task == t)) {
@@ -208,14 +216,14 @@ static void ftagent_xfer_clear(struct ftagent_xfer_entry *e,
 	raw_spin_unlock(&e->lock);
 }
 
-void ftagent_xfer_done(void)
+void notrace ftagent_xfer_done(void)
 {
 	struct ftagent_xfer_entry *e;
 
 	/*
-	 * Without a set nothing is kept. An entry left from before it went
-	 * is harmless: only a call that keeps a decision, rewriting it, can
-	 * take it (ftagent_xfer_kept()).
+	 * Without a set nothing is kept, and this clear is skipped. An entry
+	 * left from before the set went is harmless: only a call that keeps
+	 * a decision, rewriting it, can take it (ftagent_xfer_kept()).
 	 */
 	if (!rcu_access_pointer(ftagent_policy))
 		return;

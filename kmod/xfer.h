@@ -25,7 +25,9 @@
  * the task's pointer in it. Which call it belongs to: keeping switches
  * the body mark in the call's saved ax to its second form (hooks.h),
  * every traced call's entry writes the first, and the call's settle
- * clears the entry (detaching the hooks clears them all). A call keeps
+ * clears the entry while a rule set is loaded (detaching the hooks
+ * clears them all); one left behind is taken by no later call, whose
+ * entry writes the first form. A call keeps
  * and takes a decision only if it is a sendfile or splice that its hook
  * set saw begin: one no hook saw may hold the second form where a
  * tracer wrote it at the syscall-entry stop. An entry another task has
